@@ -1,0 +1,1 @@
+"""Conformance vectors (§14): generator, independent checker, committed corpus."""

@@ -1,0 +1,1 @@
+"""Target descriptions, the ONNX exporter and the engines that run a model."""
