@@ -1,0 +1,191 @@
+"""The graph model every stage shares (DESIGN.md): a networkx ``MultiDiGraph`` of tensor and
+operator nodes, with the WHG1 tables (§10.2) as graph attributes.
+
+Tensor nodes are the tensor indices (``int``); operator nodes are ``("op", n)``. An edge from a
+tensor to an operator has the key ``("in", slot)``; from an operator to a tensor, ``("out",
+slot)``, so an operator may read one tensor twice (``add x x``). Evaluation order is the list
+``order`` (the WHG1 operator order).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterable, Mapping, Sequence
+
+import networkx as nx
+
+from .params import Params
+
+__all__ = ["Tensor", "Scalar", "Input", "Op", "Graph", "POLICIES", "MAX_ELEMS"]
+
+POLICIES = ("derived", "clamp", "check")
+MAX_ELEMS = 1 << 26
+
+
+@dataclass(frozen=True)
+class Tensor:
+    """A tensor record (§10.2): channel count, exponent (``None`` for none), policy, range."""
+
+    channels: int
+    exponent: int | None = None
+    policy: str = "derived"
+    lo: int = 0
+    hi: int = 0
+
+
+@dataclass(frozen=True)
+class Scalar:
+    """A scalar record (§10.2): the declared range of a value the driver supplies."""
+
+    lo: int
+    hi: int
+
+
+@dataclass(frozen=True)
+class Input:
+    """An input record (§10.2). ``kind`` is ``"data"`` or ``"state"``; ``src`` and ``init``
+    are a state input's feeding output and initial value (0 for data)."""
+
+    tensor: int
+    max_h: int = 0
+    max_w: int = 0
+    kind: str = "data"
+    src: int = 0
+    init: int = 0
+
+
+@dataclass(frozen=True)
+class Op:
+    """An operator as the graph holds it: ``uid`` is its node, ``index`` its position in
+    evaluation order."""
+
+    uid: tuple
+    index: int
+    name: str
+    params: Params
+    inputs: tuple[int, ...]
+    outputs: tuple[int, ...]
+
+
+class Graph:
+    """One ``wai-ops/1`` graph.
+
+    Parameters
+    ----------
+    tensors : sequence or mapping of Tensor
+        Tensor records by index.
+    inputs, outputs, scalars : sequences
+        The input table (:class:`Input`), the output table (tensor indices) and the scalar
+        table (:class:`Scalar`), in table order.
+    ops : iterable of (name, inputs, outputs, params)
+        The operators in evaluation order.
+    max_elems : int
+        The header's cap on every tensor (§10.1).
+    """
+
+    def __init__(self, *, tensors: Sequence[Tensor] | Mapping[int, Tensor],
+                 inputs: Sequence[Input], outputs: Sequence[int],
+                 ops: Iterable[tuple[str, Sequence[int], Sequence[int], Params]],
+                 scalars: Sequence[Scalar] = (), max_elems: int = MAX_ELEMS):
+        items = tensors.items() if isinstance(tensors, Mapping) else enumerate(tensors)
+        self.nx = nx.MultiDiGraph(inputs=tuple(inputs), outputs=tuple(outputs),
+                                  scalars=tuple(scalars), max_elems=max_elems, order=[])
+        for t, rec in items:
+            self.nx.add_node(t, rec=rec)
+        for name, ins, outs, params in ops:
+            self.append(name, ins, outs, params)
+
+    # --- tables -------------------------------------------------------------------------
+    @property
+    def inputs(self) -> tuple[Input, ...]:
+        return self.nx.graph["inputs"]
+
+    @property
+    def outputs(self) -> tuple[int, ...]:
+        return self.nx.graph["outputs"]
+
+    @property
+    def scalars(self) -> tuple[Scalar, ...]:
+        return self.nx.graph["scalars"]
+
+    @property
+    def max_elems(self) -> int:
+        return self.nx.graph["max_elems"]
+
+    @property
+    def tensors(self) -> dict[int, Tensor]:
+        """Tensor records by index, in index order."""
+        return {t: self.nx.nodes[t]["rec"] for t in sorted(self._tensor_nodes())}
+
+    def tensor(self, t: int) -> Tensor:
+        return self.nx.nodes[t]["rec"]
+
+    def _tensor_nodes(self):
+        return (n for n in self.nx.nodes if not isinstance(n, tuple))
+
+    # --- operators ----------------------------------------------------------------------
+    @property
+    def ops(self) -> list[Op]:
+        """The operators in evaluation order."""
+        return [self.op(uid) for uid in self.nx.graph["order"]]
+
+    def op(self, uid: tuple) -> Op:
+        node = self.nx.nodes[uid]
+        ins = sorted((k[1], t) for t, _, k in self.nx.in_edges(uid, keys=True))
+        outs = sorted((k[1], t) for _, t, k in self.nx.out_edges(uid, keys=True))
+        return Op(uid, self.nx.graph["order"].index(uid), node["name"], node["params"],
+                  tuple(t for _, t in ins), tuple(t for _, t in outs))
+
+    def append(self, name: str, ins: Sequence[int], outs: Sequence[int], params: Params) -> tuple:
+        """Add an operator after the last one; returns its node."""
+        uid = ("op", len(self.nx.graph["order"]))
+        while uid in self.nx:
+            uid = ("op", uid[1] + 1)
+        self.nx.add_node(uid, name=name, params=params)
+        for slot, t in enumerate(ins):
+            self.nx.add_edge(t, uid, key=("in", slot))
+        for slot, t in enumerate(outs):
+            self.nx.add_edge(uid, t, key=("out", slot))
+        self.nx.graph["order"].append(uid)
+        return uid
+
+    def producer(self, t: int) -> tuple | None:
+        """The operator node that writes tensor ``t``, or ``None`` for a graph input."""
+        preds = list(self.nx.predecessors(t))
+        return preds[0] if preds else None
+
+    def consumers(self, t: int) -> list[tuple[tuple, int]]:
+        """``(operator node, input slot)`` for every read of tensor ``t``, in graph order."""
+        order = self.nx.graph["order"]
+        reads = [(uid, k[1]) for _, uid, k in self.nx.out_edges(t, keys=True)]
+        return sorted(reads, key=lambda r: (order.index(r[0]), r[1]))
+
+    def input_position(self, t: int) -> int | None:
+        """The position of tensor ``t`` in the input table, or ``None``."""
+        for i, inp in enumerate(self.inputs):
+            if inp.tensor == t:
+                return i
+        return None
+
+    @property
+    def declares_sizes(self) -> bool:
+        """Whether the inputs declare ``max_h`` and ``max_w`` (§10.2: all do, or none)."""
+        return all(inp.max_h and inp.max_w for inp in self.inputs)
+
+    def __eq__(self, other) -> bool:
+        if not isinstance(other, Graph):
+            return NotImplemented
+        return (self.nx.graph["inputs"] == other.nx.graph["inputs"]
+                and self.outputs == other.outputs and self.scalars == other.scalars
+                and self.max_elems == other.max_elems and self.tensors == other.tensors
+                and [_op_key(o) for o in self.ops] == [_op_key(o) for o in other.ops])
+
+    __hash__ = None
+
+    def __repr__(self) -> str:
+        return (f"<Graph: {len(self.inputs)} inputs, {len(self.nx.graph['order'])} ops, "
+                f"{sum(1 for _ in self._tensor_nodes())} tensors>")
+
+
+def _op_key(op: Op):
+    return (op.name, op.params, op.inputs, op.outputs)
