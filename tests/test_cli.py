@@ -1,0 +1,77 @@
+"""The ``waiexport`` command line: ``inspect``, and refusals as one line with exit 2."""
+
+import json
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from waiexport import write
+from waiexport.cli import main
+from waiexport.examples import EXAMPLES
+
+from _helpers import every_op_graph
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLE = str(ROOT / "examples" / "tiny_synth.whg1")
+
+
+def run(*args):
+    return CliRunner().invoke(main, list(args))
+
+
+def test_bundled_examples_are_what_their_generators_write():
+    for name, make in EXAMPLES.items():
+        assert (ROOT / "examples" / name).read_bytes() == write(make()), name
+
+
+def test_inspect_text():
+    r = run("inspect", EXAMPLE)
+    assert r.exit_code == 0, r.output
+    assert "0: tensor 0 data 8 channels up to 16×16, check [-128, 127]" in r.output
+    assert "0: conv_transpose(0) -> 1 [6, 32, 32] derived" in r.output
+    assert "3: clamp(3) -> 4 [3, 64, 64] derived" in r.output
+    assert "lo=0, hi=255" in r.output
+
+
+def test_inspect_json():
+    r = run("inspect", "--json", EXAMPLE)
+    assert r.exit_code == 0
+    d = json.loads(r.output)
+    assert [op["op"] for op in d["operators"]] == ["conv_transpose", "relu", "conv_transpose",
+                                                   "clamp"]
+    assert d["tensors"][4]["shape"] == ["3", "64", "64"]
+    assert d["operators"][0]["params"]["weights"] == {
+        "shape": ["8", "6", "4", "4"], "bytes": "4", "min": "-64", "max": "63"}
+    assert d["operators"][0]["params"]["rq"]["bias_kind"] == "pre"
+    assert len(d["sha256"]) == 64
+
+
+def test_inspect_every_operator(tmp_path):
+    path = tmp_path / "every.whg1"
+    path.write_bytes(write(every_op_graph()))
+    r = run("inspect", "--json", str(path))
+    assert r.exit_code == 0
+    assert len(json.loads(r.output)["operators"]) == len(every_op_graph().ops)
+    assert run("inspect", str(path)).exit_code == 0
+
+
+def test_refused_file_prints_one_line_and_exits_2(tmp_path):
+    bad = tmp_path / "bad.whg1"
+    bad.write_bytes(b"WHG1\x02" + bytes(40))
+    r = CliRunner().invoke(main, ["inspect", str(bad)])
+    assert r.exit_code == 2
+    assert r.output.strip().count("\n") == 0
+    assert r.output.strip() == f"{bad}: model_mismatch: header byte 4: version is not 1"
+    assert "Traceback" not in r.output
+
+
+def test_missing_file_exits_2(tmp_path):
+    r = run("inspect", str(tmp_path / "nope.whg1"))
+    assert r.exit_code == 2
+    assert "cannot read" in r.output
+
+
+def test_help_reads_like_a_manual():
+    r = run("--help")
+    assert r.exit_code == 0 and "inspect" in r.output
+    assert "§10.5" in run("inspect", "--help").output

@@ -1,0 +1,130 @@
+"""What ``waiexport inspect`` prints: a WHG1 graph's tables, operators and planned shapes, as
+text for a person or as JSON (integers as decimal strings, as §8.5 writes them)."""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+
+import numpy as np
+
+from .graph import Graph
+from .params import RQ, Operand, Params
+from .plan import load_plan
+
+__all__ = ["describe", "render_text"]
+
+
+def _array(arr: np.ndarray, width: int | None) -> dict:
+    out = {"shape": [str(n) for n in arr.shape]}
+    if width:
+        out["bytes"] = str(width)
+    if arr.size:
+        out["min"], out["max"] = str(int(arr.min())), str(int(arr.max()))
+    return out
+
+
+_WIDTH_OF = {"weights": "w_bytes", "table": "m_bytes", "gamma": "g_bytes", "mult": "m_bytes",
+             "bias": "b_bytes"}
+
+
+def _params(p: Params) -> dict:
+    """Every parameter field: integers as strings, arrays summarised by shape, width and range."""
+    values = vars(p)
+    out = {}
+    for f in dataclasses.fields(p):
+        v = values[f.name]
+        if isinstance(v, np.ndarray):
+            out[f.name] = _array(v, values.get(_WIDTH_OF.get(f.name, "")))
+        elif isinstance(v, (RQ, Operand)):
+            out[f.name] = _params(v)
+        elif isinstance(v, tuple):
+            out[f.name] = [str(x) for x in v]
+        elif v is None or isinstance(v, str):
+            out[f.name] = v
+        else:
+            out[f.name] = str(v)
+    return out
+
+
+def describe(g: Graph, data: bytes | None = None) -> dict:
+    """A JSON-ready description of ``g``: header, tables, tensors with their planned shapes
+    (when the inputs declare sizes), operators with their parameters summarised."""
+    shapes = load_plan(g) or {}
+    out: dict = {}
+    if data is not None:
+        out["bytes"] = str(len(data))
+        out["sha256"] = hashlib.sha256(data).hexdigest()
+    out["max_elems"] = str(g.max_elems)
+    out["inputs"] = [
+        {"tensor": str(i.tensor), "kind": i.kind, "max_h": str(i.max_h), "max_w": str(i.max_w)}
+        | ({"src": str(i.src), "init": str(i.init)} if i.kind == "state" else {})
+        for i in g.inputs]
+    out["scalars"] = [{"lo": str(s.lo), "hi": str(s.hi)} for s in g.scalars]
+    out["outputs"] = [str(t) for t in g.outputs]
+    out["tensors"] = [
+        {"index": str(t), "channels": str(r.channels),
+         "exponent": None if r.exponent is None else str(r.exponent), "policy": r.policy,
+         "lo": str(r.lo), "hi": str(r.hi),
+         "shape": [str(v) for v in shapes[t]] if t in shapes else None}
+        for t, r in g.tensors.items()]
+    out["operators"] = [
+        {"index": str(op.index), "op": op.name, "inputs": [str(t) for t in op.inputs],
+         "outputs": [str(t) for t in op.outputs], "params": _params(op.params)}
+        for op in g.ops]
+    return out
+
+
+def _fmt_params(p: dict) -> str:
+    parts = []
+    for k, v in p.items():
+        if isinstance(v, dict) and "shape" in v:
+            if v["shape"] == ["0"]:
+                continue
+            rng = f" in [{v['min']}, {v['max']}]" if "min" in v else ""
+            width = f" i{8 * int(v['bytes'])}" if "bytes" in v else ""
+            parts.append(f"{k}{width}[{'×'.join(v['shape'])}]{rng}")
+        elif isinstance(v, dict):
+            parts.append(f"{k}({_fmt_params(v)})")
+        elif isinstance(v, list):
+            parts.append(f"{k}=({', '.join(v)})")
+        elif v is not None and not k.endswith(("_bytes", "m_kind", "s_kind")):
+            parts.append(f"{k}={v}")
+    return ", ".join(parts)
+
+
+def render_text(d: dict, name: str) -> str:
+    """The description ``d`` as a short report for a person."""
+    lines = [f"{name}: WHG1 v1, wai-ops/1" + (f", {d['bytes']} bytes, sha256 {d['sha256']}"
+                                             if "bytes" in d else "")]
+    lines.append(f"  max_elems {d['max_elems']}; {len(d['inputs'])} inputs, {len(d['outputs'])} "
+                 f"outputs, {len(d['scalars'])} scalars, {len(d['tensors'])} tensors, "
+                 f"{len(d['operators'])} operators")
+    tensors = {t["index"]: t for t in d["tensors"]}
+
+    def rng(t):
+        return "" if t["policy"] == "derived" else f" [{t['lo']}, {t['hi']}]"
+
+    def shape(t):
+        return "[" + ", ".join(t["shape"]) + "]" if t["shape"] else f"[{t['channels']}, H, W]"
+
+    lines.append("inputs")
+    for i, inp in enumerate(d["inputs"]):
+        t = tensors[inp["tensor"]]
+        size = f" up to {inp['max_h']}×{inp['max_w']}" if inp["max_h"] != "0" else ""
+        state = f", fed by output {inp['src']}, init {inp['init']}" if inp["kind"] == "state" else ""
+        lines.append(f"  {i}: tensor {inp['tensor']} {inp['kind']} {t['channels']} channels{size}, "
+                     f"{t['policy']}{rng(t)}{state}")
+    if d["scalars"]:
+        lines.append("scalars")
+        lines += [f"  {j}: [{s['lo']}, {s['hi']}]" for j, s in enumerate(d["scalars"])]
+    lines.append("operators")
+    for op in d["operators"]:
+        outs = ", ".join(f"{t} {shape(tensors[t])} {tensors[t]['policy']}{rng(tensors[t])}"
+                         for t in op["outputs"])
+        lines.append(f"  {op['index']}: {op['op']}({', '.join(op['inputs'])}) -> {outs}")
+        if op["params"]:
+            lines.append(f"       {_fmt_params(op['params'])}")
+    lines.append("outputs")
+    lines += [f"  {k}: tensor {t} {shape(tensors[t])}" for k, t in enumerate(d["outputs"])]
+    return "\n".join(lines)
