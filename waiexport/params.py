@@ -20,7 +20,7 @@ __all__ = [
     "ROUNDS", "BIAS_KINDS", "RQ", "Operand", "Params", "ParamError", "Ctx",
     "Conv", "ConvTranspose", "Rescale", "Chscale", "Mul", "Lut16", "NoParams", "Split",
     "Factor", "Clamp", "Leaky", "PadRep", "Crop", "Subpos", "Fill", "Igdn", "LayerNorm",
-    "L2Norm", "Elu", "Contraction", "LAYOUTS", "decode", "encode", "check", "rq_channels",
+    "L2Norm", "Elu", "Contraction", "LAYOUTS", "decode", "encode", "check",
     "as_array",
 ]
 
@@ -309,10 +309,32 @@ class Contraction(Params):
 
 
 # --- the layout language -------------------------------------------------------------------
+# Each field kind reads itself from a cursor, writes itself, and checks a value in memory; a
+# layout is a tuple of fields walked in order by decode, encode and check.
+
+def _fits(v: int, size: int, signed: bool) -> bool:
+    lo, hi = (-(1 << (8 * size - 1)), 1 << (8 * size - 1)) if signed else (0, 1 << (8 * size))
+    return lo <= v < hi
+
+
+def _check_width(arr: np.ndarray, width: int, what: str) -> None:
+    if arr.size and not (_fits(int(arr.min()), width, True) and _fits(int(arr.max()), width, True)):
+        raise ParamError(f"{what} does not fit {width} bytes")
+
+
+def _pack(arr: np.ndarray, width: int, signed: bool = True) -> bytes:
+    """``arr`` as little-endian integers of ``width`` bytes; ``ValueError`` if one does not fit."""
+    arr = np.asarray(arr)
+    packed = arr.astype(f"<{'i' if signed else 'u'}{width}")
+    if not np.array_equal(packed.astype(np.int64), arr):
+        raise ValueError(f"a value does not fit {width} bytes")
+    return packed.tobytes()
+
 
 @dataclass(frozen=True)
 class _U:
-    """An unsigned field of ``size`` bytes with range ``[lo, hi]`` or a set ``among``."""
+    """An unsigned field of ``size`` bytes with range ``[lo, hi]`` or a set ``among``. It is
+    checked as it is read, since later fields' lengths depend on it."""
 
     name: str
     size: int
@@ -320,14 +342,23 @@ class _U:
     hi: int | None = None
     among: tuple | None = None
 
-    def problem(self, v: int) -> str | None:
+    def read(self, cur, values: dict, ctx: Ctx) -> None:
+        values[self.name] = cur.uint(self.size, self.name)
+        self.check(values, ctx)
+
+    def write(self, values: dict, out: list) -> None:
+        out.append(int(values[self.name]).to_bytes(self.size, "little"))
+
+    def check(self, values: dict, ctx: Ctx) -> None:
+        v = values[self.name]
         if self.among is not None and v not in self.among:
-            return f"{self.name} = {v} is not one of {', '.join(map(str, self.among))}"
+            raise ParamError(f"{self.name} = {v} is not one of {', '.join(map(str, self.among))}")
         if self.hi is None and v < self.lo:
-            return f"{self.name} = {v}, must be at least {self.lo}"
+            raise ParamError(f"{self.name} = {v}, must be at least {self.lo}")
         if self.hi is not None and not self.lo <= v <= self.hi:
-            return f"{self.name} = {v} is outside {self.lo}..={self.hi}"
-        return None
+            raise ParamError(f"{self.name} = {v} is outside {self.lo}..={self.hi}")
+        if not _fits(v, self.size, False):
+            raise ParamError(f"{self.name} = {v} does not fit {self.size} bytes")
 
 
 @dataclass(frozen=True)
@@ -338,6 +369,23 @@ class _S:
     size: int
     exponent: bool = False
 
+    def read(self, cur, values: dict, ctx: Ctx) -> None:
+        v = cur.sint(self.size, self.name)
+        values[self.name] = None if self.exponent and v == -128 else v
+
+    def write(self, values: dict, out: list) -> None:
+        v = values[self.name]
+        out.append((-128 if v is None else v).to_bytes(self.size, "little", signed=True))
+
+    def check(self, values: dict, ctx: Ctx) -> None:
+        v = values[self.name]
+        if v is None:
+            ok = self.exponent
+        else:
+            ok = _fits(v, self.size, True) and not (self.exponent and v == -128)
+        if not ok:
+            raise ParamError(f"{self.name} = {v} does not fit its field")
+
 
 @dataclass(frozen=True)
 class _Z:
@@ -345,12 +393,78 @@ class _Z:
 
     size: int
 
+    def read(self, cur, values: dict, ctx: Ctx) -> None:
+        if any(cur.take(self.size, "reserved")):
+            raise ParamError(f"reserved bytes at byte {cur.off - self.size} are not zero")
+
+    def write(self, values: dict, out: list) -> None:
+        out.append(bytes(self.size))
+
+    def check(self, values: dict, ctx: Ctx) -> None:
+        pass
+
 
 @dataclass(frozen=True)
-class _Rq:
-    """The ``RQ`` block over ``channels(values, ctx)`` channels."""
+class _Enum:
+    """A ``u8`` code naming one of ``names``, kept as the name."""
 
-    channels: Callable
+    name: str
+    names: tuple
+
+    def read(self, cur, values: dict, ctx: Ctx) -> None:
+        v = cur.uint(1, self.name)
+        if v >= len(self.names):
+            raise ParamError(f"{self.name} = {v} is not one of 0..{len(self.names) - 1}")
+        values[self.name] = self.names[v]
+
+    def write(self, values: dict, out: list) -> None:
+        out.append(bytes([self.names.index(values[self.name])]))
+
+    def check(self, values: dict, ctx: Ctx) -> None:
+        if values[self.name] not in self.names:
+            raise ParamError(f"{self.name} = {values[self.name]!r} is not one of {self.names}")
+
+
+@dataclass(frozen=True)
+class _Tuple:
+    """``count`` unsigned fields of ``size`` bytes, kept as a tuple."""
+
+    name: str
+    count: int
+    size: int
+
+    def read(self, cur, values: dict, ctx: Ctx) -> None:
+        values[self.name] = tuple(cur.uint(self.size, self.name) for _ in range(self.count))
+
+    def write(self, values: dict, out: list) -> None:
+        out.extend(v.to_bytes(self.size, "little") for v in values[self.name])
+
+    def check(self, values: dict, ctx: Ctx) -> None:
+        v = values[self.name]
+        if len(v) != self.count or not all(_fits(x, self.size, False) for x in v):
+            raise ParamError(f"{self.name} = {v} is not {self.count} values of {self.size} bytes")
+
+
+@dataclass(frozen=True)
+class _Opnd:
+    """A ``crop`` operand: ``u8 kind``, 3 reserved, ``u32 value-or-index``."""
+
+    name: str
+
+    def read(self, cur, values: dict, ctx: Ctx) -> None:
+        kind = cur.uint(1, self.name)
+        if any(cur.take(3, "reserved")):
+            raise ParamError(f"reserved bytes of operand {self.name} are not zero")
+        values[self.name] = Operand(kind, cur.uint(4, self.name))
+
+    def write(self, values: dict, out: list) -> None:
+        op = values[self.name]
+        out.append(bytes([op.kind, 0, 0, 0]) + op.value.to_bytes(4, "little"))
+
+    def check(self, values: dict, ctx: Ctx) -> None:
+        op = values[self.name]
+        if not (_fits(op.kind, 1, False) and _fits(op.value, 4, False)):
+            raise ParamError(f"operand {self.name} does not fit its field")
 
 
 @dataclass(frozen=True)
@@ -362,29 +476,77 @@ class _Arr:
     width: str | int
     shape: Callable
 
+    def _width(self, values: dict) -> int:
+        return values[self.width] if isinstance(self.width, str) else self.width
+
+    def read(self, cur, values: dict, ctx: Ctx) -> None:
+        shape = self.shape(values, ctx)
+        count = 1
+        for n in shape:
+            count *= n
+        values[self.name] = cur.array(count, self._width(values), self.name).reshape(shape)
+
+    def write(self, values: dict, out: list) -> None:
+        out.append(_pack(values[self.name], self._width(values)))
+
+    def check(self, values: dict, ctx: Ctx) -> None:
+        arr, shape = values[self.name], tuple(self.shape(values, ctx))
+        if not isinstance(arr, np.ndarray) or arr.shape != shape:
+            raise ParamError(f"{self.name} has shape {np.shape(arr)}, expected {shape}")
+        _check_width(arr, self._width(values), self.name)
+
+
+_RQ_HEAD = (("round", ROUNDS), ("bias_kind", BIAS_KINDS), ("m_kind", (0, 1, 2)),
+            ("s_kind", (1, 2)))
+
 
 @dataclass(frozen=True)
-class _Enum:
-    """A ``u8`` code naming one of ``names``, kept as the name."""
+class _Rq:
+    """The ``RQ`` block over ``channels(values, ctx)`` channels (§10.4)."""
 
-    name: str
-    names: tuple
+    channels: Callable
 
+    def read(self, cur, values: dict, ctx: Ctx) -> None:
+        rnd, bias, m_kind, s_kind, m_bytes, b_bytes = (cur.uint(1, "RQ") for _ in range(6))
+        if cur.uint(2, "RQ reserved"):
+            raise ParamError("RQ reserved bytes are not zero")
+        for name, v, ok in (("round", rnd, (0, 1, 2)), ("bias", bias, (0, 1, 2)),
+                            ("m_kind", m_kind, (0, 1, 2)), ("s_kind", s_kind, (1, 2)),
+                            ("m_bytes", m_bytes, (0,) if m_kind == 0 else (4, 8)),
+                            ("b_bytes", b_bytes, (0,) if bias == 0 else (4, 8))):
+            if v not in ok:
+                raise ParamError(f"RQ {name} = {v} is not one of {', '.join(map(str, ok))}")
+        c = self.channels(values, ctx)
+        values["rq"] = RQ(
+            round=ROUNDS[rnd], bias_kind=BIAS_KINDS[bias], m_kind=m_kind, s_kind=s_kind,
+            m_bytes=m_bytes, b_bytes=b_bytes,
+            mult=cur.array((0, 1, c)[m_kind], max(m_bytes, 1), "RQ mult"),
+            shift=cur.array((0, 1, c)[s_kind], 1, "RQ shift", signed=False),
+            bias=cur.array(c if bias else 0, max(b_bytes, 1), "RQ bias"))
 
-@dataclass(frozen=True)
-class _Tuple:
-    """``count`` unsigned fields of ``size`` bytes, kept as a tuple."""
+    def write(self, values: dict, out: list) -> None:
+        rq = values["rq"]
+        out.append(bytes([ROUNDS.index(rq.round), BIAS_KINDS.index(rq.bias_kind), rq.m_kind,
+                          rq.s_kind, rq.m_bytes, rq.b_bytes, 0, 0]))
+        out += [_pack(rq.mult, rq.m_bytes or 1), _pack(rq.shift, 1, signed=False),
+                _pack(rq.bias, rq.b_bytes or 1)]
 
-    name: str
-    count: int
-    size: int
-
-
-@dataclass(frozen=True)
-class _Opnd:
-    """A ``crop`` operand: ``u8 kind``, 3 reserved, ``u32 value-or-index``."""
-
-    name: str
+    def check(self, values: dict, ctx: Ctx) -> None:
+        rq, c = values["rq"], self.channels(values, ctx)
+        if (any(getattr(rq, name) not in ok for name, ok in _RQ_HEAD)
+                or rq.m_bytes not in ((0,) if rq.m_kind == 0 else (4, 8))
+                or rq.b_bytes not in ((0,) if rq.bias_kind == "none" else (4, 8))):
+            raise ParamError(f"RQ layout {rq.round}/{rq.bias_kind}/m_kind {rq.m_kind}/s_kind "
+                             f"{rq.s_kind}/m_bytes {rq.m_bytes}/b_bytes {rq.b_bytes} is not §10.4's")
+        want = {"mult": (0, 1, c)[rq.m_kind], "shift": (0, 1, c)[rq.s_kind],
+                "bias": c if rq.bias_kind != "none" else 0}
+        for name, n in want.items():
+            if len(getattr(rq, name)) != n:
+                raise ParamError(f"RQ {name} has {len(getattr(rq, name))} entries, expected {n}")
+        if len(rq.shift) and (int(rq.shift.min()) < 0 or int(rq.shift.max()) > 127):
+            raise ParamError(f"RQ shift {int(rq.shift.max())} is outside 0..=127")
+        _check_width(rq.mult, rq.m_bytes, "RQ mult")
+        _check_width(rq.bias, rq.b_bytes, "RQ bias")
 
 
 @dataclass(frozen=True)
@@ -518,112 +680,17 @@ LAYOUTS: dict[str, Layout] = {
 }
 
 
+
+
 # --- walking a layout ----------------------------------------------------------------------
-
-def _decode_rq(cur, channels: int) -> RQ:
-    head = [cur.uint(1, "RQ") for _ in range(6)]
-    rnd, bias, m_kind, s_kind, m_bytes, b_bytes = head
-    if cur.uint(2, "RQ reserved"):
-        raise ParamError("RQ reserved bytes are not zero")
-    for name, v, ok in (("round", rnd, (0, 1, 2)), ("bias", bias, (0, 1, 2)),
-                        ("m_kind", m_kind, (0, 1, 2)), ("s_kind", s_kind, (1, 2)),
-                        ("m_bytes", m_bytes, (0,) if m_kind == 0 else (4, 8)),
-                        ("b_bytes", b_bytes, (0,) if bias == 0 else (4, 8))):
-        if v not in ok:
-            raise ParamError(f"RQ {name} = {v} is not one of {', '.join(map(str, ok))}")
-    n_mult = (0, 1, channels)[m_kind]
-    n_shift = (0, 1, channels)[s_kind]
-    return RQ(
-        round=ROUNDS[rnd], bias_kind=BIAS_KINDS[bias], m_kind=m_kind, s_kind=s_kind,
-        m_bytes=m_bytes, b_bytes=b_bytes,
-        mult=cur.array(n_mult, max(m_bytes, 1), "RQ mult"),
-        shift=cur.array(n_shift, 1, "RQ shift", signed=False),
-        bias=cur.array(channels if bias else 0, max(b_bytes, 1), "RQ bias"),
-    )
-
-
-def _encode_rq(rq: RQ, out: list) -> None:
-    out.append(bytes([ROUNDS.index(rq.round), BIAS_KINDS.index(rq.bias_kind), rq.m_kind,
-                      rq.s_kind, rq.m_bytes, rq.b_bytes, 0, 0]))
-    out.append(_pack(rq.mult, rq.m_bytes or 1))
-    out.append(_pack(rq.shift, 1, signed=False))
-    out.append(_pack(rq.bias, rq.b_bytes or 1))
-
-
-def _check_rq(rq: RQ, channels: int) -> None:
-    if (rq.round not in ROUNDS or rq.bias_kind not in BIAS_KINDS or rq.m_kind not in (0, 1, 2)
-            or rq.s_kind not in (1, 2) or rq.m_bytes not in ((0,) if rq.m_kind == 0 else (4, 8))
-            or rq.b_bytes not in ((0,) if rq.bias_kind == "none" else (4, 8))):
-        raise ParamError(f"RQ layout {rq.round}/{rq.bias_kind}/m_kind {rq.m_kind}/s_kind "
-                         f"{rq.s_kind}/m_bytes {rq.m_bytes}/b_bytes {rq.b_bytes} is not §10.4's")
-    want = {"mult": (0, 1, channels)[rq.m_kind], "shift": (0, 1, channels)[rq.s_kind],
-            "bias": channels if rq.bias_kind != "none" else 0}
-    for name, n in want.items():
-        if len(getattr(rq, name)) != n:
-            raise ParamError(f"RQ {name} has {len(getattr(rq, name))} entries, expected {n}")
-    if len(rq.shift) and (int(rq.shift.min()) < 0 or int(rq.shift.max()) > 127):
-        raise ParamError(f"RQ shift {int(rq.shift.max())} is outside 0..=127")
-    for name, width in (("mult", rq.m_bytes), ("bias", rq.b_bytes)):
-        _check_width(getattr(rq, name), width, f"RQ {name}")
-
-
-def _check_width(arr: np.ndarray, width: int, what: str) -> None:
-    if arr.size == 0:
-        return
-    lim = 1 << (8 * width - 1)
-    if int(arr.min()) < -lim or int(arr.max()) > lim - 1:
-        raise ParamError(f"{what} does not fit {width} bytes")
-
-
-def _pack(arr: np.ndarray, width: int, signed: bool = True) -> bytes:
-    """``arr`` as little-endian integers of ``width`` bytes; ``ValueError`` if one does not fit."""
-    arr = np.asarray(arr)
-    packed = arr.astype(f"<{'i' if signed else 'u'}{width}")
-    if not np.array_equal(packed.astype(np.int64), arr):
-        raise ValueError(f"a value does not fit {width} bytes")
-    return packed.tobytes()
-
-
-def _width(f: _Arr, values: dict) -> int:
-    return values[f.width] if isinstance(f.width, str) else f.width
-
 
 def decode(name: str, cur, ctx: Ctx) -> Params:
     """Read operator ``name``'s parameters from ``cur`` (which ends at ``plen``) and check
-    their ranges (§10.4, §10.5 step 5). Raises :class:`ParamError` or ``cursor.Short``."""
+    them (§10.4, §10.5 step 5). Raises :class:`ParamError` or ``cursor.Short``."""
     layout = LAYOUTS[name]
     values: dict = {}
     for f in layout.fields:
-        if isinstance(f, _Z):
-            if any(cur.take(f.size, "reserved")):
-                raise ParamError(f"reserved bytes at byte {cur.off - f.size} are not zero")
-        elif isinstance(f, _U):
-            values[f.name] = v = cur.uint(f.size, f.name)
-            if (msg := f.problem(v)) is not None:
-                raise ParamError(msg)
-        elif isinstance(f, _S):
-            v = cur.sint(f.size, f.name)
-            values[f.name] = None if f.exponent and v == -128 else v
-        elif isinstance(f, _Enum):
-            v = cur.uint(1, f.name)
-            if v >= len(f.names):
-                raise ParamError(f"{f.name} = {v} is not one of 0..{len(f.names) - 1}")
-            values[f.name] = f.names[v]
-        elif isinstance(f, _Tuple):
-            values[f.name] = tuple(cur.uint(f.size, f.name) for _ in range(f.count))
-        elif isinstance(f, _Opnd):
-            kind = cur.uint(1, f.name)
-            if any(cur.take(3, "reserved")):
-                raise ParamError(f"reserved bytes of operand {f.name} are not zero")
-            values[f.name] = Operand(kind, cur.uint(4, f.name))
-        elif isinstance(f, _Rq):
-            values["rq"] = _decode_rq(cur, f.channels(values, ctx))
-        else:
-            shape = f.shape(values, ctx)
-            count = 1
-            for n in shape:
-                count *= n
-            values[f.name] = cur.array(count, _width(f, values), f.name).reshape(shape)
+        f.read(cur, values, ctx)
     if cur.left:
         raise ParamError(f"plen leaves {cur.left} bytes after the last parameter")
     params = layout.cls(**values)
@@ -635,71 +702,19 @@ def encode(name: str, params: Params) -> bytes:
     """The §10.4 bytes of ``params`` (``plen`` bytes, without the ``plen`` field)."""
     out: list = []
     for f in LAYOUTS[name].fields:
-        if isinstance(f, _Z):
-            out.append(bytes(f.size))
-        elif isinstance(f, _U):
-            out.append(int(getattr(params, f.name)).to_bytes(f.size, "little"))
-        elif isinstance(f, _S):
-            v = getattr(params, f.name)
-            out.append((-128 if v is None else v).to_bytes(f.size, "little", signed=True))
-        elif isinstance(f, _Enum):
-            out.append(bytes([f.names.index(getattr(params, f.name))]))
-        elif isinstance(f, _Tuple):
-            out.extend(v.to_bytes(f.size, "little") for v in getattr(params, f.name))
-        elif isinstance(f, _Opnd):
-            op = getattr(params, f.name)
-            out.append(bytes([op.kind, 0, 0, 0]) + op.value.to_bytes(4, "little"))
-        elif isinstance(f, _Rq):
-            _encode_rq(params.rq, out)
-        else:
-            out.append(_pack(getattr(params, f.name), _width(f, vars(params))))
+        f.write(vars(params), out)
     return b"".join(out)
 
 
 def check(name: str, params: Params, ctx: Ctx) -> None:
     """Check ``params`` as the reader would (§10.5 step 5): the type matches ``name``, every
-    field is in range, arrays have the shapes and widths the layout gives. Raises
-    :class:`ParamError`."""
+    field is in range, arrays have the shapes and widths the layout gives, and the operator's
+    cross-field rule holds. Raises :class:`ParamError`."""
     layout = LAYOUTS[name]
     if type(params) is not layout.cls:
         raise ParamError(f"{name} takes {layout.cls.__name__} parameters, "
                          f"not {type(params).__name__}")
-    values = vars(params)
     for f in layout.fields:
-        if isinstance(f, _U):
-            v = values[f.name]
-            if (msg := f.problem(v)) is not None or v >= 1 << (8 * f.size):
-                raise ParamError(msg or f"{f.name} = {v} does not fit {f.size} bytes")
-        elif isinstance(f, _S):
-            v = values[f.name]
-            lim = 1 << (8 * f.size - 1)
-            if v is not None and not -lim <= v < lim or (f.exponent and v == -128):
-                raise ParamError(f"{f.name} = {v} does not fit its field")
-        elif isinstance(f, _Enum):
-            if values[f.name] not in f.names:
-                raise ParamError(f"{f.name} = {values[f.name]!r} is not one of {f.names}")
-        elif isinstance(f, _Tuple):
-            v = values[f.name]
-            if len(v) != f.count or any(not 0 <= x < 1 << (8 * f.size) for x in v):
-                raise ParamError(f"{f.name} = {v} is not {f.count} bytes")
-        elif isinstance(f, _Opnd):
-            if not 0 <= values[f.name].value < 1 << 32:
-                raise ParamError(f"operand {f.name} does not fit u32")
-        elif isinstance(f, _Rq):
-            _check_rq(params.rq, f.channels(values, ctx))
-        elif isinstance(f, _Arr):
-            arr = values[f.name]
-            shape = f.shape(values, ctx)
-            if not isinstance(arr, np.ndarray) or arr.shape != tuple(shape):
-                raise ParamError(f"{f.name} has shape {np.shape(arr)}, expected {tuple(shape)}")
-            _check_width(arr, _width(f, values), f.name)
+        f.check(vars(params), ctx)
     if layout.rule:
         layout.rule(params, ctx)
-
-
-def rq_channels(name: str, params: Params, cin: int) -> int:
-    """How many channels operator ``name``'s ``RQ`` spans (§10.4), or 0 without one."""
-    for f in LAYOUTS[name].fields:
-        if isinstance(f, _Rq):
-            return f.channels(vars(params), Ctx(cin))
-    return 0
