@@ -1,0 +1,162 @@
+"""Exact integer arithmetic on numpy arrays: ``int64`` where the operands' magnitudes prove the
+result fits, Python integers (``object`` arrays) where they do not. Never floating point (§6),
+never a silent wrap.
+
+A value's magnitude is read off the data (:func:`amax`), so the choice is a proof for these
+operands, not a guess.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .integer import EXP_ZERO_N
+
+__all__ = ["I64_MAX", "amax", "fit", "wide", "add", "sub", "mul", "shift_floor", "rround",
+           "isqrt", "rsqrt_q16", "exp_neg_q16", "trunc_div", "floordiv", "pad", "total", "dot"]
+
+I64_MIN, I64_MAX = -(1 << 63), (1 << 63) - 1
+
+
+def amax(a: np.ndarray) -> int:
+    """The largest magnitude in ``a``, as a Python integer (0 when empty)."""
+    if a.size == 0:
+        return 0
+    return max(-int(a.min()), int(a.max()))
+
+
+def fit(a) -> np.ndarray:
+    """``a`` as an ``int64`` array when every value fits i64, else as an ``object`` array."""
+    a = np.asarray(a)
+    if a.dtype != object:
+        return a.astype(np.int64, copy=False)
+    if a.size == 0 or (I64_MIN <= a.min() and a.max() <= I64_MAX):
+        return a.astype(np.int64)
+    return a
+
+
+def wide(a) -> np.ndarray:
+    """``a`` as an ``object`` array of Python integers."""
+    return np.asarray(a).astype(object)
+
+
+def _small(*arrays) -> bool:
+    return all(np.asarray(a).dtype == np.int64 for a in arrays)
+
+
+def add(a, b) -> np.ndarray:
+    """``a + b``, exact."""
+    if _small(a, b) and amax(np.asarray(a)) + amax(np.asarray(b)) <= I64_MAX:
+        return np.asarray(a) + np.asarray(b)
+    return fit(wide(a) + wide(b))
+
+
+def sub(a, b) -> np.ndarray:
+    """``a − b``, exact."""
+    if _small(a, b) and amax(np.asarray(a)) + amax(np.asarray(b)) <= I64_MAX:
+        return np.asarray(a) - np.asarray(b)
+    return fit(wide(a) - wide(b))
+
+
+def mul(a, b) -> np.ndarray:
+    """``a · b``, exact."""
+    if _small(a, b) and amax(np.asarray(a)) * amax(np.asarray(b)) <= I64_MAX:
+        return np.asarray(a) * np.asarray(b)
+    return fit(wide(a) * wide(b))
+
+
+def shift_floor(p, s) -> np.ndarray:
+    """``⌊p / 2^s⌋`` for ``s ≥ 0`` (an arithmetic right shift is a floor)."""
+    p, s = np.asarray(p), np.asarray(s)
+    if p.dtype == object or (s.size and int(s.max()) > 62):
+        return fit(wide(p) >> wide(s))
+    return p >> s
+
+
+def floordiv(a, b) -> np.ndarray:
+    """``⌊a / b⌋`` for ``b > 0``, exact."""
+    if _small(a, b):
+        return np.asarray(a) // np.asarray(b)
+    return fit(wide(a) // wide(b))
+
+
+_HALF = np.frompyfunc(lambda k: (1 << (k - 1)) if k > 0 else 0, 1, 1)
+
+
+def rround(p, s, mode: str) -> np.ndarray:
+    """§2 ``R_mode(p, s)`` elementwise; ``s`` broadcasts against ``p``."""
+    p, s = np.asarray(p), np.asarray(s, dtype=np.int64)
+    smax = int(s.max()) if s.size else 0
+    if p.dtype == np.int64 and smax <= 62 and amax(p) + (1 << smax) <= I64_MAX:
+        h = np.where(s > 0, np.left_shift(1, np.maximum(s - 1, 0)), 0)
+    else:
+        p, s = wide(p), wide(s)
+        h = _HALF(s)
+    if mode == "floor":
+        return fit(p >> s)
+    if mode == "half_up":
+        return fit((p + h) >> s)
+    q = p >> s
+    r = p - (q << s)
+    tie = (r == h).astype(bool) & (q % 2 == 1).astype(bool)
+    up = (s > 0).astype(bool) & ((r > h).astype(bool) | tie)
+    return fit(q + up.astype(np.int64))
+
+
+_ISQRT = np.frompyfunc(math.isqrt, 1, 1)
+
+
+def isqrt(n) -> np.ndarray:
+    """§2 ``isqrt`` elementwise, for ``n ≥ 0``."""
+    n = np.asarray(n)
+    return fit(_ISQRT(wide(n))) if n.size else n.astype(np.int64)
+
+
+def rsqrt_q16(v) -> np.ndarray:
+    """§2 ``rsqrt_q16`` elementwise: ``⌊2^32 / isqrt(v)⌋``, 0 where ``isqrt(v) = 0``."""
+    r = isqrt(v)
+    return fit(np.where(r == 0, 0, wide(1 << 32) // wide(np.where(r == 0, 1, r))))
+
+
+def exp_neg_q16(x) -> np.ndarray:
+    """§2 ``exp_neg_q16`` elementwise, for ``x ≤ 0``; 0 wherever ``n ≥ 63``."""
+    x = np.asarray(x)
+    zero = wide(x) <= -EXP_ZERO_N * 45426
+    u = -np.where(zero, 0, x).astype(np.int64)
+    n = u // 45426
+    t = (45426 * n - u) + 88670
+    y = (((23495 * ((t * t) >> 16)) >> 16) + 22544) >> n
+    return np.where(zero, 0, y)
+
+
+def trunc_div(a, b: int) -> np.ndarray:
+    """§2 ``trunc(a / b)`` elementwise, for ``b > 0``."""
+    a = wide(a)
+    q = abs(a) // b
+    return fit(np.where(a >= 0, q, -q))
+
+
+def pad(x: np.ndarray, ph: int, pw: int) -> np.ndarray:
+    """``x`` with ``ph`` zero rows above and below and ``pw`` zero columns each side, in its own
+    dtype (``np.pad`` would put numpy zeros into a Python-integer array)."""
+    c, h, w = x.shape
+    out = np.zeros((c, h + 2 * ph, w + 2 * pw), dtype=x.dtype)
+    out[:, ph:ph + h, pw:pw + w] = x
+    return out
+
+
+def total(a: np.ndarray, axis: int, keepdims: bool = False) -> np.ndarray:
+    """The exact sum of ``a`` along ``axis``."""
+    if a.dtype == np.int64 and a.shape[axis] * amax(a) <= I64_MAX:
+        return a.sum(axis=axis, keepdims=keepdims)
+    return fit(wide(a).sum(axis=axis, keepdims=keepdims))
+
+
+def dot(w: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """``Σ_i w[o, i] · x[i, …]``: a ``[O, I]`` weight matrix against an ``[I, …]`` tensor,
+    exact. ``int64`` when ``I · max|w| · max|x|`` fits, else Python integers."""
+    if _small(w, x) and w.shape[1] * amax(w) * amax(x) <= I64_MAX:
+        return np.tensordot(w, x, axes=1)
+    return fit(np.tensordot(wide(w), wide(x), axes=1))

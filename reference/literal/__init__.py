@@ -1,0 +1,46 @@
+"""The literal implementation: one function per graph operator (§5), scalar loops that follow
+the formulas line by line (the convolution sums as written, the transposed convolution as §5.3
+defines it, not its scatter form). Slow by design, for small inputs; independent of the
+vectorised reference, which the tests check against it. Same signature as
+:data:`waiexport.reference.OPS`.
+"""
+
+from . import (abs, add, apply, chscale, chunk_add, clamp, concat, conv, conv_transpose, crop,
+               crop_to, elu, fill, gram, igdn, l2norm, layernorm_c, leaky, lut16, mul,
+               pad_rep, pixel_shuffle, pixel_unshuffle, relu, rescale, sigmoid, softmax, split,
+               subpos_merge, subpos_split)
+
+__all__ = ["OPS"]
+
+OPS = {
+    "conv": conv.run,
+    "rescale": rescale.run,
+    "chscale": chscale.run,
+    "lut16": lut16.run,
+    "add": add.run,
+    "concat": concat.run,
+    "chunk_add": chunk_add.run,
+    "split": split.run,
+    "pixel_shuffle": pixel_shuffle.run,
+    "pixel_unshuffle": pixel_unshuffle.run,
+    "clamp": clamp.run,
+    "relu": relu.run,
+    "leaky": leaky.run,
+    "pad_rep": pad_rep.run,
+    "crop_to": crop_to.run,
+    "mul": mul.run,
+    "conv_transpose": conv_transpose.run,
+    "igdn": igdn.run,
+    "abs": abs.run,
+    "crop": crop.run,
+    "subpos_split": subpos_split.run,
+    "subpos_merge": subpos_merge.run,
+    "fill": fill.run,
+    "layernorm_c": layernorm_c.run,
+    "l2norm": l2norm.run,
+    "softmax": softmax.run,
+    "sigmoid": sigmoid.run,
+    "elu": elu.run,
+    "gram": gram.run,
+    "apply": apply.run,
+}

@@ -1,0 +1,7 @@
+"""``leaky`` (§5.5)."""
+
+from ._elementwise import each
+
+
+def run(p, ins, ctx):
+    return [each(ins[0], lambda c, v: v if v >= 0 else (v * p.a) // 2**p.f)]

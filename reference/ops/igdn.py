@@ -1,0 +1,15 @@
+"""``igdn`` (§5.7): inverse generalised divisive normalisation, each term floored."""
+
+import numpy as np
+
+from ..arrays import add, fit, isqrt, mul, shift_floor, total
+
+
+def run(p, ins, ctx):
+    """``N_i = β_i + Σ_j ⌊γ[i][j]·x_j² / 2^gf⌋``, ``r_i = isqrt(max(0, N_i))``,
+    ``out_i = ⌊x_i·r_i / 2^frac⌋``; each term is floored before the sum."""
+    x, = ins
+    terms = shift_floor(mul(p.gamma[:, :, None, None], mul(x, x)[None]), p.gf)
+    n = add(total(terms, axis=1), p.beta.reshape(-1, 1, 1))
+    r = isqrt(fit(np.maximum(n, 0)))
+    return [shift_floor(mul(x, r), p.frac)]

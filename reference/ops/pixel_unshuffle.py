@@ -1,0 +1,10 @@
+"""``pixel_unshuffle`` (§5.10): space to depth, the inverse of ``pixel_shuffle``."""
+
+
+def run(p, ins, ctx):
+    """``out[c·r² + i·r + j][h][w] = in[c][h·r + i][w·r + j]``."""
+    x, = ins
+    c, h, w = x.shape
+    r = p.r
+    return [x.reshape(c, h // r, r, w // r, r).transpose(0, 2, 4, 1, 3).reshape(
+        c * r * r, h // r, w // r)]

@@ -1,0 +1,7 @@
+"""``subpos_split`` (§5.10): the four 2×2 sub-positions, in ``order``."""
+
+
+def run(p, ins, ctx):
+    """``out_k[c][y][x] = in[c][2y + a_k][2x + b_k]`` with ``order[k] = 2a_k + b_k``."""
+    x, = ins
+    return [x[:, k >> 1::2, k & 1::2] for k in p.order]
