@@ -1,6 +1,8 @@
 """The ``waiexport`` command line: ``inspect``, and refusals as one line with exit 2."""
 
 import json
+
+import pytest
 from pathlib import Path
 
 from click.testing import CliRunner
@@ -75,3 +77,72 @@ def test_help_reads_like_a_manual():
     r = run("--help")
     assert r.exit_code == 0 and "inspect" in r.output
     assert "§10.5" in run("inspect", "--help").output
+
+
+# --- run ------------------------------------------------------------------------------------
+
+def _graph_file(tmp_path):
+    from test_decode import _accumulator
+    path = tmp_path / "acc.whg1"
+    path.write_bytes(write(_accumulator()))
+    return str(path)
+
+
+def _decode_file(tmp_path, doc):
+    path = tmp_path / "decode.json"
+    path.write_text(doc if isinstance(doc, str) else json.dumps(doc))
+    return str(path)
+
+
+def tensor(values):
+    return {"data": [str(v) for v in values], "shape": ["1", "1", str(len(values))]}
+
+
+def test_run_sequence_json_carries_state_past_a_refusal(tmp_path):
+    doc = [{"inputs": [tensor([1, 2])], "scalars": []},
+           {"inputs": [{"data": [11, 0], "shape": [1, 1, 2]}], "scalars": []},
+           {"inputs": [tensor([2, -2])], "scalars": [], "expect": {"refuse": "x"}}]
+    r = run("run", _graph_file(tmp_path), "--decode", _decode_file(tmp_path, doc), "--json")
+    assert r.exit_code == 1
+    assert r.output == ('[{"outputs":[{"data":["4","5"],"shape":["1","1","2"]}]},'
+                        '{"refuse":"field_range"},'
+                        '{"outputs":[{"data":["6","3"],"shape":["1","1","2"]}]}]\n')
+
+
+def test_run_one_decode_exits_0(tmp_path):
+    doc = {"inputs": [tensor([-10, 10])], "scalars": []}
+    r = run("run", _graph_file(tmp_path), "--decode", _decode_file(tmp_path, doc), "--json")
+    assert r.exit_code == 0
+    assert json.loads(r.output) == {"outputs": [{"data": ["-7", "13"], "shape": ["1", "1", "2"]}]}
+    text = run("run", _graph_file(tmp_path), "--decode", _decode_file(tmp_path, doc))
+    assert text.output == "decode 0: out0 [1, 1, 2] in [-7, 13]\n"
+
+
+def test_run_literal_agrees(tmp_path):
+    doc = {"inputs": [tensor([-10, 10])], "scalars": []}
+    args = ("run", _graph_file(tmp_path), "--decode", _decode_file(tmp_path, doc), "--json")
+    assert run(*args).output == run(*args, "--literal").output
+
+
+def test_run_refused_graph_prints_its_code(tmp_path):
+    bad = tmp_path / "bad.whg1"
+    bad.write_bytes(b"WHG1\x01\x01" + bytes(30))
+    r = run("run", str(bad), "--decode", _decode_file(tmp_path, {"inputs": []}), "--json")
+    assert r.exit_code == 2 and r.output == '{"refuse":"model_mismatch"}\n'
+
+
+@pytest.mark.parametrize("doc, match", [
+    ("not json", "not JSON"),
+    ({"inputs": [{"data": [1], "shape": [1, 1, 2]}]}, "1 values for shape [1, 1, 2]"),
+    ({"inputs": [{"data": [1.5], "shape": [1, 1, 1]}]}, "1.5 is not an integer"),
+    ({"inputs": [{"data": ["01"], "shape": [1, 1, 1]}]}, "not a decimal integer"),
+    ({"inputs": [{"data": [True], "shape": [1, 1, 1]}]}, "True is not an integer"),
+    ({"inputs": []}, "takes 1 data inputs and 0 scalars"),
+    ({"inputs": [{"data": [], "shape": [1, -1, 0]}]}, "is not three sizes"),
+    ({"inputs": [{"data": [], "shape": [1, 2**40, 2**40]}]}, "0 values for shape"),
+    ([1], "a decode is an object"),
+])
+def test_run_malformed_decode_exits_2(tmp_path, doc, match):
+    r = run("run", _graph_file(tmp_path), "--decode", _decode_file(tmp_path, doc))
+    assert r.exit_code == 2
+    assert match in r.output and "Traceback" not in r.output

@@ -1,0 +1,88 @@
+"""The JSON forms the tools read and write: canonical JSON (§8.5), tensors and decodes (§14.1).
+
+Canonical JSON: no whitespace, object members in ascending byte order of their keys, every
+integer a decimal string, printable ASCII strings with only ``"`` and ``\\`` escaped, ``null``
+for absent. Reading, integers are accepted as decimal strings or JSON numbers.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+__all__ = ["dumps", "BadInput", "parse_int", "parse_tensor", "parse_decode", "tensor_json"]
+
+_DECIMAL = re.compile(r"(0|-?[1-9][0-9]*)\Z")
+
+
+class BadInput(ValueError):
+    """Malformed input to a tool (not a spec refusal): says where and what."""
+
+
+def dumps(value) -> str:
+    """``value`` as canonical JSON (§8.5). Python and numpy integers become decimal strings."""
+    if value is None:
+        return "null"
+    if value is True or value is False:
+        return "true" if value else "false"
+    if isinstance(value, (int, np.integer)):
+        return f'"{int(value)}"'
+    if isinstance(value, str):
+        if any(not " " <= ch <= "~" for ch in value):
+            raise ValueError(f"{value!r} is not printable ASCII (§8.5)")
+        return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    if isinstance(value, dict):
+        items = sorted(value.items(), key=lambda kv: kv[0].encode("ascii"))
+        return "{" + ",".join(f"{dumps(k)}:{dumps(v)}" for k, v in items) + "}"
+    if isinstance(value, (list, tuple)):
+        return "[" + ",".join(dumps(v) for v in value) + "]"
+    raise TypeError(f"{type(value).__name__} has no canonical JSON form")
+
+
+def parse_int(value, where: str) -> int:
+    """An integer given as a decimal string or a JSON number (not a float, not a boolean)."""
+    if isinstance(value, bool) or not isinstance(value, (int, str)):
+        raise BadInput(f"{where}: {value!r} is not an integer")
+    if isinstance(value, str):
+        if not _DECIMAL.match(value):
+            raise BadInput(f"{where}: {value!r} is not a decimal integer")
+        try:
+            return int(value)
+        except ValueError as e:  # more digits than Python converts
+            raise BadInput(f"{where}: {e}") from None
+    return value
+
+
+def parse_tensor(obj, where: str) -> np.ndarray:
+    """A §14.1 tensor ``{"data": [...], "shape": [C, H, W]}`` as an array; the data's length
+    is checked against the shape before anything is allocated."""
+    if not isinstance(obj, dict) or not isinstance(obj.get("data"), list) \
+            or not isinstance(obj.get("shape"), list):
+        raise BadInput(f"{where}: a tensor is {{\"data\": [...], \"shape\": [C, H, W]}}")
+    shape = [parse_int(v, f"{where} shape") for v in obj["shape"]]
+    if len(shape) != 3 or any(n < 0 for n in shape):
+        raise BadInput(f"{where}: shape {shape} is not three sizes")
+    if shape[0] * shape[1] * shape[2] != len(obj["data"]):
+        raise BadInput(f"{where}: {len(obj['data'])} values for shape {shape}")
+    data = [parse_int(v, f"{where} data[{i}]") for i, v in enumerate(obj["data"])]
+    return np.array(data, dtype=object).reshape(shape)
+
+
+def parse_decode(obj, n_data: int, n_scalars: int, where: str):
+    """A §14.1 decode: ``(data inputs, scalar values)``; an ``expect`` member is ignored."""
+    if not isinstance(obj, dict) or not isinstance(obj.get("inputs"), list):
+        raise BadInput(f"{where}: a decode is an object with \"inputs\" and \"scalars\"")
+    scalars = obj.get("scalars", [])
+    if not isinstance(scalars, list):
+        raise BadInput(f"{where}: \"scalars\" is not a list")
+    if len(obj["inputs"]) != n_data or len(scalars) != n_scalars:
+        raise BadInput(f"{where}: the graph takes {n_data} data inputs and {n_scalars} scalars, "
+                       f"the decode gives {len(obj['inputs'])} and {len(scalars)}")
+    inputs = [parse_tensor(t, f"{where} input {i}") for i, t in enumerate(obj["inputs"])]
+    return inputs, [parse_int(v, f"{where} scalar {j}") for j, v in enumerate(scalars)]
+
+
+def tensor_json(a: np.ndarray) -> dict:
+    """An array as a §14.1 tensor (integers stay integers; :func:`dumps` writes them)."""
+    return {"data": [int(v) for v in a.reshape(-1)], "shape": list(a.shape)}
