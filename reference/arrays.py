@@ -15,7 +15,7 @@ import numpy as np
 from .integer import EXP_ZERO_N
 
 __all__ = ["I64_MAX", "amax", "fit", "wide", "add", "sub", "mul", "shift_floor", "rround",
-           "isqrt", "rsqrt_q16", "exp_neg_q16", "trunc_div", "floordiv", "pad", "total", "dot"]
+           "isqrt", "rsqrt_q16", "exp_neg_q16", "trunc_div", "floordiv", "pad", "total", "sum_width"]
 
 I64_MIN, I64_MAX = -(1 << 63), (1 << 63) - 1
 
@@ -154,9 +154,13 @@ def total(a: np.ndarray, axis: int, keepdims: bool = False) -> np.ndarray:
     return fit(wide(a).sum(axis=axis, keepdims=keepdims))
 
 
-def dot(w: np.ndarray, x: np.ndarray) -> np.ndarray:
-    """``Σ_i w[o, i] · x[i, …]``: a ``[O, I]`` weight matrix against an ``[I, …]`` tensor,
-    exact. ``int64`` when ``I · max|w| · max|x|`` fits, else Python integers."""
-    if _small(w, x) and w.shape[1] * amax(w) * amax(x) <= I64_MAX:
-        return np.tensordot(w, x, axes=1)
-    return fit(np.tensordot(wide(w), wide(x), axes=1))
+def sum_width(x: np.ndarray, w: np.ndarray, terms: int):
+    """The narrowest of ``int32`` and ``int64`` that holds every partial sum of at most
+    ``terms`` products of an element of ``w`` and one of ``x`` (``terms·max|w|·max|x|``), or
+    ``None`` when neither does."""
+    if not _small(x, w):
+        return None
+    bound = terms * amax(w) * amax(x)
+    if bound <= (1 << 31) - 1:
+        return np.int32
+    return np.int64 if bound <= I64_MAX else None

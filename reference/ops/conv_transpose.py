@@ -4,22 +4,28 @@ import numpy as np
 
 from waiexport.params import ConvTranspose
 
-from ..arrays import I64_MAX, amax, fit, wide
+from ..arrays import fit, sum_width, wide
+from ..kernels import conv_transpose_acc
 from ..rq import rq
 
 
 def run(p: ConvTranspose, ins, ctx):
     """Add every ``Wt[ci][o][i][j]·X[ci][u][v]`` into an uncropped plane at ``(u·sh + i,
     v·sw + j)``, keep rows ``[ph, ph + Ho)`` and columns ``[pw, pw + Wo)`` (§5.3, informative:
-    the same set of products as the definition); positions no tap reaches hold ``rq_o(0)``."""
+    the same set of products as the definition); positions no tap reaches hold ``rq_o(0)``.
+    The sum runs compiled in ``int32`` or ``int64`` when ``cin·kh·kw·max|w|·max|x|`` fits,
+    else in Python integers."""
     x, = ins
     cin, h, w = x.shape
     uh, uw = (h - 1) * p.sh + p.kh + p.oph, (w - 1) * p.sw + p.kw + p.opw
-    small = x.dtype == np.int64 and cin * p.kh * p.kw * amax(p.weights) * amax(x) <= I64_MAX
-    xs, wt = (x, p.weights) if small else (wide(x), wide(p.weights))
-    plane = np.zeros((p.cout, uh, uw), dtype=np.int64 if small else object)
-    for i in range(p.kh):
-        for j in range(p.kw):
-            plane[:, i:i + p.sh * (h - 1) + 1:p.sh, j:j + p.sw * (w - 1) + 1:p.sw] += \
-                np.tensordot(wt[:, :, i, j].T, xs, 1)
+    dtype = sum_width(x, p.weights, cin * p.kh * p.kw)
+    plane = np.zeros((p.cout, uh, uw), dtype or object)
+    if dtype is None:
+        xs, wt = wide(x), wide(p.weights)
+        for i in range(p.kh):
+            for j in range(p.kw):
+                plane[:, i:i + p.sh * (h - 1) + 1:p.sh, j:j + p.sw * (w - 1) + 1:p.sw] += \
+                    np.tensordot(wt[:, :, i, j].T, xs, 1)
+    else:
+        conv_transpose_acc(x.astype(dtype), p.weights.astype(dtype), p.sh, p.sw, plane)
     return [rq(fit(plane[:, p.ph:uh - p.ph, p.pw:uw - p.pw]), p.rq)]

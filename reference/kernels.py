@@ -1,0 +1,70 @@
+"""Compiled integer kernels for the sums of ``conv`` and ``conv_transpose`` (numba).
+
+numpy has no fast path for integer matrix products (no integer BLAS), and floating point is
+not allowed on a graph's values (§6). These loops run in ``int32`` or ``int64``, whichever the
+caller has proved holds every partial sum, and never wrap: the caller's bound covers every
+partial sum in every order (§8.2).
+"""
+
+import numpy as np
+from numba import njit, prange
+
+__all__ = ["conv_acc", "conv_transpose_acc"]
+
+
+@njit(cache=True, parallel=True)
+def conv_acc(xp, w, sh, sw, groups, acc):  # pragma: no cover - compiled
+    """``acc[o][y][x] = Σ w[o][ci][i][j] · xp[g·cg + ci][y·sh + i][x·sw + j]`` over a padded
+    input ``xp``; one output row at a time, so the row stays in cache."""
+    cout, cg, kh, kw = w.shape
+    _, ho, wo = acc.shape
+    og = cout // groups
+    for o in prange(cout):
+        g = o // og
+        row = np.zeros(wo, acc.dtype)
+        for y in range(ho):
+            row[:] = 0
+            for ci in range(cg):
+                c = g * cg + ci
+                for i in range(kh):
+                    src = xp[c, y * sh + i]
+                    for j in range(kw):
+                        wv = w[o, ci, i, j]
+                        if sw == 1:
+                            for x in range(wo):
+                                row[x] += wv * src[x + j]
+                        else:
+                            for x in range(wo):
+                                row[x] += wv * src[x * sw + j]
+            acc[o, y] = row
+
+
+@njit(cache=True, parallel=True)
+def conv_transpose_acc(x, w, sh, sw, plane):  # pragma: no cover - compiled
+    """The scatter form of §5.3: ``plane[o][u·sh + i][v·sw + j] += w[ci][o][i][j] · x[ci][u][v]``
+    over the uncropped plane. Each output row is gathered from the input rows that reach it,
+    its columns kept by phase (``j mod sw``) so every inner loop is contiguous."""
+    cin, h, wd = x.shape
+    _, cout, kh, kw = w.shape
+    _, uh, uw = plane.shape
+    npc = (uw + sw - 1) // sw
+    for o in prange(cout):
+        prow = np.zeros((sw, npc), plane.dtype)
+        for y in range(uh):
+            prow[:] = 0
+            for i in range(kh):
+                t = y - i
+                if t < 0 or t % sh != 0 or t // sh >= h:
+                    continue
+                for ci in range(cin):
+                    src = x[ci, t // sh]
+                    for j in range(kw):
+                        wv = w[ci, o, i, j]
+                        dst = prow[j % sw]
+                        d = j // sw
+                        for v in range(wd):
+                            dst[v + d] += wv * src[v]
+            for rx in range(sw):
+                for k in range(npc):
+                    if rx + k * sw < uw:
+                        plane[o, y, rx + k * sw] = prow[rx, k]
