@@ -236,3 +236,15 @@ def test_rq_q_past_64_bits_while_y_fits():
     # t = 2^62, m = 2^62: p = 2^124; shift 63 gives q = 2^61 exactly.
     g = _unary("rescale", P.Rescale(rq(shift=63, mult=2**62, m_bytes=8)), lo=0, hi=2**62)
     assert run1(g, [[[2**62]]])[0] == [[[2**61]]]
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(0, 1), st.integers(0, 2), st.integers(-5, 5))
+def test_every_operator_graph_vectorised_matches_literal(seed, row, start, value):
+    """A 40-operator graph using all 30 operators, a state input and three scalars."""
+    from _helpers import every_op_graph
+    g = every_op_graph(seed % 4)
+    rng = np.random.default_rng(seed)
+    inputs = [rng.integers(-100, 101, (4, 8, 8)), np.full((2, 8, 8), 3)]
+    assert outcome(g, inputs, [row, start, value], False) == \
+        outcome(g, inputs, [row, start, value], True)
