@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Sequence
 
 import numpy as np
@@ -32,7 +33,7 @@ def apply_policy(value: np.ndarray, rec: Tensor, where: str) -> np.ndarray:
 
 
 def decode(g: Graph, inputs: Sequence[np.ndarray], scalars: Sequence[int], *,
-           literal: bool = False, keep: bool = False) -> list[np.ndarray] | dict:
+           literal: bool = False, keep: bool = False, note=None) -> list[np.ndarray] | dict:
     """Run one decode (§4 run steps 1–4).
 
     Parameters
@@ -46,6 +47,9 @@ def decode(g: Graph, inputs: Sequence[np.ndarray], scalars: Sequence[int], *,
     literal : bool
         Run the literal implementation (scalar loops on Python integers) instead of the
         vectorised one.
+    note : callable, optional
+        With ``literal``, ``note(index, key, value)`` hears every named intermediate (§5)
+        that operator ``index`` forms, as it forms it.
     keep : bool
         Return every tensor (a dict by tensor index) instead of the outputs.
 
@@ -67,8 +71,10 @@ def decode(g: Graph, inputs: Sequence[np.ndarray], scalars: Sequence[int], *,
     ctx_scalars = tuple(int(s) for s in scalars)
     for op in g.ops:
         recs = [g.tensor(t) for t in op.outputs]
-        outs = ops[op.name](op.params, [env[t] for t in op.inputs],
-                            Ctx(ctx_scalars, tuple(r.channels for r in recs)))
+        ctx = Ctx(ctx_scalars, tuple(r.channels for r in recs))
+        if note is not None:
+            ctx = Ctx(ctx.scalars, ctx.out_channels, partial(note, op.index))
+        outs = ops[op.name](op.params, [env[t] for t in op.inputs], ctx)
         for slot, (t, rec, value) in enumerate(zip(op.outputs, recs, outs)):
             where = f"operator {op.index} ({op.name}) output {slot}"
             env[t] = store(apply_policy(fit(value), rec, where))

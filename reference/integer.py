@@ -52,17 +52,23 @@ def isqrt_ceil(n: int) -> int:
 EXP_ZERO_N = 63
 
 
-def exp_neg_q16(x: int) -> int:
-    """§2 ``exp_neg_q16(x)`` for ``x ≤ 0``: the Q16 exponential, in ``[0, 65553]``."""
+def exp_neg_q16(x: int, note=None) -> int:
+    """§2 ``exp_neg_q16(x)`` for ``x ≤ 0``: the Q16 exponential, in ``[0, 65553]``.
+    ``note(key, value)``, when given, hears each named intermediate as it is formed."""
+    note = note or (lambda key, value: None)
     u = -x
+    note("exp.negx", u)
     n = u // 45426
     if n >= EXP_ZERO_N:
         return 0
-    r = x + 45426 * n
-    t = r + 88670
-    q = (t * t) >> 16
-    y = ((23495 * q) >> 16) + 22544
-    return y >> n
+    g = 45426 * n
+    note("exp.nl", g)
+    t = x + g + 88670
+    t2 = t * t
+    note("exp.t2", t2)
+    c = 23495 * (t2 >> 16)
+    note("exp.c", c)
+    return ((c >> 16) + 22544) >> n
 
 
 def rsqrt_q16(v: int) -> int:

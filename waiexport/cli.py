@@ -15,6 +15,8 @@ import click
 from . import __version__
 from .describe import describe, render_text
 from .jsonio import BadInput, dumps, parse_decode, tensor_json
+from .load import load
+from .report import render_check
 from .refusal import Refusal
 from .whg1 import read
 
@@ -28,12 +30,12 @@ def _read(path: str) -> bytes:
         raise click.BadParameter(f"cannot read {path}: {e.strerror}") from None
 
 
-def _load(path: str, as_json: bool = False):
-    """The bytes and graph of ``path``; a refusal prints one line (or ``{"refuse": code}``
-    with ``as_json``) and exits 2."""
+def _load(path: str, as_json: bool = False, loader=read):
+    """The bytes and what ``loader`` makes of them; a refusal prints one line (or
+    ``{"refuse": code}`` with ``as_json``) and exits 2."""
     data = _read(path)
     try:
-        return data, read(data)
+        return data, loader(data)
     except Refusal as r:
         click.echo(dumps({"refuse": r.code}) if as_json else f"{path}: {r}", err=not as_json)
         sys.exit(2)
@@ -78,6 +80,9 @@ def inspect(file, as_json):
 def run(graph, decode_file, as_json, literal):
     """Run decodes through GRAPH on the exact reference.
 
+    The graph loads against acc64 (§10.5 steps 1–8): a graph whose certificate does not
+    meet acc64 is refused at load.
+
     DECODE.json holds one decode, {"inputs": [{"data": [...], "shape": [C, H, W]}, ...],
     "scalars": [...]}, with the data inputs only in input-table order and integers as decimal
     strings or JSON numbers (an "expect" member is ignored), or a JSON array of decodes: a
@@ -89,7 +94,8 @@ def run(graph, decode_file, as_json, literal):
     """
     from .reference import Decoder, decode
 
-    _, g = _load(graph, as_json)
+    _, member = _load(graph, as_json, load)
+    g = member.graph
     try:
         doc = json.loads(_read(decode_file))
     except (json.JSONDecodeError, UnicodeDecodeError) as e:
@@ -121,3 +127,57 @@ def run(graph, decode_file, as_json, literal):
                      else f"out{j} {list(o.shape)}" for j, o in enumerate(r["outputs"])]
             click.echo(f"decode {k}: " + "; ".join(parts))
     sys.exit(1 if any("refuse" in r for r in results) else 0)
+
+
+@main.command()
+@click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False))
+@click.option("--role", "roles", multiple=True,
+              help="The role of each FILE, in order (default: the file's stem).")
+@click.option("--capability", default=None, help="The capability string the certificate names.")
+@click.option("--profile", type=click.Choice(["acc32", "acc64"]), default=None,
+              help="The profile to check against (default: acc32 with --subset npu, "
+                   "acc64 with --subset full).")
+@click.option("--subset", type=click.Choice(["npu", "full"]), default="npu", show_default=True,
+              help="npu: the set must also be in wai-ops/1-npu (§9.2).")
+@click.option("--certificate", "cert_path", type=click.Path(dir_okay=False), default=None,
+              help="Write the canonical certificate (§8.5) here, whatever the verdict.")
+@click.option("--set-sha256", default=None,
+              help="The set's digest, for set_sha256 (default null: certified on their own).")
+@click.option("--json", "as_json", is_flag=True, help="Print the certificate instead of the report.")
+def check(files, roles, capability, profile, subset, cert_path, set_sha256, as_json):
+    """Does a set fit the accelerator subset, and if not, why?
+
+    Loads every FILE (§10.5 steps 1–7, then the bounds pass of step 8), computes the bounds
+    certificate (§8), and reports the verdict per profile, why the set is outside
+    wai-ops/1-npu, and per node its output bits against the 32-bit line, its multiply
+    operands' bits and its flags, each with the §9.4 rewrite that addresses it.
+
+    Exit status: 0 when the set meets the profile (and the subset), 1 when it does not, 2
+    when a graph is refused at load.
+    """
+    from .certificate import Member, certificate_bytes, certify
+
+    if roles and len(roles) != len(files):
+        raise click.BadParameter(f"{len(roles)} roles for {len(files)} files", param_hint="--role")
+    if set_sha256 is not None and (len(set_sha256) != 64 or set(set_sha256) - set("0123456789abcdef")):
+        raise click.BadParameter("64 lowercase hexadecimal digits", param_hint="--set-sha256")
+    profile = profile or ("acc32" if subset == "npu" else "acc64")
+    names = list(roles) or [Path(f).stem for f in files]
+    members = []
+    for name, path in zip(names, files):
+        data, graph = _load(path, as_json)
+        try:
+            members.append(Member.of(name, data, graph))
+        except Refusal as r:
+            click.echo(dumps({"refuse": r.code}) if as_json else f"{path}: {r}", err=not as_json)
+            sys.exit(2)
+    try:
+        cert = certify(members, capability=capability, set_sha256=set_sha256)
+        blob = certificate_bytes(cert)
+    except ValueError as e:  # a role or capability outside printable ASCII (§8.5)
+        raise click.BadParameter(str(e)) from None
+    if cert_path:
+        Path(cert_path).write_bytes(blob)
+    click.echo(blob.decode() if as_json else render_check(cert, profile, subset))
+    v = cert["verdict"]
+    sys.exit(0 if v[profile] and (subset != "npu" or v["npu"]) else 1)

@@ -1,9 +1,14 @@
 """``chscale`` (§5.4)."""
 
-from ..integer import r_round
 from ._elementwise import each
+from ._tensor import rounded
 
 
 def run(p, ins, ctx):
     r = ctx.scalars[p.scalar]
-    return [each(ins[0], lambda c, v: r_round(v * int(p.table[r, c]), p.shift, p.round))]
+
+    def scale(c, v):
+        y = rounded(v, int(p.table[r, c]), p.shift, p.round, ctx.note)
+        ctx.note("rq.y", y)
+        return y
+    return [each(ins[0], scale)]

@@ -14,6 +14,9 @@ def run(p, ins, ctx):
         for ci, i, j in positions(cg, p.kh, p.kw):
             u, v = y * p.sh + i - p.ph, xx * p.sw + j - p.pw
             if 0 <= u < h and 0 <= v < w:
-                acc += int(p.weights[o, ci, i, j]) * x[(o // og) * cg + ci, u, v]
-        out[o, y, xx] = rq_o(acc, p.rq, o)
+                term = int(p.weights[o, ci, i, j]) * x[(o // og) * cg + ci, u, v]
+                acc += term
+                ctx.note("conv.term", term)
+                ctx.note("conv.acc", acc)
+        out[o, y, xx] = rq_o(acc, p.rq, o, ctx.note)
     return [out]

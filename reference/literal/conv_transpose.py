@@ -14,6 +14,9 @@ def run(p, ins, ctx):
             ty, tx = y + p.ph - i, xx + p.pw - j
             if (ty >= 0 and ty % p.sh == 0 and ty // p.sh < h
                     and tx >= 0 and tx % p.sw == 0 and tx // p.sw < w):
-                acc += int(p.weights[ci, o, i, j]) * x[ci, ty // p.sh, tx // p.sw]
-        out[o, y, xx] = rq_o(acc, p.rq, o)
+                term = int(p.weights[ci, o, i, j]) * x[ci, ty // p.sh, tx // p.sw]
+                acc += term
+                ctx.note("convT.term", term)
+                ctx.note("convT.acc", acc)
+        out[o, y, xx] = rq_o(acc, p.rq, o, ctx.note)
     return [out]

@@ -5,5 +5,10 @@ from ._elementwise import each
 
 
 def run(p, ins, ctx):
-    return [each(ins[0], lambda c, v: v if v > 0
-                 else (p.alpha * (exp_neg_q16(v) - 2**16)) // 2**16)]
+    def elu(c, v):
+        if v > 0:
+            return v
+        prod = p.alpha * (exp_neg_q16(v, ctx.note) - 2**16)
+        ctx.note("elu.p", prod)
+        return prod // 2**16
+    return [each(ins[0], elu)]

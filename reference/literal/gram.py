@@ -1,7 +1,6 @@
 """``gram`` (§5.9)."""
 
-from ..integer import r_round
-from ._tensor import new, positions
+from ._tensor import new, positions, rounded
 
 
 def run(p, ins, ctx):
@@ -10,6 +9,12 @@ def run(p, ins, ctx):
     d = c // p.groups
     out = new(c, 1, d)
     for g, i, j in positions(p.groups, d, d):
-        acc = sum(a[g * d + i, y, x] * b[g * d + j, y, x] for y, x in positions(h, w))
-        out[g * d + i, 0, j] = r_round(acc, int(p.rq.shift[0]), p.rq.round)
+        acc = 0
+        for y, x in positions(h, w):
+            term = a[g * d + i, y, x] * b[g * d + j, y, x]
+            acc += term
+            ctx.note("gram.term", term)
+            ctx.note("gram.acc", acc)
+        out[g * d + i, 0, j] = q = rounded(acc, 1, int(p.rq.shift[0]), p.rq.round, ctx.note)
+        ctx.note("rq.y", q)
     return [out]

@@ -4,4 +4,10 @@ from ._elementwise import each
 
 
 def run(p, ins, ctx):
-    return [each(ins[0], lambda c, v: v if v >= 0 else (v * p.a) // 2**p.f)]
+    def leaky(c, v):
+        if v >= 0:
+            return v
+        prod = v * p.a
+        ctx.note("leaky.p", prod)
+        return prod // 2**p.f
+    return [each(ins[0], leaky)]

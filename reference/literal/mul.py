@@ -8,5 +8,7 @@ def run(p, ins, ctx):
     c, h, w = a.shape
     out = new(c, h, w)
     for ch, y, x in positions(c, h, w):
-        out[ch, y, x] = rq_o(a[ch, y, x] * b[ch if b.shape[0] == c else 0, y, x], p.rq, ch)
+        prod = a[ch, y, x] * b[ch if b.shape[0] == c else 0, y, x]
+        ctx.note("mul.p", prod)
+        out[ch, y, x] = rq_o(prod, p.rq, ch, ctx.note)
     return [out]

@@ -5,4 +5,4 @@ from ._tensor import rq_o
 
 
 def run(p, ins, ctx):
-    return [each(ins[0], lambda c, v: rq_o(v, p.rq, c))]
+    return [each(ins[0], lambda c, v: rq_o(v, p.rq, c, ctx.note))]

@@ -4,13 +4,10 @@ from ..integer import exp_neg_q16
 from ._elementwise import each
 
 
-def _sigmoid(v: int) -> int:
-    if v >= 0:
-        e = exp_neg_q16(-v)
-        return 2**32 // (2**16 + e)
-    e = exp_neg_q16(v)
-    return (e * 2**16) // (2**16 + e)
-
-
 def run(p, ins, ctx):
-    return [each(ins[0], lambda c, v: _sigmoid(v))]
+    def sigmoid(c, v):
+        e = exp_neg_q16(-abs(v), ctx.note)
+        num = 2**32 if v >= 0 else e * 2**16
+        ctx.note("sig.num", num)
+        return num // (2**16 + e)
+    return [each(ins[0], sigmoid)]

@@ -10,8 +10,16 @@ def run(p, ins, ctx):
     out = new(c, h, w)
     for ch, y in positions(c, h):
         m = max(v[ch, y, x] for x in range(w))
-        e = [exp_neg_q16(v[ch, y, x] - m) for x in range(w)]
-        total = sum(e)
+        e = []
         for x in range(w):
-            out[ch, y, x] = (e[x] * 2**16 + total // 2) // total
+            ctx.note("sm.diff", v[ch, y, x] - m)
+            e.append(exp_neg_q16(v[ch, y, x] - m, ctx.note))
+        total = 0
+        for ex in e:
+            total += ex
+            ctx.note("sm.sum", total)
+        for x in range(w):
+            num = e[x] * 2**16 + total // 2
+            ctx.note("sm.num", num)
+            out[ch, y, x] = num // total
     return [out]

@@ -6,6 +6,7 @@ channel counts.
 """
 
 from dataclasses import dataclass
+from typing import Callable
 
 from . import (abs, add, apply, chscale, chunk_add, clamp, concat, conv, conv_transpose, crop,
                crop_to, elu, fill, gram, igdn, l2norm, layernorm_c, leaky, lut16, mul,
@@ -21,6 +22,7 @@ class Ctx:
 
     scalars: tuple
     out_channels: tuple
+    note: Callable[[str, int], None] = lambda key, value: None
 
 
 OPS = {

@@ -1,0 +1,52 @@
+"""How long a certificate takes for a set of 10^7 weights, against merely reading the file.
+
+The set: a ``conv`` 3×3 1024→1024 (9.4·10^6 weights) and a ``conv_transpose`` k4 s2 256→256
+(1.0·10^6), 8-bit weights. "Read" is ``whg1.read`` (load checks 1–7); "certify" is the bounds
+pass and the canonical certificate bytes on top (§8). Goal: well under 2 s.
+
+Run: ``python benchmarks/certify.py``.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+
+import numpy as np
+
+from waiexport import read, write
+from waiexport.params import Split
+from waiexport.builder import GraphBuilder, conv, conv_transpose, rq
+from waiexport.certificate import Member, certificate_bytes, certify
+
+
+def median_time(fn, repeat: int = 3) -> float:
+    times = []
+    for _ in range(repeat):
+        t = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t)
+    return statistics.median(times)
+
+
+def main() -> None:
+    rng = np.random.default_rng(0)
+    b = GraphBuilder()
+    x = b.input(1024, -128, 127, max_h=64, max_w=64)
+    h = b.op("conv", x, conv(rng.integers(-128, 128, (1024, 1024, 3, 3)), pad=1,
+                             rq=rq(shift=[12] * 1024, bias=rng.integers(-999, 999, 1024))),
+             policy="clamp", lo=-128, hi=127)
+    h = b.op("split", h, Split(0, 256))
+    b.output(b.op("conv_transpose", h, conv_transpose(rng.integers(-128, 128, (256, 256, 4, 4)),
+                                                       stride=2, pad=1, rq=rq(shift=10))))
+    data = write(b.graph())
+    n_weights = 1024 * 1024 * 9 + 256 * 256 * 16
+    t_read = median_time(lambda: read(data))
+    g = read(data)
+    t_cert = median_time(lambda: certificate_bytes(certify([Member.of("set", data, g)])))
+    print(f"{n_weights / 1e6:.1f}·10^6 weights, {len(data) / 2**20:.1f} MiB: read {t_read:.2f} s, "
+          f"certify {t_cert:.2f} s, certify/read = {t_cert / t_read:.1f}× (goal: well under 2 s)")
+
+
+if __name__ == "__main__":
+    main()

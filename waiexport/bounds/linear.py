@@ -1,0 +1,70 @@
+"""Bound rules of ``conv`` and ``conv_transpose`` (§8.2, §8.3): term hulls and partial-sum
+intervals from a few sums per output channel (per residue for ``conv_transpose``)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .interval import LIMIT, Iv, Sat, hull
+from .requant import rq_rules
+from .result import Result, Rules, mac
+
+RULES = Rules()
+
+
+def _sign_sums(w: np.ndarray) -> tuple[list[int], list[int]]:
+    """Per row of ``w`` (2-D), the sum of its positive and of its negative entries, exact."""
+    if w.shape[1] == 0:
+        return [0] * w.shape[0], [0] * w.shape[0]
+    pos, neg = np.where(w > 0, w, 0), np.where(w < 0, w, 0)
+    if w.shape[1] * max(-int(w.min()), int(w.max())) >= 1 << 63:
+        pos, neg = pos.astype(object), neg.astype(object)
+    return [int(v) for v in pos.sum(axis=1)], [int(v) for v in neg.sum(axis=1)]
+
+
+def partial_sums(sat: Sat, iv: Iv, s_pos: int, s_neg: int, b: int, wmax: int) -> Iv:
+    """§8.2 ``A(K, b)`` from ``S⁺`` and ``S⁻`` over one input interval ``[l, h]``:
+    ``[min(0, b) + min(0, l)·S⁺ + max(0, h)·S⁻, max(0, b) + max(0, h)·S⁺ + min(0, l)·S⁻]``.
+    The terms of one end share a sign, so the saturated left fold of §8.1 is ``sat`` of the
+    exact end, saturated as well when one term (at most ``max|w|·X``) passes ``2^255``."""
+    l, h = min(0, iv[0]), max(0, iv[1])
+    if wmax * max(-l, h) > LIMIT:
+        sat.hit = True
+    return (sat.sat(min(0, b) + l * s_pos + h * s_neg), sat.sat(max(0, b) + h * s_pos + l * s_neg))
+
+
+def _linear(prefix: str, weights: np.ndarray, groups: list, ins: list, p, ctx) -> Result:
+    """``groups``: per group of taps whose partial sums are hulled (one for ``conv``, one per
+    residue for ``conv_transpose``), a ``[cout, taps]`` matrix of its weights."""
+    sat = ctx.sat
+    wmin, wmax = (int(weights.min()), int(weights.max())) if weights.size else (0, 0)
+    term = sat.corner((wmin, wmax), ins[0])
+    sums = [_sign_sums(g) for g in groups]
+    accs = [hull(*(partial_sums(sat, ins[0], pos[o], neg[o], p.rq.pre_bias(o),
+                                max(-wmin, wmax)) for pos, neg in sums))
+            for o in range(p.cout)]
+    inter, y = rq_rules(sat, accs, p.rq)
+    return Result({f"{prefix}.term": term, f"{prefix}.acc": hull(*accs), **inter}, [y],
+                  k_c=term, mac=mac(ins, (wmin, wmax)))
+
+
+@RULES.rule("conv")
+def conv(op, ins, ctx) -> Result:
+    """``conv.term`` the hull of the taps' term intervals; ``conv.acc = A(K_o, b_pre[o])``;
+    ``rq.t = conv.acc``; then the ``rq`` rules."""
+    p = op.params
+    return _linear("conv", p.weights, [p.weights.reshape(p.cout, -1)], ins, p, ctx)
+
+
+@RULES.rule("conv_transpose")
+def conv_transpose(op, ins, ctx) -> Result:
+    """``convT.acc`` is the hull over residues ``ρ`` of ``A(K_ρ, b_pre[o])``: one output
+    position reads the taps of one residue only. A residue at or past the kernel's size has
+    no taps, and its ``A`` is the bias alone."""
+    p = op.params
+    w = p.weights.transpose(1, 0, 2, 3)  # [cout][cin][kh][kw]
+    groups = [w[:, :, ry::p.sh, rx::p.sw].reshape(p.cout, -1)
+              for ry in range(min(p.sh, p.kh)) for rx in range(min(p.sw, p.kw))]
+    if p.sh > p.kh or p.sw > p.kw:
+        groups.append(np.zeros((p.cout, 0), dtype=np.int64))
+    return _linear("convT", p.weights, groups, ins, p, ctx)

@@ -1,0 +1,42 @@
+"""Loading a graph with every check of §10.5: steps 1–7 (:func:`waiexport.whg1.read`), then
+step 8, the bounds pass and the declared profile and subset against the verdict (§8.6)."""
+
+from __future__ import annotations
+
+from .certificate import Member, verdict_of
+from .refusal import Refusal
+from .whg1 import read
+
+__all__ = ["load", "SUBSETS"]
+
+SUBSETS = ("full", "npu")
+
+
+def load(data: bytes, *, profile: str = "acc64", subset: str = "full",
+         name: str = "graph") -> Member:
+    """Load a WHG1 file against ``profile`` (``acc32`` or ``acc64``) and ``subset``.
+
+    Returns
+    -------
+    Member
+        The graph with its bounds, ready to certify.
+
+    Raises
+    ------
+    Refusal
+        Steps 1–7's codes; step 8's ``model_mismatch`` for a ``lut16`` whose input may leave
+        the table, an empty ``check`` interval, or a verdict that does not meet ``profile``,
+        or, with ``subset="npu"``, a graph outside ``wai-ops/1-npu``.
+    """
+    member = Member.of(name, data, read(data))
+    verdict = verdict_of([member])
+    if not verdict[profile]:
+        failure = verdict[f"{profile}_first_failure"]
+        raise Refusal("model_mismatch", f"operator {failure['index']}"
+                      if failure["where"] == "node" else f"{failure['where']} {failure['index']}",
+                      f"the graph does not meet {profile}: {failure['key']}"
+                      + (f" needs {failure['bits']} bits" if "bits" in failure else ""))
+    if subset == "npu" and not verdict["npu"]:
+        raise Refusal("model_mismatch", "graph", "outside wai-ops/1-npu: "
+                      + ", ".join(verdict["npu_reasons"]))
+    return member
