@@ -13,26 +13,14 @@ Run: ``python benchmarks/reference.py``. Prints medians and ratios; asserts noth
 
 from __future__ import annotations
 
-import statistics
-import time
-
 import numpy as np
 import onnx
 import onnxruntime as ort
 from onnx import TensorProto, helper
 
+from _timing import median_time
 from waiexport.builder import GraphBuilder, conv, conv_transpose, rq
 from waiexport.reference import decode
-
-
-def median_time(fn, repeat: int) -> float:
-    fn()  # warm up: compiles the kernels, fills caches
-    times = []
-    for _ in range(repeat):
-        t = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t)
-    return statistics.median(times)
 
 
 def conv_integer_session(cin: int, cout: int, k: int, pad: int):

@@ -39,7 +39,7 @@ def every_op_builder(seed: int = 0) -> GraphBuilder:
     ad = b.op("add", [lt, lt])
     cc = b.op("concat", [ad, lt])
     ch = b.op("chunk_add", cc)
-    sp = b.op("split", ch, P.Split(1, 2))
+    b.op("split", ch, P.Split(1, 2))  # an output nothing reads
     ps = b.op("pixel_shuffle", cc, P.Factor(2))
     pu = b.op("pixel_unshuffle", ps, P.Factor(2))
     re = b.op("relu", pu)

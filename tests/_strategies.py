@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from waiexport import params as P
 from waiexport.builder import (GraphBuilder, chscale, conv, conv_transpose, crop, igdn,
-                               layernorm, lut16, rq, smallest_width)
+                               layernorm, lut16, rq)
 
 I64 = (-(2**63), 2**63 - 1)
 EDGES = [-(2**63), 2**63 - 1, -(2**31), 2**31 - 1, -1, 0, 1]

@@ -5,7 +5,6 @@ import hashlib
 import json
 
 import numpy as np
-import pytest
 from click.testing import CliRunner
 
 from waiexport import params as P

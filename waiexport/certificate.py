@@ -9,7 +9,6 @@ from dataclasses import dataclass
 from .bounds import GraphBounds, bits, certify_graph
 from .graph import Graph
 from .jsonio import dumps
-from .optable import info
 from .profiles import (PROFILES, acc32_params, failing, fits_class, node_fits, npu_flags,
                        npu_reasons)
 

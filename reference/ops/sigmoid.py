@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from ..arrays import exp_neg_q16, fit, wide
+from ..arrays import exp_neg_q16, wide
 
 
 def run(p, ins, ctx):

@@ -1,7 +1,5 @@
 """``softmax`` (§5.7): Q16 softmax along ``W`` for each ``(c, y)``."""
 
-import numpy as np
-
 from ..arrays import add, exp_neg_q16, floordiv, sub, total
 
 
