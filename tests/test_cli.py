@@ -146,3 +146,29 @@ def test_run_malformed_decode_exits_2(tmp_path, doc, match):
     r = run("run", _graph_file(tmp_path), "--decode", _decode_file(tmp_path, doc))
     assert r.exit_code == 2
     assert match in r.output and "Traceback" not in r.output
+
+
+# --- targets and rewrite ----------------------------------------------------------------------
+
+def test_targets_list_and_show():
+    assert "npu-int8" in run("targets", "list").output
+    r = run("targets", "show", "npu-int8")
+    assert r.exit_code == 0 and "half_up; shifts 0..31" in r.output
+    assert run("targets", "show", "tpu").exit_code == 2
+
+
+def test_rewrite_writes_the_result_and_says_what_changed(tmp_path):
+    out = tmp_path / "out.whg1"
+    r = run("rewrite", EXAMPLE, "--target", "ort-cpu", "-o", str(out))
+    assert r.exit_code == 0, r.output
+    assert "node 0 conv_transpose: transposed convolution → phase convolutions: applied" in r.output
+    assert "fits ort-cpu" in r.output
+    from waiexport import read
+    assert [op.name for op in read(out.read_bytes()).ops] == [
+        "conv", "pixel_shuffle", "relu", "conv", "pixel_shuffle", "clamp"]
+    r = run("rewrite", EXAMPLE, "--target", "npu-int8", "-o", str(out), "--json")
+    assert r.exit_code == 1
+    d = json.loads(r.output)
+    assert d["target"] == "npu-int8" and {x["op"] for x in d["remaining"]} == {"pixel_shuffle",
+                                                                               "conv"}
+    assert run("rewrite", EXAMPLE, "--target", "nope", "-o", str(out)).exit_code == 2

@@ -39,3 +39,10 @@ def test_tensor_round_trip():
     inputs, scalars = parse_decode({"inputs": [t], "scalars": ["4"]}, 1, 1, "d")
     assert inputs[0].tolist() == a.tolist() and scalars == [4]
     assert dumps(t) == '{"data":["-3","-2","-1","0","1","2"],"shape":["1","2","3"]}'
+
+
+def test_reports_escape_what_certificates_refuse():
+    import json
+    text = dumps({"why": "x → y 𝄞"}, strict=False)
+    assert text == '{"why":"x \\u2192 y \\ud834\\udd1e"}'
+    assert json.loads(text) == {"why": "x → y 𝄞"}

@@ -181,3 +181,82 @@ def check(files, roles, capability, profile, subset, cert_path, set_sha256, as_j
     click.echo(blob.decode() if as_json else render_check(cert, profile, subset))
     v = cert["verdict"]
     sys.exit(0 if v[profile] and (subset != "npu" or v["npu"]) else 1)
+
+
+@main.group()
+def targets():
+    """Target descriptions: what an accelerator's units accept."""
+
+
+@targets.command("list")
+def targets_list():
+    """Name every target with a line about it."""
+    from .targets.descriptions import TARGETS
+    for t in TARGETS.values():
+        click.echo(f"{t.name:<10} {t.summary}")
+
+
+@targets.command("show")
+@click.argument("name")
+def targets_show(name):
+    """Print target NAME's supported-operators report."""
+    from .targets.descriptions import target
+    try:
+        click.echo(target(name).report())
+    except KeyError as e:
+        raise click.BadParameter(e.args[0], param_hint="NAME") from None
+
+
+@main.command()
+@click.argument("source", type=click.Path(dir_okay=False))
+@click.option("--target", "target_name", required=True, help="A target (waiexport targets list).")
+@click.option("-o", "--output", required=True, type=click.Path(dir_okay=False),
+              help="Where to write the rewritten WHG1 graph.")
+@click.option("--json", "as_json", is_flag=True, help="Print the changes as canonical JSON.")
+def rewrite(source, target_name, output, as_json):
+    """Rewrite SOURCE for a target with the exact rewrites of §9.3 and §9.4.
+
+    In a fixed order: transposed convolutions to phase convolutions where the output is the
+    stride times the input; then for each requantisation, post bias to pre bias, negative
+    multiplier to positive, shift rescaling, floor to half_up — each only where the target
+    needs it, its precondition holds, and an acc32 graph stays acc32. Prints what changed node
+    by node, and each node of the result that still breaks a limit of the target, in words.
+    OUTPUT is written whenever SOURCE loads: every rewrite applied is exact.
+
+    Exit status: 0 when the result fits the target, 1 when nodes remain that do not, 2 when
+    SOURCE is refused at load.
+    """
+    from .rewrites.pipeline import rewrite_for
+    from .targets.descriptions import target
+
+    try:
+        tgt = target(target_name)
+    except KeyError as e:
+        raise click.BadParameter(e.args[0], param_hint="--target") from None
+    _, member = _load(source, as_json, load)
+    outcome = rewrite_for(member.graph, tgt, Path(source).stem)
+    Path(output).write_bytes(outcome.data)
+    if as_json:
+        click.echo(dumps({
+            "after": outcome.after["verdict"], "before": outcome.before["verdict"],
+            "changes": [{"applied": c.applied, "node": c.node, "op": c.op, "reason": c.reason,
+                         "rewrite": c.key} for c in outcome.changes],
+            "output_sha256": outcome.after["graphs"][0]["graph_sha256"],
+            "remaining": [{"limits": lim, "node": i, "op": op} for i, op, lim in outcome.remaining],
+            "target": tgt.name}, strict=False))
+    else:
+        click.echo(f"{source} → {output} for {tgt.name}")
+        for c in outcome.changes:
+            what = "applied" if c.applied else f"not applied: {c.reason}"
+            click.echo(f"  node {c.node} {c.op}: {c.rewrite}: {what}")
+        if not outcome.changes:
+            click.echo("  nothing to rewrite")
+        if outcome.remaining:
+            click.echo(f"still not fitting {tgt.name} (nodes of the rewritten graph):")
+        for i, op, lim in outcome.remaining:
+            click.echo(f"  node {i} {op}: " + "; ".join(lim))
+        yes = {True: "yes", False: "no"}
+        b, a = outcome.before["verdict"], outcome.after["verdict"]
+        click.echo(f"acc32 before {yes[b['acc32']]}, after {yes[a['acc32']]}; "
+                   f"{'fits' if outcome.fits else 'does not fit'} {tgt.name}")
+    sys.exit(0 if outcome.fits else 1)

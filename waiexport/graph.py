@@ -9,7 +9,7 @@ slot)``, so an operator may read one tensor twice (``add x x``). Evaluation orde
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Iterable, Mapping, Sequence
 
 import networkx as nx
@@ -148,6 +148,48 @@ class Graph:
             self.nx.add_edge(uid, t, key=("out", slot))
         self.nx.graph["order"].append(uid)
         return uid
+
+    def add_tensor(self, rec: Tensor) -> int:
+        """Add a tensor record under a fresh index; returns the index."""
+        t = max(self._tensor_nodes(), default=-1) + 1
+        self.nx.add_node(t, rec=rec)
+        return t
+
+    def set_params(self, uid: tuple, params: Params) -> None:
+        """Replace operator ``uid``'s parameters."""
+        self.nx.nodes[uid]["params"] = params
+
+    def replace(self, uid: tuple, ops: Sequence[tuple[str, Sequence[int], Sequence[int], Params]]
+                ) -> list[tuple]:
+        """Replace operator ``uid`` by ``ops`` (name, inputs, outputs, params), which take its
+        place in evaluation order; returns their nodes."""
+        order = self.nx.graph["order"]
+        at = order.index(uid)
+        self.nx.remove_node(uid)
+        order.remove(uid)
+        new = [self.append(*op) for op in ops]
+        order[len(order) - len(new):] = []
+        order[at:at] = new
+        return new
+
+    def copy(self) -> "Graph":
+        """An independent copy (parameters are immutable and shared)."""
+        return Graph(tensors=self.tensors, inputs=self.inputs, outputs=self.outputs,
+                     ops=[(o.name, o.inputs, o.outputs, o.params) for o in self.ops],
+                     scalars=self.scalars, max_elems=self.max_elems)
+
+    def renumbered(self) -> "Graph":
+        """The same graph with §13.0's tensor numbering: input ``i`` is tensor ``i``, then each
+        operator's outputs in operator order; the tables follow."""
+        ops = self.ops
+        old = [i.tensor for i in self.inputs] + [t for o in ops for t in o.outputs]
+        new = {t: k for k, t in enumerate(old)}
+        return Graph(tensors=[self.tensor(t) for t in old],
+                     inputs=[replace(i, tensor=new[i.tensor]) for i in self.inputs],
+                     outputs=[new[t] for t in self.outputs],
+                     ops=[(o.name, [new[t] for t in o.inputs], [new[t] for t in o.outputs],
+                           o.params) for o in ops],
+                     scalars=self.scalars, max_elems=self.max_elems)
 
     def producer(self, t: int) -> tuple | None:
         """The operator node that writes tensor ``t``, or ``None`` for a graph input."""

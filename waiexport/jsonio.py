@@ -20,8 +20,10 @@ class BadInput(ValueError):
     """Malformed input to a tool (not a spec refusal): says where and what."""
 
 
-def dumps(value) -> str:
-    """``value`` as canonical JSON (§8.5). Python and numpy integers become decimal strings."""
+def dumps(value, strict: bool = True) -> str:
+    """``value`` as canonical JSON (§8.5). Python and numpy integers become decimal strings.
+    With ``strict`` off (reports, not certificates), a character outside printable ASCII is
+    written as a ``\\uXXXX`` escape instead of refused."""
     if value is None:
         return "null"
     if value is True or value is False:
@@ -29,15 +31,22 @@ def dumps(value) -> str:
     if isinstance(value, (int, np.integer)):
         return f'"{int(value)}"'
     if isinstance(value, str):
-        if any(not " " <= ch <= "~" for ch in value):
+        if strict and any(not " " <= ch <= "~" for ch in value):
             raise ValueError(f"{value!r} is not printable ASCII (§8.5)")
-        return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+        text = value.replace("\\", "\\\\").replace('"', '\\"')
+        return '"' + "".join(ch if " " <= ch <= "~" else _escape(ch) for ch in text) + '"'
     if isinstance(value, dict):
         items = sorted(value.items(), key=lambda kv: kv[0].encode("ascii"))
-        return "{" + ",".join(f"{dumps(k)}:{dumps(v)}" for k, v in items) + "}"
+        return "{" + ",".join(f"{dumps(k)}:{dumps(v, strict)}" for k, v in items) + "}"
     if isinstance(value, (list, tuple)):
-        return "[" + ",".join(dumps(v) for v in value) + "]"
+        return "[" + ",".join(dumps(v, strict) for v in value) + "]"
     raise TypeError(f"{type(value).__name__} has no canonical JSON form")
+
+
+def _escape(ch: str) -> str:
+    """``ch`` as JSON ``\\uXXXX`` escapes (a surrogate pair past U+FFFF)."""
+    units = ch.encode("utf-16-be")
+    return "".join(f"\\u{units[i] << 8 | units[i + 1]:04x}" for i in range(0, len(units), 2))
 
 
 def parse_int(value, where: str) -> int:

@@ -1,0 +1,107 @@
+"""The rewrite pipeline: certificate → the rewrites a target needs, in a fixed order → a new
+certificate → what still does not fit, in words.
+
+The order is fixed: phase convolutions first (they create ``RQ`` blocks), then for each
+``RQ``: post bias → pre bias, negative multiplier, shift range, floor → half_up. A rewrite that
+would take an ``acc32`` graph out of ``acc32`` is not applied, and is reported. The result is
+written with §13.0's tensor numbering, so its bytes are deterministic.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from waiexport.bounds import certify_graph
+from waiexport.certificate import Member, certify, verdict_of
+from waiexport.graph import Graph
+from waiexport.targets.descriptions import Target
+from waiexport.targets.fit import limits
+from waiexport.whg1 import read, write
+
+from .floor_to_half_up import FloorToHalfUp
+from .negative_multiplier import NegativeMultiplier
+from .phase_conv import PhaseConvolution
+from .post_bias import PostToPreBias
+from .shift_range import ShiftRange
+
+__all__ = ["ORDER", "Change", "Outcome", "rewrite_for"]
+
+#: The rewrites, in the order they are tried: the first on every node, then the others on
+#: each node in turn.
+ORDER = (PhaseConvolution(), PostToPreBias(), NegativeMultiplier(), ShiftRange(), FloorToHalfUp())
+
+
+@dataclass
+class Change:
+    """One rewrite tried on one node (``node`` is its index in the input graph)."""
+
+    node: int
+    op: str
+    rewrite: str
+    key: str
+    applied: bool
+    reason: str | None = None
+
+
+@dataclass
+class Outcome:
+    """What the pipeline did: the rewritten graph and its bytes, both certificates, every
+    rewrite tried, and each node that still breaks a limit (index in the rewritten graph)."""
+
+    graph: Graph
+    data: bytes
+    before: dict
+    after: dict
+    changes: list = field(default_factory=list)
+    remaining: list = field(default_factory=list)
+
+    @property
+    def fits(self) -> bool:
+        return not self.remaining
+
+
+def _acc32(g: Graph) -> bool:
+    return verdict_of([Member("g", b"", g, certify_graph(g))])["acc32"]
+
+
+def rewrite_for(g: Graph, target: Target, name: str = "graph") -> Outcome:
+    """Apply the exact rewrites ``target`` needs to ``g`` (which loaded; ``g`` is not
+    changed), and say what still does not fit."""
+    before = certify([Member.of(name, write(g), g)])
+    keep_acc32 = before["verdict"]["acc32"]
+    work = g.copy()
+    origin = {op.uid: op.index for op in work.ops}
+    changes = []
+
+    def attempt(rule, uid):
+        op = work.op(uid)
+        if op.name not in rule.ops or not rule.needed(op, target):
+            return
+        reason = rule.check(op, work, target)
+        if reason is None:
+            trial = work.copy()
+            rule.apply(trial.ops[op.index], trial, target)
+            if keep_acc32 and not _acc32(trial):
+                reason = "it would take the graph out of acc32"
+            else:
+                known = set(work.nx.graph["order"])
+                rule.apply(op, work, target)
+                origin.update((new, origin[uid]) for new in set(work.nx.graph["order"]) - known)
+        changes.append(Change(origin[uid], op.name, rule.name, rule.key, reason is None, reason))
+
+    phase, *per_rq = ORDER
+    for uid in list(work.nx.graph["order"]):
+        attempt(phase, uid)
+    for uid in list(work.nx.graph["order"]):
+        for rule in per_rq:
+            attempt(rule, uid)
+    final = work.renumbered()
+    data = write(final)
+    final = read(data)
+    after = certify([Member.of(name, data, final)])
+    remaining = []
+    for op, node in zip(final.ops, after["graphs"][0]["nodes"]):
+        broken = limits(op, node, final, target)
+        if broken:
+            remaining.append((op.index, op.name, broken))
+    return Outcome(final, data, before, after, changes, remaining)

@@ -1,0 +1,91 @@
+"""Target descriptions: what an accelerator's fixed-function units accept, as data.
+
+Each target says, the way an NPU compiler documents its constraints: the MAC array's operand
+widths, the requantisation unit's roundings, shift range, multiplier width and sign and whether
+it adds a post bias, whether it has a transposed convolution, its depth-to-space channel order,
+its padding modes, and whether it has a table lookup, a run-time row select and state kept
+across decodes. The rewrite pipeline reads it to choose the exact rewrites of §9.3 and §9.4;
+the exporter reads it to choose its mappings.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = ["Target", "TARGETS", "target", "CRD", "DCR"]
+
+CRD = "c·r² + i·r + j"   # §5.10's pixel_shuffle order (ONNX DepthToSpace mode CRD)
+DCR = "(i·r + j)·C′ + c"  # ONNX DepthToSpace mode DCR
+
+
+@dataclass(frozen=True)
+class Target:
+    """One accelerator's units."""
+
+    name: str
+    summary: str
+    mac_bits: int               # the widest multiply operand the MAC array takes, in bits
+    mac_signed: bool            # operands are signed (else unsigned only)
+    roundings: tuple            # the requantisation unit's roundings (§2)
+    shift_range: tuple          # (smallest, largest) shift
+    mult_bits: int              # the multiplier's width, in bits
+    mult_signed: bool           # a negative multiplier is accepted
+    post_bias: bool             # the unit adds a bias after rounding
+    transposed_conv: bool       # a transposed-convolution unit
+    depth_to_space: str         # CRD or DCR
+    padding: tuple              # "zero", "replicate"
+    table_lookup: bool          # a 65,536-entry table (lut16)
+    row_select: bool            # a multiplier row chosen at run time (chscale)
+    state: bool                 # a value kept across decodes (state inputs)
+
+    @property
+    def mult_range(self) -> tuple[int, int]:
+        """The multipliers the unit takes: ``mult_bits``-bit signed, non-negative ones only
+        when it is not ``mult_signed``."""
+        top = (1 << (self.mult_bits - 1)) - 1
+        return (-top - 1 if self.mult_signed else 0, top)
+
+    def report(self) -> str:
+        """The supported-operators report: what the units accept, and what that leaves."""
+        lo, hi = self.mult_range
+        lines = [
+            f"target {self.name}: {self.summary}",
+            f"  MAC array:            {'signed' if self.mac_signed else 'unsigned'} operands of "
+            f"up to {self.mac_bits} bits, zero points 0",
+            f"  requantisation:       {', '.join(self.roundings)}; shifts "
+            f"{self.shift_range[0]}..{self.shift_range[1]}; multipliers {lo}..{hi}; "
+            f"post bias {'yes' if self.post_bias else 'no'}",
+            f"  transposed conv:      {'yes' if self.transposed_conv else 'no: phase convolutions (§9.3)'}",
+            f"  depth-to-space order: {self.depth_to_space}",
+            f"  padding:              {', '.join(self.padding)}",
+            f"  table lookup:         {'yes' if self.table_lookup else 'no'}",
+            f"  run-time row select:  {'yes' if self.row_select else 'no'}",
+            f"  state across decodes: {'yes' if self.state else 'no'}",
+        ]
+        return "\n".join(lines)
+
+
+TARGETS = {t.name: t for t in (
+    Target(
+        name="ort-cpu",
+        summary="onnxruntime's CPU execution provider, integer kernels only (our ONNX export)",
+        mac_bits=64, mac_signed=True, roundings=("floor", "half_up", "half_even"),
+        shift_range=(0, 63), mult_bits=64, mult_signed=True, post_bias=True,
+        transposed_conv=False, depth_to_space=CRD, padding=("zero", "replicate"),
+        table_lookup=True, row_select=True, state=True),
+    Target(
+        name="npu-int8",
+        summary="a strict fixed-function unit: 8-bit MACs, one half_up requantisation pattern",
+        mac_bits=8, mac_signed=True, roundings=("half_up",), shift_range=(0, 31),
+        mult_bits=32, mult_signed=False, post_bias=False, transposed_conv=False,
+        depth_to_space=DCR, padding=("zero",), table_lookup=False, row_select=False,
+        state=False),
+)}
+
+
+def target(name: str) -> Target:
+    """The description of target ``name``; ``KeyError`` names the known ones."""
+    try:
+        return TARGETS[name]
+    except KeyError:
+        raise KeyError(f"unknown target {name!r}; known: {', '.join(TARGETS)}") from None
