@@ -27,28 +27,38 @@ def tensor(draw, shape, lo=I64[0], hi=I64[1]):
                     dtype=object).reshape(shape)
 
 
+#: Value, multiplier and bias ranges, and the widest weight and shift: anything ``wai-ops/1``
+#: allows, or ranges narrow enough that most graphs meet ``acc32`` (for engines of that profile).
+FULL = dict(values=I64, mults=I64, biases=I64, w_bytes=(1, 2, 4, 8), shift=127)
+NARROW = dict(values=(-(2**12), 2**12), mults=(-(2**10), 2**10), biases=(-(2**16), 2**16),
+              w_bytes=(1, 2), shift=40)
+
+
 @st.composite
-def rq_block(draw, channels: int, allow_bias=True, allow_mult=True):
+def rq_block(draw, channels: int, allow_bias=True, allow_mult=True, r=FULL):
     m_kind = draw(st.sampled_from([0, 1, 2] if allow_mult else [0]))
-    mult = [None, draw(ints()), draw(st.lists(ints(), min_size=channels, max_size=channels))][m_kind]
-    shift = draw(st.one_of(st.integers(0, 127),
-                           st.lists(st.integers(0, 127), min_size=channels, max_size=channels)))
+    mults = ints(*r["mults"])
+    mult = [None, draw(mults), draw(st.lists(mults, min_size=channels, max_size=channels))][m_kind]
+    shift = draw(st.one_of(st.integers(0, r["shift"]),
+                           st.lists(st.integers(0, r["shift"]), min_size=channels,
+                                    max_size=channels)))
     bias_kind = draw(st.sampled_from(["none", "pre", "post"] if allow_bias else ["none"]))
     bias = None if bias_kind == "none" else draw(
-        st.lists(ints(), min_size=channels, max_size=channels))
+        st.lists(ints(*r["biases"]), min_size=channels, max_size=channels))
     return rq(shift=shift, mult=mult, bias=bias, bias_kind=bias_kind,
               round=draw(st.sampled_from(P.ROUNDS)))
 
 
-def _weights(draw, shape):
-    w_bytes = draw(st.sampled_from([1, 2, 4, 8]))
+def _weights(draw, shape, r=FULL):
+    w_bytes = draw(st.sampled_from(r["w_bytes"]))
     lim = 1 << (8 * w_bytes - 1)
     return tensor(draw, shape, -lim, lim - 1), w_bytes
 
 
 @st.composite
-def case(draw, name: str):
-    """``(graph, inputs, scalars)`` for one operator ``name``: data inputs in table order."""
+def case(draw, name: str, r=FULL):
+    """``(graph, inputs, scalars)`` for one operator ``name``: data inputs in table order;
+    ``r`` is :data:`FULL` or :data:`NARROW`."""
     c = draw(st.integers(1, 4))
     h, w = draw(st.integers(1, 5)), draw(st.integers(1, 5))
     b = GraphBuilder()
@@ -56,16 +66,16 @@ def case(draw, name: str):
     n_in = 1
     shapes = [(c, h, w)]
     scalars: list[int] = []
-    lo, hi = I64
+    lo, hi = r["values"]
     if name == "conv":
         groups = draw(st.sampled_from([1, c]))
         cout = groups * draw(st.integers(1, 2)) if groups > 1 else draw(st.integers(1, 3))
         kh, kw = draw(st.integers(1, 3)), draw(st.integers(1, 3))
         ph, pw = draw(st.integers(0, 2)), draw(st.integers(0, 2))
         assume(h + 2 * ph >= kh and w + 2 * pw >= kw)
-        wt, wb = _weights(draw, (cout, c // groups, kh, kw))
+        wt, wb = _weights(draw, (cout, c // groups, kh, kw), r)
         params = conv(wt, stride=(draw(st.integers(1, 3)), draw(st.integers(1, 3))),
-                      pad=(ph, pw), groups=groups, w_bytes=wb, rq=draw(rq_block(cout)))
+                      pad=(ph, pw), groups=groups, w_bytes=wb, rq=draw(rq_block(cout, r=r)))
     elif name == "conv_transpose":
         cout = draw(st.integers(1, 3))
         kh, kw = draw(st.integers(1, 4)), draw(st.integers(1, 4))
@@ -73,21 +83,22 @@ def case(draw, name: str):
         ph, pw = draw(st.integers(0, 3)), draw(st.integers(0, 3))
         oph, opw = draw(st.integers(0, 3)), draw(st.integers(0, 3))
         assume((h - 1) * sh + kh + oph - 2 * ph >= 1 and (w - 1) * sw + kw + opw - 2 * pw >= 1)
-        wt, wb = _weights(draw, (c, cout, kh, kw))
+        wt, wb = _weights(draw, (c, cout, kh, kw), r)
         params = conv_transpose(wt, stride=(sh, sw), pad=(ph, pw), out_pad=(oph, opw),
-                                w_bytes=wb, rq=draw(rq_block(cout)))
+                                w_bytes=wb, rq=draw(rq_block(cout, r=r)))
     elif name == "rescale":
-        params = P.Rescale(draw(rq_block(c)))
+        params = P.Rescale(draw(rq_block(c, r=r)))
     elif name == "chscale":
         n_rows = draw(st.integers(1, 3))
         b.scalar(0, n_rows - 1)
         scalars = [draw(st.integers(0, n_rows - 1))]
-        params = chscale(0, tensor(draw, (n_rows, c)), shift=draw(st.integers(0, 127)),
+        params = chscale(0, tensor(draw, (n_rows, c), *r["mults"]),
+                         shift=draw(st.integers(0, r["shift"])),
                          round=draw(st.sampled_from(P.ROUNDS)))
     elif name == "mul":
         n_in = 2
         shapes.append((draw(st.sampled_from([c, 1])), h, w))
-        params = P.Mul(draw(rq_block(c, allow_bias=False)))
+        params = P.Mul(draw(rq_block(c, allow_bias=False, r=r)))
     elif name == "lut16":
         lo, hi = -32767, 32767
         table = np.array([0] + draw(st.lists(st.integers(-32768, 32767), min_size=8, max_size=8))
@@ -126,10 +137,10 @@ def case(draw, name: str):
         shapes = [(c, h * r, w * r)]
         params = P.Factor(r)
     elif name == "clamp":
-        a, z = sorted([draw(ints()), draw(ints())])
+        a, z = sorted([draw(ints(*r["values"])), draw(ints(*r["values"]))])
         params = P.Clamp(a, z)
     elif name == "leaky":
-        params = P.Leaky(draw(ints()), draw(st.integers(0, 63)))
+        params = P.Leaky(draw(ints(*r["mults"])), draw(st.integers(0, 63)))
     elif name == "pad_rep":
         params = P.PadRep(draw(st.integers(1, 4)))
     elif name == "crop_to":
@@ -158,11 +169,11 @@ def case(draw, name: str):
             shapes = [(c, h, w)] * 4
     elif name == "fill":
         if draw(st.booleans()):
-            b.scalar(*sorted([draw(ints()), draw(ints())]))
+            b.scalar(*sorted([draw(ints(*r["values"])), draw(ints(*r["values"]))]))
             scalars = [draw(st.integers(b.scalars[0].lo, b.scalars[0].hi))]
             params = P.Fill(1, 0)
         else:
-            params = P.Fill(0, draw(ints()))
+            params = P.Fill(0, draw(ints(*r["values"])))
         extra["channels"] = draw(st.integers(1, 3))
     elif name == "igdn":
         params = igdn(tensor(draw, (c, c), -(2**31), 2**31 - 1), tensor(draw, (c,)),

@@ -172,3 +172,36 @@ def test_rewrite_writes_the_result_and_says_what_changed(tmp_path):
     assert d["target"] == "npu-int8" and {x["op"] for x in d["remaining"]} == {"pixel_shuffle",
                                                                                "conv"}
     assert run("rewrite", EXAMPLE, "--target", "nope", "-o", str(out)).exit_code == 2
+
+
+# --- export and the onnxruntime engine --------------------------------------------------------
+
+def test_export_writes_a_self_checked_model(tmp_path):
+    out = tmp_path / "m.onnx"
+    r = run("export", EXAMPLE, "--target", "ort-cpu", "-o", str(out))
+    assert r.exit_code == 0, r.output
+    assert "bit-exact against the reference" in r.output
+    import onnx
+    onnx.checker.check_model(onnx.load(str(out)), full_check=True)
+
+
+def test_export_refuses_a_graph_outside_the_subset(tmp_path):
+    from waiexport.builder import GraphBuilder
+    b = GraphBuilder()
+    b.output(b.op("softmax", b.input(1, -5, 5, max_h=1, max_w=4)))
+    path = tmp_path / "s.whg1"
+    path.write_bytes(write(b.build()))
+    r = run("export", str(path), "-o", str(tmp_path / "m.onnx"))
+    assert r.exit_code == 1 and "does not fit" in r.output and "op:softmax" in r.output
+    assert not (tmp_path / "m.onnx").exists()
+
+
+def test_run_on_the_onnxruntime_engine_matches_the_reference(tmp_path):
+    doc = [{"inputs": [tensor([1, 2])], "scalars": []},
+           {"inputs": [tensor([11, 0])], "scalars": []},
+           {"inputs": [tensor([2, -2])], "scalars": []}]
+    g, d = _graph_file(tmp_path), _decode_file(tmp_path, doc)
+    ref = run("run", g, "--decode", d, "--json")
+    ort_ = run("run", g, "--decode", d, "--json", "--engine", "ort-cpu")
+    assert ref.exit_code == ort_.exit_code == 1 and ref.output == ort_.output
+    assert run("run", g, "--decode", d, "--engine", "tpu").exit_code == 2

@@ -77,11 +77,14 @@ def inspect(file, as_json):
               help='Print {"outputs": [...]} or {"refuse": code} per decode, canonical JSON.')
 @click.option("--literal", is_flag=True,
               help="Run the literal implementation (scalar loops; slow, small inputs).")
-def run(graph, decode_file, as_json, literal):
+@click.option("--engine", "engine_name", default="reference", show_default=True,
+              help="reference, ort-cpu, or ort:<ExecutionProvider> (an exported model on "
+                   "onnxruntime; the host loads against acc32 and wai-ops/1-npu).")
+def run(graph, decode_file, as_json, literal, engine_name):
     """Run decodes through GRAPH on the exact reference.
 
-    The graph loads against acc64 (§10.5 steps 1–8): a graph whose certificate does not
-    meet acc64 is refused at load.
+    The graph loads against the engine's profile (§10.5 steps 1–8): acc64 for the
+    reference, acc32 and wai-ops/1-npu for an onnxruntime engine.
 
     DECODE.json holds one decode, {"inputs": [{"data": [...], "shape": [C, H, W]}, ...],
     "scalars": [...]}, with the data inputs only in input-table order and integers as decimal
@@ -92,10 +95,17 @@ def run(graph, decode_file, as_json, literal):
     Exit status: 0 when every decode completes, 1 when a decode is refused, 2 when the graph
     is refused at load or the input is malformed.
     """
-    from .reference import Decoder, decode
+    from .reference import decode
+    from .targets.engines import Loaded, engine
 
-    _, member = _load(graph, as_json, load)
-    g = member.graph
+    try:
+        eng = engine(engine_name)
+    except KeyError as e:
+        raise click.BadParameter(e.args[0], param_hint="--engine") from None
+    _, loaded = _load(graph, as_json, eng.load)
+    if literal:
+        loaded = Loaded(loaded.graph, lambda i, s: decode(loaded.graph, i, s, literal=True))
+    g = loaded.graph
     try:
         doc = json.loads(_read(decode_file))
     except (json.JSONDecodeError, UnicodeDecodeError) as e:
@@ -107,7 +117,7 @@ def run(graph, decode_file, as_json, literal):
                   for k, d in enumerate(decodes)]
     except BadInput as e:
         raise click.BadParameter(f"{decode_file}: {e}") from None
-    seq = Decoder(g, engine=lambda gr, i, s: decode(gr, i, s, literal=literal))
+    seq = loaded.sequence()
     results = []
     for inputs, scalars in parsed:
         try:
@@ -260,3 +270,62 @@ def rewrite(source, target_name, output, as_json):
         click.echo(f"acc32 before {yes[b['acc32']]}, after {yes[a['acc32']]}; "
                    f"{'fits' if outcome.fits else 'does not fit'} {tgt.name}")
     sys.exit(0 if outcome.fits else 1)
+
+
+@main.command()
+@click.argument("graph", type=click.Path(dir_okay=False))
+@click.option("--target", "target_name", default="ort-cpu", show_default=True,
+              help="A target (waiexport targets list).")
+@click.option("-o", "--output", required=True, type=click.Path(dir_okay=False),
+              help="Where to write the ONNX model.")
+def export(graph, target_name, output):
+    """Export GRAPH to an ONNX model of integer tensors only.
+
+    check (acc32 and wai-ops/1-npu) → rewrite for the target → export → a self-check of the
+    model on onnxruntime against the exact reference, on inputs at the ends of the declared
+    ranges. The model's metadata names the SHA-256 of GRAPH, of the rewritten graph and of
+    the certificate, the target and this tool's version.
+
+    Exit status: 0 when the model is written and matches the reference; 1 when the graph
+    does not fit, cannot be mapped, or the self-check differs; 2 when GRAPH is refused at load.
+    """
+    import onnxruntime as ort
+
+    from .reference import decode
+    from .targets.descriptions import target
+    from .targets.engines import run_session
+    from .targets.exporter import export as export_graph, probe_inputs
+    from .targets.onnx.export import ExportError
+    from .whg1 import read as read_whg1
+
+    try:
+        tgt = target(target_name)
+    except KeyError as e:
+        raise click.BadParameter(e.args[0], param_hint="--target") from None
+    data, _ = _load(graph, False, read_whg1)
+    try:
+        exp = export_graph(data, tgt, Path(graph).stem)
+    except Refusal as r:
+        click.echo(f"{graph}: does not fit: {r}", err=True)
+        sys.exit(1 if r.code == "model_mismatch" else 2)
+    except ExportError as e:
+        click.echo(f"{graph}: cannot export for {tgt.name}: {e}", err=True)
+        sys.exit(1)
+    for c in exp.outcome.changes:
+        if c.applied:
+            click.echo(f"rewrite: node {c.node} {c.op}: {c.rewrite}")
+    blob = exp.model.SerializeToString()
+    session = ort.InferenceSession(blob, providers=["CPUExecutionProvider"])
+    g = exp.graph
+    probes = probe_inputs(g)
+    for inputs, scalars in probes:
+        want = decode(g, inputs, scalars)
+        got = run_session(g, session, inputs, scalars)
+        for k, (a, b) in enumerate(zip(want, got)):
+            if a.shape != b.shape or not (a == b).all():
+                click.echo(f"self-check failed: output {k} differs from the reference", err=True)
+                sys.exit(1)
+    Path(output).write_bytes(blob)
+    click.echo(f"{output}: {len(exp.model.graph.node)} nodes, {len(blob)} bytes, integer "
+               f"tensors only; self-check: {len(probes)} decodes bit-exact against the reference")
+    sys.exit(0)

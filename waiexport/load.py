@@ -30,13 +30,15 @@ def load(data: bytes, *, profile: str = "acc64", subset: str = "full",
     """
     member = Member.of(name, data, read(data))
     verdict = verdict_of([member])
+    problems, where = [], "graph"
     if not verdict[profile]:
-        failure = verdict[f"{profile}_first_failure"]
-        raise Refusal("model_mismatch", f"operator {failure['index']}"
-                      if failure["where"] == "node" else f"{failure['where']} {failure['index']}",
-                      f"the graph does not meet {profile}: {failure['key']}"
-                      + (f" needs {failure['bits']} bits" if "bits" in failure else ""))
-    if subset == "npu" and not verdict["npu"]:
-        raise Refusal("model_mismatch", "graph", "outside wai-ops/1-npu: "
-                      + ", ".join(verdict["npu_reasons"]))
+        f = verdict[f"{profile}_first_failure"]
+        where = f"operator {f['index']}" if f["where"] == "node" else f"{f['where']} {f['index']}"
+        problems.append(f"it does not meet {profile}: {f['key']}"
+                        + (f" needs {f['bits']} bits" if "bits" in f else ""))
+    reasons = [r for r in verdict["npu_reasons"] if r != "acc32" or profile != "acc32"]
+    if subset == "npu" and reasons:
+        problems.append("it is outside wai-ops/1-npu: " + ", ".join(reasons))
+    if problems:
+        raise Refusal("model_mismatch", where, "; ".join(problems))
     return member

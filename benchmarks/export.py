@@ -1,0 +1,98 @@
+"""The exported model on onnxruntime against the exact reference, on the same graphs.
+
+1. A 3-layer stride-2 ``conv_transpose`` stack (64 channels, k4 p1, 32×32 → 256×256),
+   exported through the phase-convolution rewrite.
+2. A ``conv`` 3×3 64→64 on 128×128.
+3. ``ConvInteger`` alone, u8×u8 against s8×s8 and u8×s8, on the conv's shape: why the
+   exporter splits operands by sign into u8 digits.
+
+For each graph: median times, onnxruntime against the reference (ratio), and the integer
+multiply-accumulates per second achieved, against a peak estimated as cores × clock × 32
+(one 256-bit ``vpmaddubsw`` per cycle per core, AVX2; an estimate, printed as one).
+
+Run: ``python benchmarks/export.py``.
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import onnxruntime as ort
+from onnx import TensorProto, helper
+
+from _timing import median_time
+from waiexport import write
+from waiexport.builder import GraphBuilder, conv, conv_transpose, rq
+from waiexport.reference import decode
+from waiexport.targets.descriptions import target
+from waiexport.targets.engines import run_session
+from waiexport.targets.exporter import export
+
+
+def peak_macs() -> float:
+    mhz = max(float(line.split(":")[1]) for line in open("/proc/cpuinfo")
+              if line.startswith("cpu MHz"))
+    return os.cpu_count() * mhz * 1e6 * 32
+
+
+def compare(label: str, g, inputs, macs: int, repeat: int) -> None:
+    exp = export(write(g), target("ort-cpu"))
+    opts = ort.SessionOptions()
+    opts.intra_op_num_threads = os.cpu_count()
+    session = ort.InferenceSession(exp.model.SerializeToString(), opts,
+                                   providers=["CPUExecutionProvider"])
+    assert all((a == b).all() for a, b in zip(decode(g, inputs, []),
+                                               run_session(exp.graph, session, inputs, [])))
+    t_ref = median_time(lambda: decode(g, inputs, []), repeat)
+    t_ort = median_time(lambda: run_session(exp.graph, session, inputs, []), repeat)
+    n_conv = sum(n.op_type == "ConvInteger" for n in exp.model.graph.node)
+    print(f"{label}: onnxruntime {t_ort * 1e3:.0f} ms, reference {t_ref * 1e3:.0f} ms, "
+          f"reference/onnxruntime = {t_ref / t_ort:.1f}×; {macs / t_ort / 1e9:.1f} G useful "
+          f"MAC/s ({n_conv} ConvInteger nodes), peak estimate {peak_macs() / 1e9:.0f} G MAC/s "
+          f"= {macs / t_ort / peak_macs():.1%}")
+
+
+def conv_integer(xt: int, wt: int) -> float:
+    x = helper.make_tensor_value_info("x", xt, [1, 64, 128, 128])
+    y = helper.make_tensor_value_info("y", TensorProto.INT32, [1, 64, 128, 128])
+    dt = {TensorProto.UINT8: np.uint8, TensorProto.INT8: np.int8}
+    w = np.random.default_rng(0).integers(0, 100, (64, 64, 3, 3)).astype(dt[wt])
+    model = helper.make_model(helper.make_graph(
+        [helper.make_node("ConvInteger", ["x", "w"], ["y"], pads=[1] * 4)], "c", [x], [y],
+        [helper.make_tensor("w", wt, w.shape, w.tobytes(), raw=True)]),
+        opset_imports=[helper.make_opsetid("", 21)])
+    s = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    feed = {"x": np.random.default_rng(1).integers(0, 100, (1, 64, 128, 128)).astype(dt[xt])}
+    return median_time(lambda: s.run(None, feed), 10)
+
+
+def main() -> None:
+    rng = np.random.default_rng(0)
+    b = GraphBuilder()
+    t = b.input(64, -128, 127)
+    for _ in range(3):
+        t = b.op("conv_transpose", t, conv_transpose(rng.integers(-16, 16, (64, 64, 4, 4)),
+                                                      stride=2, pad=1, rq=rq(shift=10)),
+                 policy="clamp", lo=-128, hi=127)
+    b.output(t)
+    macs = sum(64 * 64 * 16 * s * s for s in (32, 64, 128))
+    compare("conv_transpose ×3 64→64 32×32→256×256", b.build(),
+            [rng.integers(-128, 128, (64, 32, 32))], macs, 3)
+
+    b = GraphBuilder()
+    b.output(b.op("conv", b.input(64, -128, 127), conv(rng.integers(-128, 128, (64, 64, 3, 3)),
+                                                       pad=1, rq=rq(shift=8))))
+    compare("conv 3×3 64→64 128×128", b.build(), [rng.integers(-128, 128, (64, 128, 128))],
+            64 * 64 * 9 * 128 * 128, 5)
+
+    u8, s8 = TensorProto.UINT8, TensorProto.INT8
+    times = {name: conv_integer(xt, wt) for name, xt, wt in
+             (("u8×u8", u8, u8), ("s8×s8", s8, s8), ("u8×s8", u8, s8))}
+    print("ConvInteger 3×3 64→64 128×128: " + ", ".join(
+        f"{k} {v * 1e3:.1f} ms" for k, v in times.items())
+        + f"; four u8×u8 (a signed × signed split) {4 * times['u8×u8'] * 1e3:.1f} ms")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,101 @@
+"""Export for a target: load against ``acc32`` and ``wai-ops/1-npu``, rewrite for the target,
+build the ONNX model, and check it against the reference at the ends of the declared ranges."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+
+import numpy as np
+import onnx
+
+from waiexport import __version__
+from waiexport.certificate import certificate_bytes, certify
+from waiexport.graph import Graph
+from waiexport.load import load
+from waiexport.plan import run_plan
+from waiexport.refusal import Refusal
+from waiexport.rewrites.pipeline import Outcome, rewrite_for
+
+from .descriptions import Target
+from .onnx.export import ExportError, build_model
+
+__all__ = ["Export", "export", "probe_inputs"]
+
+
+@dataclass
+class Export:
+    """An exported model with what it came from."""
+
+    model: onnx.ModelProto
+    outcome: Outcome
+    metadata: dict
+
+    @property
+    def graph(self) -> Graph:
+        return self.outcome.graph
+
+
+def export(data: bytes, target: Target, name: str = "graph") -> Export:
+    """Export the WHG1 file ``data`` for ``target``.
+
+    Raises
+    ------
+    Refusal
+        At load (§10.5), or ``model_mismatch`` when the graph does not meet ``acc32`` or lies
+        outside ``wai-ops/1-npu`` (§9.2).
+    ExportError
+        When an operator cannot be mapped onto the target exactly.
+    """
+    if target.name != "ort-cpu":
+        raise ExportError(f"no ONNX mapping for target {target.name} yet; ort-cpu has one")
+    member = load(data, profile="acc32", subset="npu", name=name)
+    outcome = rewrite_for(member.graph, target, name)
+    metadata = {
+        "wai.whg1_sha256": hashlib.sha256(data).hexdigest(),
+        "wai.rewritten_sha256": hashlib.sha256(outcome.data).hexdigest(),
+        "wai.certificate_sha256": hashlib.sha256(
+            certificate_bytes(certify([member]))).hexdigest(),
+        "wai.target": target.name,
+        "wai.tool": f"waiexport {__version__}",
+    }
+    return Export(build_model(outcome.graph, metadata), outcome, metadata)
+
+
+def _sizes(g: Graph) -> list[tuple[int, int]]:
+    """Input sizes to probe with: the declared ones, else a few small ones."""
+    if g.declares_sizes:
+        return [(g.inputs[0].max_h, g.inputs[0].max_w)]
+    return [(7, 5), (4, 4), (1, 1), (2, 3), (8, 8), (16, 16)]
+
+
+def probe_inputs(g: Graph, seed: int = 0):
+    """Decodes at the ends of every declared range (all low, all high, alternating, random)
+    on sizes the graph plans: ``[(inputs, scalars)]``, data and state inputs in table order."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for h, w in _sizes(g):
+        shapes = [(g.tensor(i.tensor).channels,
+                   i.max_h if g.declares_sizes else h, i.max_w if g.declares_sizes else w)
+                  for i in g.inputs]
+        for pick in ("lo", "hi", "alternate", "random"):
+            scalars = [s.lo if pick in ("lo", "alternate") else s.hi if pick == "hi"
+                       else int(rng.integers(s.lo, s.hi + 1)) for s in g.scalars]
+            try:
+                run_plan(g, shapes, scalars)
+            except Refusal:
+                continue
+            tensors = []
+            for inp, shape in zip(g.inputs, shapes):
+                rec = g.tensor(inp.tensor)
+                if pick == "random":
+                    x = rng.integers(rec.lo, rec.hi, size=shape, endpoint=True)
+                else:
+                    x = np.full(shape, rec.lo if pick == "lo" else rec.hi, dtype=np.int64)
+                    if pick == "alternate":
+                        x.reshape(-1)[::2] = rec.lo
+                tensors.append(x)
+            out.append((tensors, scalars))
+        if out:
+            return out
+    return out

@@ -1,0 +1,1 @@
+"""The ONNX exporter (integer tensors only) and what it is made of."""

@@ -1,0 +1,82 @@
+"""A small builder for ONNX graphs of integer tensors: fresh names, typed constants, nodes."""
+
+from __future__ import annotations
+
+import numpy as np
+from onnx import TensorProto, helper, numpy_helper
+
+__all__ = ["Emitter", "I32", "I64", "U8", "BOOL"]
+
+I32, I64, U8, BOOL = TensorProto.INT32, TensorProto.INT64, TensorProto.UINT8, TensorProto.BOOL
+_NP = {I32: np.int32, I64: np.int64, U8: np.uint8, BOOL: np.bool_, TensorProto.INT16: np.int16}
+
+
+class Emitter:
+    """Collects the nodes and initializers of one model; every tensor it names is 4-D
+    ``[1, C, H, W]`` unless said otherwise."""
+
+    def __init__(self):
+        self.nodes: list = []
+        self.inits: list = []
+        self._n = 0
+        self._consts: dict = {}
+
+    def name(self, hint: str) -> str:
+        self._n += 1
+        return f"{hint}_{self._n}"
+
+    def const(self, values, dtype: int, hint: str = "c") -> str:
+        """An initializer holding ``values`` as ``dtype``; equal constants are shared. Values
+        that do not fit ``dtype`` raise ``ValueError`` (nothing is wrapped)."""
+        arr = np.asarray(values)
+        cast = arr.astype(_NP[dtype])
+        if not np.array_equal(cast.astype(np.int64), arr.astype(np.int64)):
+            raise ValueError(f"a constant does not fit {TensorProto.DataType.Name(dtype)}")
+        key = (dtype, cast.shape, cast.tobytes())
+        if key not in self._consts:
+            name = self.name(hint)
+            self.inits.append(numpy_helper.from_array(cast, name))
+            self._consts[key] = name
+        return self._consts[key]
+
+    def node(self, op: str, inputs: list[str], n_out: int = 1, hint: str | None = None,
+             **attrs):
+        """Add one node; returns its output name (or names when ``n_out > 1``)."""
+        outs = [self.name(hint or op.lower()) for _ in range(n_out)]
+        self.nodes.append(helper.make_node(op, inputs, outs, **attrs))
+        return outs[0] if n_out == 1 else outs
+
+    def cast(self, x: str, dtype: int) -> str:
+        return self.node("Cast", [x], to=dtype)
+
+    def dims(self, x: str) -> str:
+        """The runtime shape of ``x`` (int64, 1-D)."""
+        return self.node("Shape", [x])
+
+    def dim(self, x: str, axis: int) -> str:
+        """One runtime dimension of ``x`` as a 1-element int64 tensor."""
+        return self.node("Slice", [self.dims(x), self.const([axis], I64), self.const([axis + 1], I64)])
+
+    def slice(self, x: str, starts, ends, axes, steps=None) -> str:
+        """``Slice`` with constant (or, given names, runtime) bounds."""
+        def arg(v):
+            return v if isinstance(v, str) else self.const(list(v), I64)
+        ins = [x, arg(starts), arg(ends), self.const(list(axes), I64)]
+        if steps is not None:
+            ins.append(self.const(list(steps), I64))
+        return self.node("Slice", ins)
+
+    def reshape(self, x: str, dims: list) -> str:
+        """``Reshape`` to ``dims``, each an int or the name of a 1-element int64 tensor."""
+        parts = [d if isinstance(d, str) else self.const([d], I64) for d in dims]
+        return self.node("Reshape", [x, self.node("Concat", parts, axis=0)])
+
+    def hw(self, x: str) -> tuple[str, str]:
+        """The runtime height and width of a ``[1, C, H, W]`` tensor."""
+        return self.dim(x, 2), self.dim(x, 3)
+
+    def times(self, d: str, k: int) -> str:
+        return self.node("Mul", [d, self.const([k], I64)])
+
+    def over(self, d: str, k: int) -> str:
+        return self.node("Div", [d, self.const([k], I64)])

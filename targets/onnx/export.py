@@ -1,0 +1,103 @@
+"""The ONNX exporter: a graph in ``wai-ops/1-npu`` to a model of integer tensors only, on
+operators onnxruntime's CPU provider runs with integer kernels (opset 21).
+
+Model inputs are named after the WHG1 tables: data inputs ``in0, in1, …``, state inputs
+``state0, …`` (int32 ``[1, C, H, W]``), scalars ``scalar0, …`` (int64 ``[1]``); outputs are
+``out0, out1, …``. A state output feeds its state input back by the §10.2 ``src`` link, which
+the host carries. Input policies, sizes and scalar ranges are the host's (§4 run steps 1–3);
+every operator and every ``clamp`` policy inside the graph is in the model.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+import onnx
+from onnx import TensorProto, helper
+
+from waiexport import __version__
+from waiexport.bounds import certify_graph
+from waiexport.graph import Graph
+
+from .emit import I32, I64, Emitter
+from .lower import LOWER, ExportError, LowerCtx, clip
+
+__all__ = ["build_model", "OPSET", "check_integer_only", "ExportError"]
+
+OPSET = 21
+_FLOATS = {TensorProto.FLOAT, TensorProto.DOUBLE, TensorProto.FLOAT16, TensorProto.BFLOAT16}
+
+
+def _io_names(g: Graph) -> list[str]:
+    counts = {"data": 0, "state": 0}
+    names = []
+    for inp in g.inputs:
+        prefix = "in" if inp.kind == "data" else "state"
+        names.append(f"{prefix}{counts[inp.kind]}")
+        counts[inp.kind] += 1
+    return names
+
+
+def build_model(g: Graph, metadata: dict) -> onnx.ModelProto:
+    """The ONNX model of ``g``, a graph that meets ``acc32`` and lies in ``wai-ops/1-npu``
+    (after the target's rewrites). Raises :class:`ExportError` for an operator it cannot map."""
+    gb = certify_graph(g)
+    e = Emitter()
+    names = {}
+    inputs = []
+    for inp, name in zip(g.inputs, _io_names(g)):
+        names[inp.tensor] = name
+        inputs.append(helper.make_tensor_value_info(
+            name, I32, [1, g.tensor(inp.tensor).channels, f"{name}_h", f"{name}_w"]))
+    scalars = [f"scalar{j}" for j in range(len(g.scalars))]
+    inputs += [helper.make_tensor_value_info(s, I64, [1]) for s in scalars]
+    ctx = LowerCtx(gb.tensors, scalars, g)
+    for op in g.ops:
+        if op.name not in LOWER:
+            raise ExportError(f"operator {op.index} ({op.name}) is outside wai-ops/1-npu")
+        outs = LOWER[op.name](e, op, [names[t] for t in op.inputs], ctx)
+        for t, out in zip(op.outputs, outs):
+            rec = g.tensor(t)
+            if rec.policy == "check":
+                raise ExportError(f"operator {op.index} ({op.name}): a check policy inside "
+                                  "the graph needs a refusal no accelerator can make (§9.2)")
+            names[t] = clip(e, out, rec.lo, rec.hi) if rec.policy == "clamp" else out
+    outputs = []
+    for k, t in enumerate(g.outputs):
+        name = f"out{k}"
+        e.nodes.append(helper.make_node("Identity", [names[t]], [name]))
+        outputs.append(helper.make_tensor_value_info(
+            name, I32, [1, g.tensor(t).channels, None, None]))
+    graph = helper.make_graph(e.nodes, "wai-ops", inputs, outputs, e.inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)],
+                              producer_name="waiexport", producer_version=__version__)
+    for key, value in sorted(metadata.items()):
+        model.metadata_props.add(key=key, value=value)
+    onnx.checker.check_model(model, full_check=True)
+    check_integer_only(model)
+    return model
+
+
+def check_integer_only(model: onnx.ModelProto) -> None:
+    """Raise ``ExportError`` if any initializer, value or node of ``model`` is floating point
+    (§6): every input, output, initializer and inferred intermediate is an integer or bool."""
+    inferred = onnx.shape_inference.infer_shapes(model, strict_mode=True)
+    g = inferred.graph
+    for t in g.initializer:
+        if t.data_type in _FLOATS:
+            raise ExportError(f"initializer {t.name} is floating point")
+    for v in list(g.input) + list(g.output) + list(g.value_info):
+        if v.type.tensor_type.elem_type in _FLOATS:
+            raise ExportError(f"tensor {v.name} is floating point")
+    for node in g.node:
+        for a in node.attribute:
+            if a.type in (onnx.AttributeProto.FLOAT, onnx.AttributeProto.FLOATS,
+                          onnx.AttributeProto.TENSOR) and a.name != "value":
+                raise ExportError(f"node {node.name or node.op_type} has a float attribute")
+        if node.op_type == "Cast" and any(a.name == "to" and a.i in _FLOATS
+                                          for a in node.attribute):
+            raise ExportError("a Cast to floating point")
+
+
+def sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()

@@ -1,0 +1,12 @@
+"""``leaky`` (§5.5): ``⌊v·a / 2^f⌋`` on negative values by the exact floor shift."""
+
+from ..emit import I64
+from ..requant import floor_shift
+from ._common import narrow, wide
+
+
+def lower(e, op, ins, ctx):
+    v = wide(e, ins[0])
+    neg, _ = floor_shift(e, e.node("Mul", [v, e.const(op.params.a, I64)]), [op.params.f])
+    keep = e.node("GreaterOrEqual", [v, e.const(0, I64)])
+    return [narrow(e, e.node("Where", [keep, v, neg]))]

@@ -1,0 +1,10 @@
+"""``mul`` (§5.4): an int64 product (``b`` broadcasts over channels), then the recipe."""
+
+from ..requant import requantise, rq_args
+from ._common import narrow, wide
+
+
+def lower(e, op, ins, ctx):
+    c = ctx.graph.tensor(op.inputs[0]).channels
+    prod = e.node("Mul", [wide(e, ins[0]), wide(e, ins[1])])
+    return [narrow(e, requantise(e, prod, **rq_args(op.params.rq, c)))]

@@ -1,0 +1,178 @@
+"""The ONNX export and the onnxruntime engine: bit-identical to the reference, integer
+tensors only, refusals on the host with their codes."""
+
+import numpy as np
+import onnx
+import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+from onnx import TensorProto, helper
+
+from waiexport import Refusal, write
+from waiexport import params as P
+from waiexport.builder import GraphBuilder, conv, conv_transpose, rq
+from waiexport.certificate import Member, verdict_of
+from waiexport.optable import OPS
+from waiexport.reference import decode
+from waiexport.targets.descriptions import target
+from waiexport.targets.engines import OrtEngine, engine
+from waiexport.targets.exporter import export, probe_inputs
+from waiexport.targets.onnx.export import ExportError, check_integer_only
+from waiexport.targets.onnx.lower import LOWER
+
+from _strategies import NARROW, case
+
+NPU_OPS = sorted(op.name for op in OPS if op.npu != "no")
+ORT = target("ort-cpu")
+
+
+def same(g_data, inputs, scalars):
+    """The reference and the onnxruntime engine agree: the same outputs or the same code."""
+    ref, ort_ = engine("reference").load(g_data), OrtEngine().load(g_data)
+    outcomes = []
+    for loaded in (ref, ort_):
+        try:
+            outcomes.append([o.astype(object).tolist() for o in loaded.run(inputs, scalars)])
+        except Refusal as r:
+            outcomes.append(r.code)
+    assert outcomes[0] == outcomes[1]
+
+
+def in_subset(g) -> bool:
+    v = verdict_of([Member.of("g", write(g), g)])
+    return v["acc32"] and v["npu"]
+
+
+def test_lowerings_cover_the_npu_subset():
+    assert sorted(LOWER) == NPU_OPS
+
+
+@pytest.mark.parametrize("name", NPU_OPS)
+@settings(max_examples=12, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@given(data=st.data())
+def test_every_npu_operator_is_bit_exact_on_onnxruntime(name, data):
+    g, inputs, scalars = data.draw(case(name, NARROW))
+    assume(in_subset(g))
+    exp = export(write(g), ORT)
+    check_integer_only(exp.model)
+    same(write(g), inputs, scalars)
+    for probe, probe_scalars in probe_inputs(g):   # the ends of every declared range
+        same(write(g), probe, probe_scalars)
+
+
+def test_sixteen_and_twenty_four_bit_operands_split_into_digits():
+    rng = np.random.default_rng(3)
+    b = GraphBuilder()
+    x = b.input(3, -(2**15), 2**15 - 1, max_h=5, max_w=5)
+    y = b.op("conv", x, conv(rng.integers(-(2**7), 2**7, (2, 3, 2, 2)), pad=1,
+                             rq=rq(shift=12)))
+    z = b.op("conv", b.input(1, -(2**18), 2**18, max_h=5, max_w=5),
+             conv([[[[2**11 + 3]]]], rq=rq(shift=9)))
+    b.output(y, z, b.op("conv", b.input(1, -100, 100, max_h=5, max_w=5),
+                        conv([[[[-(2**23) + 5]]]], rq=rq(shift=9))))
+    g = b.build()
+    assert in_subset(g)
+    for probe, scalars in probe_inputs(g):
+        same(write(g), probe, scalars)
+    same(write(g), [rng.integers(-(2**15), 2**15, (3, 5, 5)),
+                    rng.integers(-(2**18), 2**18 + 1, (1, 5, 5)),
+                    rng.integers(-100, 101, (1, 5, 5))], [])
+
+
+def test_input_channels_split_so_no_int32_accumulator_overflows():
+    # 13×13 taps of 8-bit digits: at most 195 input channels per ConvInteger; 400 need three.
+    rng = np.random.default_rng(4)
+    b = GraphBuilder()
+    b.output(b.op("conv", b.input(400, -127, 127, max_h=13, max_w=13),
+                  conv(rng.integers(-127, 128, (1, 400, 13, 13)), rq=rq(shift=16))))
+    g = b.build()
+    model = export(write(g), ORT).model
+    assert sum(n.op_type == "ConvInteger" for n in model.graph.node) == 4 * 3
+    same(write(g), [np.full((400, 13, 13), 127)], [])
+    same(write(g), [rng.integers(-127, 128, (400, 13, 13))], [])
+
+
+@pytest.mark.parametrize("k, s, p, op", [(3, 2, 0, 0), (3, 2, 1, 0), (2, 3, 0, 2), (5, 2, 1, 3),
+                                         (1, 3, 0, 0), (4, 3, 2, 1)])
+def test_general_phase_decomposition(k, s, p, op):
+    rng = np.random.default_rng(k + 10 * s)
+    b = GraphBuilder()
+    x = b.input(2, -100, 100)
+    b.output(b.op("conv_transpose", x, conv_transpose(rng.integers(-9, 10, (2, 3, k, k)),
+                                                       stride=s, pad=p, out_pad=op,
+                                                       rq=rq(shift=2, bias=[1, -7, 3]))))
+    g = b.build()
+    exp = export(write(g), ORT)
+    assert "conv_transpose" in [o.name for o in exp.graph.ops]   # not the phase rewrite's case
+    for hw in [(1, 1), (2, 3), (5, 4)]:
+        same(write(g), [rng.integers(-100, 101, (2,) + hw)], [])
+
+
+def test_model_says_what_it_is():
+    from waiexport.examples import tiny_synth
+    data = write(tiny_synth())
+    model = export(data, ORT).model
+    meta = {p.key: p.value for p in model.metadata_props}
+    import hashlib
+    assert meta["wai.whg1_sha256"] == hashlib.sha256(data).hexdigest()
+    assert set(meta) == {"wai.whg1_sha256", "wai.rewritten_sha256", "wai.certificate_sha256",
+                         "wai.target", "wai.tool"}
+    assert [i.name for i in model.graph.input] == ["in0"]
+    assert [o.name for o in model.graph.output] == ["out0"]
+    onnx.checker.check_model(model, full_check=True)
+
+
+def test_float_anywhere_is_caught():
+    x = helper.make_tensor_value_info("x", TensorProto.INT32, [1])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [1])
+    model = helper.make_model(helper.make_graph(
+        [helper.make_node("Cast", ["x"], ["y"], to=TensorProto.FLOAT)], "g", [x], [y]),
+        opset_imports=[helper.make_opsetid("", 21)])
+    with pytest.raises(ExportError, match="floating point"):
+        check_integer_only(model)
+
+
+def test_state_scalars_and_host_refusals():
+    b = GraphBuilder()
+    s = b.scalar(0, 1)
+    x = b.input(2, -10, 10, max_h=4, max_w=4)
+    st_in = b.state(2, -50, 50, src=0, init=3, max_h=4, max_w=4)
+    y = b.op("add", [x, st_in], policy="clamp", lo=-50, hi=50)
+    b.output(y, b.op("fill", x, P.Fill(1, s), channels=1))
+    data = write(b.build())
+    model = export(data, ORT).model
+    assert [i.name for i in model.graph.input] == ["in0", "state0", "scalar0"]
+    seqs = [eng.load(data).sequence() for eng in (engine("reference"), OrtEngine())]
+    for xv, sv in (([[[1]], [[2]]], 1), ([[[11]], [[0]]], 0), ([[[2]], [[-2]]], 0)):
+        results = []
+        for seq in seqs:
+            try:
+                results.append([o.tolist() for o in seq.step([np.array(xv)], [sv])])
+            except Refusal as r:
+                results.append(r.code)
+        assert results[0] == results[1]
+    assert results[0][0] == [[[6]], [[3]]]
+    with pytest.raises(Refusal, match="too_large"):
+        OrtEngine().load(data).run([np.zeros((2, 5, 4), int), np.zeros((2, 5, 4), int)], [0])
+    with pytest.raises(Refusal, match="field_range"):
+        OrtEngine().load(data).run([np.zeros((2, 4, 4), int), np.zeros((2, 4, 4), int)], [2])
+
+
+def test_a_graph_outside_the_subset_is_refused_with_its_reason():
+    b = GraphBuilder()
+    b.output(b.op("igdn", b.input(1, -5, 5), P.Igdn(0, 0, 4, P.as_array([[1]]), P.as_array([1]))))
+    with pytest.raises(Refusal, match="outside wai-ops/1-npu: op:igdn"):
+        export(write(b.build()), ORT)
+    b = GraphBuilder()
+    b.output(b.op("relu", b.input(1, -(2**40), 2**40)))
+    with pytest.raises(Refusal, match="does not meet acc32"):
+        export(write(b.build()), ORT)
+
+
+def test_reference_agrees_with_decode():
+    # The engine interface runs the same integers as the function it wraps.
+    from waiexport.examples import tiny_synth
+    g = tiny_synth()
+    x = np.random.default_rng(0).integers(-128, 128, (8, 3, 4))
+    assert (engine("reference").load(write(g)).run([x], [])[0] == decode(g, [x], [])[0]).all()
