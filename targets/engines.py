@@ -97,11 +97,18 @@ def run_session(g: Graph, session, inputs, scalars) -> list[np.ndarray]:
 
 
 def engine(name: str):
-    """The engine called ``name``: ``reference``, ``ort-cpu``, or ``ort:<ExecutionProvider>``."""
+    """The engine called ``name``: ``reference``, ``ort-cpu``, ``ort:<ExecutionProvider>``,
+    or a third party's, registered as an entry point in the group ``waiexport.engines`` whose
+    object, called with no arguments, is an engine."""
     if name == "reference":
         return ReferenceEngine()
     if name == "ort-cpu":
         return OrtEngine()
     if name.startswith("ort:"):
         return OrtEngine(provider=name[4:])
-    raise KeyError(f"unknown engine {name!r}: reference, ort-cpu or ort:<ExecutionProvider>")
+    from importlib.metadata import entry_points
+    for ep in entry_points(group="waiexport.engines"):
+        if ep.name == name:
+            return ep.load()()
+    raise KeyError(f"unknown engine {name!r}: reference, ort-cpu, ort:<ExecutionProvider>, "
+                   "or one registered under the entry point group waiexport.engines")

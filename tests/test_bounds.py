@@ -282,3 +282,16 @@ def test_partial_sum_interval_is_attained_at_the_input_ends(data):
         decode(g, [x], [], literal=True, note=lambda i, k, v: seen.append(v)
                if k in ("conv.acc", "rq.t") else None)
     assert (min(seen), max(seen)) == acc
+
+
+@pytest.mark.parametrize("name", ["conv", "conv_transpose"])
+@settings(max_examples=40, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@given(data=st.data())
+def test_few_sums_equal_the_literal_fold(name, data):
+    """§8.2: the few-sums path gives the integers of the term-by-term fold, saturation and
+    all, on random weights and intervals up to i64."""
+    g, _, _ = data.draw(case(name))
+    fast, slow = certify_graph(g), certify_graph(g, literal=True)
+    assert [(n.result.intermediates, n.result.results, n.saturated) for n in fast.nodes] == \
+        [(n.result.intermediates, n.result.results, n.saturated) for n in slow.nodes]

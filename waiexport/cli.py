@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import sys
+from collections import Counter
 from pathlib import Path
 
 import click
@@ -329,3 +330,97 @@ def export(graph, target_name, output):
     click.echo(f"{output}: {len(exp.model.graph.node)} nodes, {len(blob)} bytes, integer "
                f"tensors only; self-check: {len(probes)} decodes bit-exact against the reference")
     sys.exit(0)
+
+
+@main.group()
+def vectors():
+    """Conformance vectors (§14.1, §14.2): generate the corpus, check it independently."""
+
+
+@vectors.command("generate")
+@click.argument("outdir", type=click.Path(file_okay=False))
+def vectors_generate(outdir):
+    """Write every case as vectors under OUTDIR (vectors/<operator>.jsonl,
+    graphs/<name>.jsonl), deterministically, expectations from the reference."""
+    from .conformance.generate import generate
+    for path in generate(Path(outdir)):
+        click.echo(str(path))
+
+
+@vectors.command("check")
+@click.argument("directory", type=click.Path(file_okay=False, exists=True))
+def vectors_check(directory):
+    """Recompute every vector under DIRECTORY with the literal evaluator and the
+    term-by-term bounds fold, write each file again and compare bytes. Exit 0 when every file
+    is reproduced; files under stage/ or certificates/ are skipped with a note."""
+    from .conformance.checker import check_dir
+    from .jsonio import BadInput
+    try:
+        checks, skipped = check_dir(Path(directory))
+    except BadInput as e:
+        raise click.BadParameter(str(e)) from None
+    for path in skipped:
+        click.echo(f"skipped {path}: stage and certificate vectors are not checked yet")
+    for c in checks:
+        click.echo(f"{'same' if c.same else 'DIFFERS'} {c.path}"
+                   + (f": {c.first_difference}" if c.first_difference else ""))
+    sys.exit(0 if all(c.same for c in checks) else 1)
+
+
+@main.command()
+@click.argument("paths", nargs=-1, type=click.Path(exists=True))
+@click.option("--engine", "engine_name", default="reference", show_default=True,
+              help="reference, ort-cpu, ort:<ExecutionProvider>, or an engine registered "
+                   "under the entry point group waiexport.engines.")
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+def validate(paths, engine_name, as_json):
+    """Run conformance vectors on an engine, bit for bit, refusals included.
+
+    PATHS are .jsonl files or folders of them (default: the committed corpus). Every vector
+    whose profiles include the engine's profile and whose graph lies in the engine's subset
+    runs; the rest are counted, by reason, as not for this engine. A failing output is
+    reported by its first differing index, how many elements differ, the largest difference
+    and a histogram of the differences.
+
+    Exit status: 0 only when every applicable vector passes.
+    """
+    from .conformance.generate import CORPUS
+    from .conformance.validate import claim, files_under, validate as run_all
+    from .targets.engines import engine
+
+    try:
+        eng = engine(engine_name)
+    except KeyError as e:
+        raise click.BadParameter(e.args[0], param_hint="--engine") from None
+    files = files_under([Path(p) for p in paths] or [CORPUS])
+    total = sum(len(f.read_bytes().split(b"\n")) - 1 for f in files)
+    with click.progressbar(length=total, label=f"validating {eng.name}", file=sys.stderr,
+                           show_pos=True) as bar:
+        results = run_all(eng, files, progress=bar.update)
+    failed = [r for r in results if r.status == "fail"]
+    if as_json:
+        click.echo(dumps({"claim": claim(eng), "results": [
+            {"diffs": r.diffs, "file": r.file, "id": r.vid, "reason": r.reason,
+             "status": r.status} for r in results]}, strict=False))
+    else:
+        table = {}
+        for r in results:
+            table.setdefault(r.file, Counter())[r.status] += 1
+        click.echo(f"{'file':<18} {'passed':>7} {'failed':>7} {'not for ' + eng.name:>20}")
+        for name, counts in table.items():
+            click.echo(f"{name:<18} {counts['pass']:>7} {counts['fail']:>7} {counts['skip']:>20}")
+        reasons = Counter(r.reason for r in results if r.status == "skip")
+        for reason, n in sorted(reasons.items()):
+            click.echo(f"not for this engine: {n} vectors, {reason}")
+        for r in failed:
+            click.echo(f"FAIL {r.file}/{r.vid}: {r.reason}")
+            for d in r.diffs:
+                click.echo(f"     decode {d['decode']} output {d['output']}: "
+                           + ", ".join(f"{k} {v}" for k, v in d.items()
+                                       if k not in ("decode", "output")))
+        c = claim(eng)
+        click.echo(f"{len(results) - len(failed) - sum(reasons.values())} passed, "
+                   f"{len(failed)} failed, {sum(reasons.values())} not for this engine")
+        click.echo(c["claim"] + f"; machine {c['machine']}; " + ", ".join(
+            f"{k} {v}" for k, v in c["versions"].items()))
+    sys.exit(1 if failed else 0)

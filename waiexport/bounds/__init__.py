@@ -34,6 +34,7 @@ class RuleCtx:
     scalars: tuple
     shapes: dict | None
     graph: Graph
+    literal: bool = False
 
     def channels(self, t: int) -> int:
         return self.graph.tensor(t).channels
@@ -70,16 +71,18 @@ def apply_policy(iv: Iv, rec) -> Iv:
     return iv
 
 
-def run_rule(op: Op, ins: list, g: Graph, shapes) -> tuple[Result, bool]:
+def run_rule(op: Op, ins: list, g: Graph, shapes, literal: bool = False) -> tuple[Result, bool]:
     """One operator's rule on the input intervals ``ins``; returns the result and whether it
     saturated."""
     sat = Sat()
-    res = RULES[op.name](op, ins, RuleCtx(sat, g.scalars, shapes, g))
+    res = RULES[op.name](op, ins, RuleCtx(sat, g.scalars, shapes, g, literal))
     return res, sat.hit
 
 
-def certify_graph(g: Graph) -> GraphBounds:
-    """The bounds pass over ``g`` (§8.1–§8.3), with load step 8's two refusals."""
+def certify_graph(g: Graph, literal: bool = False) -> GraphBounds:
+    """The bounds pass over ``g`` (§8.1–§8.3), with load step 8's two refusals. ``literal``
+    folds every partial-sum interval term by term (§8.2) instead of from a few sums: the
+    independent checker's way."""
     shapes = load_plan(g)
     tensors = {inp.tensor: (g.tensor(inp.tensor).lo, g.tensor(inp.tensor).hi) for inp in g.inputs}
     nodes = []
@@ -89,7 +92,7 @@ def certify_graph(g: Graph) -> GraphBounds:
         if op.name == "lut16" and not (-32767 <= ins[0][0] and ins[0][1] <= 32767):
             raise Refusal("model_mismatch", where, f"input range [{ins[0][0]}, {ins[0][1]}] "
                                                    "is not within [-32767, 32767] (§5.6)")
-        res, saturated = run_rule(op, ins, g, shapes)
+        res, saturated = run_rule(op, ins, g, shapes, literal)
         outs = []
         for t, iv in zip(op.outputs, res.results):
             out = apply_policy(iv, g.tensor(t))

@@ -33,16 +33,28 @@ def partial_sums(sat: Sat, iv: Iv, s_pos: int, s_neg: int, b: int, wmax: int) ->
     return (sat.sat(min(0, b) + l * s_pos + h * s_neg), sat.sat(max(0, b) + h * s_pos + l * s_neg))
 
 
+def folded(sat: Sat, iv: Iv, weights, b: int) -> Iv:
+    """§8.2 ``A(K, b)`` as written: each tap's term interval, then the two ends folded term
+    by term from the bias, saturating after each addition (§8.1)."""
+    terms = [sat.corner((int(w), int(w)), iv) for w in weights]
+    return (sat.fold(min(0, b), (min(0, t[0]) for t in terms)),
+            sat.fold(max(0, b), (max(0, t[1]) for t in terms)))
+
+
 def _linear(prefix: str, weights: np.ndarray, groups: list, ins: list, p, ctx) -> Result:
     """``groups``: per group of taps whose partial sums are hulled (one for ``conv``, one per
     residue for ``conv_transpose``), a ``[cout, taps]`` matrix of its weights."""
     sat = ctx.sat
     wmin, wmax = (int(weights.min()), int(weights.max())) if weights.size else (0, 0)
     term = sat.corner((wmin, wmax), ins[0])
-    sums = [_sign_sums(g) for g in groups]
-    accs = [hull(*(partial_sums(sat, ins[0], pos[o], neg[o], p.rq.pre_bias(o),
-                                max(-wmin, wmax)) for pos, neg in sums))
-            for o in range(p.cout)]
+    if ctx.literal:
+        accs = [hull(*(folded(sat, ins[0], g[o], p.rq.pre_bias(o)) for g in groups))
+                for o in range(p.cout)]
+    else:
+        sums = [_sign_sums(g) for g in groups]
+        accs = [hull(*(partial_sums(sat, ins[0], pos[o], neg[o], p.rq.pre_bias(o),
+                                    max(-wmin, wmax)) for pos, neg in sums))
+                for o in range(p.cout)]
     inter, y = rq_rules(sat, accs, p.rq)
     return Result({f"{prefix}.term": term, f"{prefix}.acc": hull(*accs), **inter}, [y],
                   k_c=term, mac=mac(ins, (wmin, wmax)))

@@ -1,0 +1,58 @@
+"""``conv`` (§5.2) vectors."""
+
+import numpy as np
+
+from waiexport.builder import conv, rq
+
+from ._make import Case, covers, one
+from ._ops import basic
+
+W = np.array([[[[3, -2, 1], [0, 4, -1], [2, -3, 5]], [[1, 1, -1], [-2, 0, 2], [3, -1, 0]]],
+              [[[-1, 2, 0], [1, -1, 1], [0, 2, -2]], [[2, 0, 1], [-3, 1, 0], [1, 1, 1]]]])
+
+conv_basic = basic("conv", conv(W, pad=1, stride=(1, 2), rq=rq(shift=3, bias=[5, -5])))
+
+
+@covers("1:partial-sum-ends")
+def conv_partial_sum_ends():
+    # Inputs at the end of their range that matches each weight's sign form A(K, b)'s ends.
+    w = np.array([[[[3, -2], [1, -4]]]])
+    g = one("conv", conv(w, rq=rq(bias=[9])), channels=1, lo=-50, hi=70, size=(2, 2))
+    top, bottom = np.where(w[0] > 0, 70, -50), np.where(w[0] > 0, -50, 70)
+    return Case(g, [([top], []), ([bottom], [])])
+
+
+@covers("3:kernel-larger-than-input")
+def conv_kernel_larger_than_input():
+    g = one("conv", conv(np.ones((1, 1, 5, 5), int), pad=2), channels=1, size=(2, 3))
+    return Case(g, [([np.arange(6).reshape(1, 2, 3) - 3], [])])
+
+
+@covers("3:1x1-plane", "3:stride-gt-kernel")
+def conv_1x1_plane():
+    g = one("conv", conv(W, pad=1, stride=4), size=(1, 1))
+    return Case(g, [([np.array([[[7]], [[-9]]])], [])])
+
+
+@covers("4:acc32-max", "4:acc32-min")
+def conv_acc32_ends():
+    # One tap of weight 1 on an i32 range: the sum reaches 2^31 − 1 and −2^31 exactly.
+    g = one("conv", conv([[[[1]]]]), channels=1, lo=-(2**31), hi=2**31 - 1)
+    return Case(g, [([np.array([[[2**31 - 1, -(2**31)]]])], [])])
+
+
+@covers("4:acc32-one-past")
+def conv_acc32_one_past():
+    # A pre bias of 1 takes the sum one past 2^31 − 1: acc64 only.
+    g = one("conv", conv([[[[1]]]], rq=rq(bias=[1])), channels=1, lo=-(2**31), hi=2**31 - 1)
+    return Case(g, [([np.array([[[2**31 - 1, -(2**31)]]])], [])])
+
+
+@covers("5:plan:conv")
+def conv_plan_kernel_larger_at_run_time():
+    g = one("conv", conv(np.ones((1, 2, 3, 3), int)))
+    return Case(g, [([np.ones((2, 3, 4), int)], []), ([np.ones((2, 2, 4), int)], [])])
+
+
+CASES = [conv_basic, conv_partial_sum_ends, conv_kernel_larger_than_input, conv_1x1_plane,
+         conv_acc32_ends, conv_acc32_one_past, conv_plan_kernel_larger_at_run_time]

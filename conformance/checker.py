@@ -1,0 +1,56 @@
+"""The independent checker (§14.1): for each vector file, recompute ``load``, ``profiles`` and
+every ``expect`` from the graph bytes and the inputs with the literal evaluator and the
+term-by-term bounds fold, write the file again, and compare bytes."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from .vectors import make_vector, read_vectors, vector_inputs, write_lines
+from waiexport.whg1 import read
+
+__all__ = ["check_file", "check_dir", "FileCheck", "SKIPPED"]
+
+#: Folders of a corpus this checker does not recompute yet (§14.1 item 7, §14.3).
+SKIPPED = ("stage", "certificates")
+
+
+@dataclass
+class FileCheck:
+    path: Path
+    same: bool
+    first_difference: str | None = None
+
+
+def _rebuild(v: dict) -> dict:
+    data = bytes.fromhex(v["graph"])
+    decodes = []
+    if v["load"] == "ok":
+        decodes = vector_inputs(v, read(data))
+    return make_vector(v["id"], data, decodes, literal=True)
+
+
+def check_file(path: Path) -> FileCheck:
+    """Recompute one file; ``same`` when the bytes are identical."""
+    original = path.read_bytes()
+    vectors = read_vectors(path)
+    again = write_lines([_rebuild(v) for v in vectors])
+    if again == original:
+        return FileCheck(path, True)
+    for line_a, line_b, v in zip(original.split(b"\n"), again.split(b"\n"), vectors):
+        if line_a != line_b:
+            return FileCheck(path, False, f"vector {v['id']} differs")
+    return FileCheck(path, False, "the files differ in length")
+
+
+def check_dir(root: Path) -> tuple[list[FileCheck], list[Path]]:
+    """Check every ``.jsonl`` under ``root`` except those under :data:`SKIPPED` folders;
+    returns the checks and the skipped files."""
+    checks, skipped = [], []
+    for path in sorted(root.rglob("*.jsonl")):
+        if any(part in SKIPPED for part in path.relative_to(root).parts):
+            skipped.append(path)
+        else:
+            checks.append(check_file(path))
+    return checks, skipped

@@ -1,0 +1,93 @@
+"""The vector files of §14.1: JSON Lines of canonical JSON, one vector per line.
+
+``make_vector`` computes a vector's ``load``, ``profiles`` and every ``expect`` from its graph
+bytes and inputs. The generator runs it with the vectorised reference and the few-sums bounds
+pass; the independent checker with the literal evaluator and the term-by-term fold (§14.1,
+*Who writes the vectors*).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+
+from waiexport.bounds import certify_graph
+from waiexport.certificate import Member, verdict_of
+from waiexport.jsonio import BadInput, dumps, parse_decode, parse_int, tensor_json
+from waiexport.reference import Decoder, decode
+from waiexport.refusal import Refusal
+from waiexport.whg1 import read
+
+__all__ = ["load_outcome", "make_vector", "write_lines", "read_vectors", "vector_inputs"]
+
+BOTH = ["acc32", "acc64"]
+
+
+def load_outcome(data: bytes, literal: bool = False):
+    """``(load, profiles, graph, verdict)``: the code a load refuses with under every profile,
+    or ``"ok"`` with the profiles the verdict meets (§14.1)."""
+    try:
+        g = read(data)
+        bounds = certify_graph(g, literal=literal)
+    except Refusal as r:
+        return r.code, BOTH, None, None
+    verdict = verdict_of([Member("graph", data, g, bounds)])
+    if not verdict["acc64"]:
+        return "model_mismatch", BOTH, None, verdict
+    return "ok", [p for p in BOTH if verdict[p]], g, verdict
+
+
+def make_vector(vid: str, data: bytes, decodes: list, literal: bool = False) -> dict:
+    """One vector: ``decodes`` are ``(data inputs, scalars)`` of one sequence (§10.3)."""
+    load, profiles, g, _ = load_outcome(data, literal)
+    out = {"decodes": [], "graph": data.hex(), "id": vid, "load": load, "profiles": profiles}
+    if g is None:
+        return out
+    seq = Decoder(g, engine=lambda gr, i, s: decode(gr, i, s, literal=literal))
+    for inputs, scalars in decodes:
+        try:
+            expect = {"outputs": [tensor_json(o) for o in seq.step(inputs, scalars)]}
+        except Refusal as r:
+            expect = {"refuse": r.code}
+        out["decodes"].append({"expect": expect, "inputs": [tensor_json(np.asarray(x))
+                                                              for x in inputs],
+                               "scalars": [int(s) for s in scalars]})
+    return out
+
+
+def write_lines(vectors: list[dict]) -> bytes:
+    """The file's bytes: one canonical line per vector, each ending with a line feed."""
+    return "".join(dumps(v) + "\n" for v in vectors).encode("ascii")
+
+
+def read_vectors(path: Path) -> list[dict]:
+    """Every vector of a ``.jsonl`` file; ``BadInput`` names the line that is not one."""
+    vectors = []
+    for n, line in enumerate(path.read_bytes().split(b"\n")[:-1], 1):
+        try:
+            v = json.loads(line)
+        except json.JSONDecodeError as e:
+            raise BadInput(f"{path}:{n}: not JSON: {e}") from None
+        if not isinstance(v, dict) or not {"graph", "id", "load", "profiles"} <= set(v):
+            raise BadInput(f"{path}:{n}: not a vector")
+        vectors.append(v)
+    return vectors
+
+
+def vector_inputs(v: dict, g) -> list:
+    """A vector's decodes as ``(data inputs, scalars)``, read against its graph."""
+    n_data = sum(1 for i in g.inputs if i.kind == "data")
+    return [parse_decode(d, n_data, len(g.scalars), f"{v['id']} decode {k}")
+            for k, d in enumerate(v.get("decodes", []))]
+
+
+def parse_expect(d: dict):
+    """A decode's ``expect``: ``("refuse", code)`` or ``("outputs", [arrays])``."""
+    e = d["expect"]
+    if "refuse" in e:
+        return "refuse", e["refuse"]
+    return "outputs", [np.array([parse_int(x, "expect") for x in t["data"]], dtype=object)
+                       .reshape([parse_int(n, "shape") for n in t["shape"]])
+                       for t in e["outputs"]]
