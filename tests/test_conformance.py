@@ -39,6 +39,7 @@ def required_items() -> set[str]:
                                          "crop", "subpos_split", "subpos_merge", "mul", "gram",
                                          "apply")}
     items |= {f"g:load:{k}" for k in range(1, 9)} | {f"g:run:{k}" for k in range(1, 5)}
+    items |= {"g:lowering:int_synth", "g:lowering:jpegai"}
     return items
 
 

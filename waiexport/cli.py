@@ -19,7 +19,7 @@ from .jsonio import BadInput, dumps, parse_decode, tensor_json
 from .load import load
 from .report import render_check
 from .refusal import Refusal
-from .whg1 import read
+from .whg1 import read, write
 
 __all__ = ["main"]
 
@@ -424,3 +424,66 @@ def validate(paths, engine_name, as_json):
         click.echo(c["claim"] + f"; machine {c['machine']}; " + ", ".join(
             f"{k} {v}" for k, v in c["versions"].items()))
     sys.exit(1 if failed else 0)
+
+
+@main.command()
+@click.argument("form", type=click.Choice(["int_synth", "jpegai"]))
+@click.argument("source", type=click.Path(exists=True))
+@click.option("-o", "--output", required=True, type=click.Path(file_okay=False),
+              help="The folder for <role>.whg1 and certificate.json.")
+def lower(form, source, output):
+    """Lower a set in a registered form to canonical WHG1 graphs (§13).
+
+    SOURCE is an int_synth.json file (int_synth/1, §13.1), or a wai.image.jpegai bundle
+    folder holding norm.json and weights/ (jpegai-int/1, §13.6.1). Writes OUTPUT/<role>.whg1
+    for each graph (synth; hs_y, hs_uv) and OUTPUT/certificate.json, the set's certificate
+    with its lowering and capability. A refused set prints its code (payload_malformed for
+    int_synth, model_mismatch for jpegai) and exits 2.
+    """
+    from .certificate import certificate_bytes
+    from .pipeline import lower_set
+    try:
+        graphs, cert = lower_set(form, Path(source))
+    except Refusal as r:
+        click.echo(f"{source}: {r}", err=True)
+        sys.exit(2)
+    out = Path(output)
+    out.mkdir(parents=True, exist_ok=True)
+    for role, g in graphs.items():
+        (out / f"{role}.whg1").write_bytes(write(g))
+        click.echo(str(out / f"{role}.whg1"))
+    (out / "certificate.json").write_bytes(certificate_bytes(cert))
+    click.echo(str(out / "certificate.json"))
+
+
+@main.group()
+def examples():
+    """Example sets: make them, or run the main job on them."""
+
+
+@examples.command("make")
+@click.argument("directory", type=click.Path(file_okay=False))
+@click.option("--full", is_flag=True, help="Realistic sizes (192→128→64→3 int_synth, "
+                                           "128-channel jpegai blocks), not the small ones.")
+def examples_make(directory, full):
+    """Write example sets, deterministically: an int_synth.json, a jpegai bundle, the two
+    boundary sets of §14.3, and tiny_synth.whg1."""
+    from .examples import make
+    for path in make(Path(directory), full):
+        click.echo(str(path))
+
+
+@examples.command("run")
+@click.argument("directory", type=click.Path(file_okay=False, exists=True), default=None,
+                required=False)
+def examples_run(directory):
+    """The main job on the example sets (default: the bundled examples/): lower → check →
+    rewrite for ort-cpu → export → run on onnxruntime → bit-exact against the reference, then
+    validate the committed corpus on the reference and on onnxruntime. Exit 0 when every
+    check passes."""
+    from .pipeline import main_job
+    root = Path(directory) if directory else Path(__file__).resolve().parent.parent / "examples"
+    if not (root / "int_synth.json").exists():
+        raise click.BadParameter(f"{root} holds no int_synth.json; make one with "
+                                 "'waiexport examples make DIR'")
+    sys.exit(0 if main_job(root, click.echo) else 1)

@@ -1,6 +1,12 @@
-"""Small example graphs bundled with the project (``examples/``), made deterministically."""
+"""Example sets in their source formats, made deterministically from a seed: ``int_synth``
+models (§13.1) and ``wai.image.jpegai`` bundles (§13.6.1), small ones committed under
+``examples/``, realistic ones made on demand, and the two boundary sets of §14.3.
+"""
 
 from __future__ import annotations
+
+import json
+from pathlib import Path
 
 import numpy as np
 
@@ -8,12 +14,14 @@ from .builder import GraphBuilder, conv_transpose, rq
 from .graph import Graph
 from .params import Clamp
 
-__all__ = ["tiny_synth", "EXAMPLES"]
+__all__ = ["tiny_synth", "int_synth_source", "jpegai_bundle", "boundary_sets", "make",
+           "EXAMPLES"]
 
 
 def tiny_synth(seed: int = 1) -> Graph:
-    """An ``int_synth``-shaped decoder (§13.1): two stride-2 ``conv_transpose`` layers (k4 p1
-    and k5 p2 op1), ``relu`` between, ``clamp(0, 255)`` last; latents ``[8, ≤16, ≤16]``."""
+    """An ``int_synth``-shaped decoder built directly as a graph: two stride-2
+    ``conv_transpose`` layers (k4 p1 and k5 p2 op1), ``relu`` between, ``clamp(0, 255)`` last;
+    latents ``[8, ≤16, ≤16]``."""
     rng = np.random.default_rng(seed)
     b = GraphBuilder()
     x = b.input(8, -128, 127, max_h=16, max_w=16)
@@ -30,5 +38,94 @@ def tiny_synth(seed: int = 1) -> Graph:
     return b.build()
 
 
-#: The bundled examples, by file name under ``examples/``.
+def _layer(rng, cin, cout, shift, relu, scale):
+    """One ``int_synth`` layer, k5 s2 p2 op1, weights of a plausible magnitude for its fan-in."""
+    w = rng.integers(-scale, scale + 1, size=(cin, cout, 5, 5))
+    return {"in_ch": cin, "out_ch": cout, "k": 5, "stride": 2, "pad": 2, "out_pad": 1,
+            "weight": w.tolist(), "bias": rng.integers(-(1 << shift), 1 << shift, cout).tolist(),
+            "shift": shift, "relu": relu}
+
+
+def int_synth_source(channels=(192, 128, 64, 3), seed: int = 7) -> bytes:
+    """An ``int_synth.json`` of stride-2 layers through ``channels`` (§13.1)."""
+    rng = np.random.default_rng(seed)
+    layers = [_layer(rng, a, b, 8, i < len(channels) - 2, 40)
+              for i, (a, b) in enumerate(zip(channels, channels[1:]))]
+    return json.dumps({"layers": layers}, separators=(",", ":")).encode()
+
+
+def _tensor(a: np.ndarray) -> dict:
+    return {"dims": list(a.shape), "v": a.reshape(-1).tolist()}
+
+
+def jpegai_bundle(root: Path, c1: int = 8, c2: int = 8, seed: int = 11) -> None:
+    """A ``wai.image.jpegai`` bundle: ``norm.json`` and ``weights/hs_y.json``,
+    ``weights/hs_uv.json`` with ``Cz = 160`` and ``96``, ``C3 = 16·Cz`` (§13.6.1)."""
+    rng = np.random.default_rng(seed)
+    pmf = []
+    for _ in range(32):
+        cuts = np.sort(rng.integers(0, 257, 7))
+        pmf.append(np.diff(np.r_[0, cuts, 256]).tolist())
+    norm = {
+        "pmf": pmf, "bounds": rng.integers(0, 256, 32).tolist(), "per_channel": 16,
+        "cdfs_y": np.sort(rng.integers(0, 256, (160, 63)), axis=1).reshape(-1).tolist(),
+        "cdfs_uv": np.sort(rng.integers(0, 256, (96, 63)), axis=1).reshape(-1).tolist(),
+        "gain_y": rng.integers(-400, 400, 160).tolist(),
+        "gain_uv": rng.integers(-400, 400, 96).tolist(),
+        "note": "members this lowering does not read are ignored",
+    }
+    (root / "weights").mkdir(parents=True, exist_ok=True)
+    (root / "norm.json").write_text(json.dumps(norm, separators=(",", ":")))
+    for name, cz in (("hs_y.json", 160), ("hs_uv.json", 96)):
+        members = {}
+        for block, pow_name, cin, cout, k, shift in (
+                ("conv1", "onnx::Pow_85", cz, c1, 1, 6), ("depthwise", "onnx::Pow_91", c1, c2, 3, 7),
+                ("pointwise", "onnx::Pow_97", c2, 16 * cz, 1, 5)):
+            members[f"{block}.weight"] = _tensor(rng.integers(-90, 91, (cout, cin, k, k)))
+            members[f"{block}.bias"] = _tensor(rng.integers(-2000, 2000, cout))
+            members[pow_name] = _tensor(np.full((1, cout, 1, 1), shift)
+                                        + rng.integers(0, 2, (1, cout, 1, 1)))
+        (root / "weights" / name).write_text(json.dumps(members, separators=(",", ":")))
+
+
+def boundary_sets() -> dict[str, bytes]:
+    """The two sets §14.3 asks for, as ``int_synth.json`` files: one whose certificate fails
+    ``acc64`` by one unit (a sum reaches 2^63), and one whose claim of ``acc32`` fails by one
+    weight (a sum reaches 2^31)."""
+    one_past_64 = {"layers": [
+        # 127·67637280 + 32 = 2^33; relu keeps the lower end at 0
+        {"in_ch": 1, "out_ch": 1, "k": 1, "stride": 1, "pad": 0, "weight": [[[[67637280]]]],
+         "bias": [32], "relu": True},
+        # 2^30 · 2^33 = 2^63, one past i64
+        {"in_ch": 1, "out_ch": 1, "k": 1, "stride": 1, "pad": 0, "weight": [[[[1 << 30]]]],
+         "bias": [0], "shift": 40}]}
+    one_past_32 = {"layers": [
+        # 127·16909320 + 8 = 2^31, one past i32: the weight 16909319 would fit acc32
+        {"in_ch": 1, "out_ch": 1, "k": 1, "stride": 1, "pad": 0, "weight": [[[[16909320]]]],
+         "bias": [8], "shift": 24}]}
+    return {name: json.dumps(doc, separators=(",", ":")).encode()
+            for name, doc in (("int_synth_acc64_one_past.json", one_past_64),
+                              ("int_synth_acc32_one_weight_past.json", one_past_32))}
+
+
+def make(root: Path, full: bool = False) -> list[Path]:
+    """Write the example sets under ``root``: small ones (what ``examples/`` commits), or
+    with ``full`` the realistic ``int_synth`` (192→128→64→3) and a bundle with 128-channel
+    hidden blocks."""
+    root.mkdir(parents=True, exist_ok=True)
+    channels = (192, 128, 64, 3) if full else (16, 12, 8, 3)
+    written = [root / "int_synth.json"]
+    written[0].write_bytes(int_synth_source(channels))
+    jpegai_bundle(root / "jpegai", *((128, 128) if full else (8, 8)))
+    written.append(root / "jpegai")
+    for name, data in boundary_sets().items():
+        (root / name).write_bytes(data)
+        written.append(root / name)
+    from .whg1 import write
+    (root / "tiny_synth.whg1").write_bytes(write(tiny_synth()))
+    written.append(root / "tiny_synth.whg1")
+    return written
+
+
+#: The bundled WHG1 examples, by file name under ``examples/``.
 EXAMPLES = {"tiny_synth.whg1": tiny_synth}
