@@ -14,6 +14,7 @@ import numpy as np
 from waiexport.jsonio import BadInput
 from waiexport.refusal import Refusal
 
+from .locate import locate as find_first
 from .vectors import load_outcome, parse_expect, read_vectors, vector_inputs
 
 __all__ = ["Outcome", "validate_vector", "validate", "diff", "claim", "files_under"]
@@ -49,8 +50,9 @@ def diff(expected: np.ndarray, got: np.ndarray) -> dict:
             "histogram": dict(sorted(Counter(delta[i] for i in bad).items()))}
 
 
-def validate_vector(engine, file: str, v: dict) -> Outcome:
-    """Run one vector on ``engine`` (see :mod:`waiexport.targets.engines` for the interface)."""
+def validate_vector(engine, file: str, v: dict, locate: bool = False) -> Outcome:
+    """Run one vector on ``engine`` (see :mod:`waiexport.targets.engines` for the interface);
+    with ``locate``, a differing output is traced to the first operator that differs."""
     if engine.profile not in v["profiles"]:
         return Outcome(file, v["id"], "skip", f"profiles {', '.join(v['profiles'])}")
     data = bytes.fromhex(v["graph"])
@@ -75,6 +77,7 @@ def validate_vector(engine, file: str, v: dict) -> Outcome:
     for k, ((inputs, scalars), d) in enumerate(zip(vector_inputs(v, loaded.graph),
                                                    v["decodes"])):
         kind, want = parse_expect(d)
+        every_input = seq.inputs(inputs)
         try:
             got = ("outputs", seq.step(inputs, scalars))
         except Refusal as r:
@@ -90,6 +93,8 @@ def validate_vector(engine, file: str, v: dict) -> Outcome:
             if d_:
                 out.status = "fail"
                 out.reason = out.reason or f"decode {k} output {j} differs"
+                if locate:
+                    d_["located"] = find_first(loaded, every_input, scalars)
                 out.diffs.append({"decode": k, "output": j, **d_})
     return out
 
@@ -102,7 +107,7 @@ def files_under(paths: list[Path]) -> list[Path]:
     return files
 
 
-def validate(engine, files: list[Path], progress=None) -> list[Outcome]:
+def validate(engine, files: list[Path], progress=None, locate: bool = False) -> list[Outcome]:
     """Every vector of ``files`` on ``engine``; ``progress(n)`` is told as vectors finish."""
     results = []
     for path in files:
@@ -112,7 +117,7 @@ def validate(engine, files: list[Path], progress=None) -> list[Outcome]:
             results.append(Outcome(path.stem, "-", "fail", str(e)))
             continue
         for v in vectors:
-            results.append(validate_vector(engine, path.stem, v))
+            results.append(validate_vector(engine, path.stem, v, locate))
             if progress:
                 progress(1)
     return results

@@ -29,10 +29,13 @@ __all__ = ["Loaded", "ReferenceEngine", "OrtEngine", "engine", "run_session"]
 
 @dataclass
 class Loaded:
-    """A graph an engine has loaded, and how that engine runs one decode of it."""
+    """A graph an engine has loaded, and how that engine runs one decode of it; ``run_all``,
+    when the engine can, returns every tensor of the decode by index (to locate a
+    difference)."""
 
     graph: Graph
     run: Callable
+    run_all: Callable | None = None
 
     def sequence(self) -> Decoder:
         """A fresh sequence of decodes, state starting at each state input's ``init``."""
@@ -46,7 +49,8 @@ class ReferenceEngine:
 
     def load(self, data: bytes) -> Loaded:
         g = load(data, profile=self.profile, subset=self.subset).graph
-        return Loaded(g, lambda inputs, scalars: decode(g, inputs, scalars))
+        return Loaded(g, lambda inputs, scalars: decode(g, inputs, scalars),
+                      lambda inputs, scalars: decode(g, inputs, scalars, keep=True))
 
 
 class OrtEngine:
@@ -69,20 +73,31 @@ class OrtEngine:
 
             from .exporter import export
 
+            from .onnx.export import build_model
+
             exp = export(data, self.target)
             opts = ort.SessionOptions()
             opts.log_severity_level = 3
-            session = ort.InferenceSession(exp.model.SerializeToString(), opts,
-                                           providers=[self.provider])
-            self._cache[key] = Loaded(exp.graph,
-                                      lambda i, s: run_session(exp.graph, session, i, s))
+
+            def session(model):
+                return ort.InferenceSession(model.SerializeToString(), opts,
+                                            providers=[self.provider])
+            main = session(exp.model)
+
+            def run_all(inputs, scalars):
+                exposed = session(build_model(exp.graph, exp.metadata, expose=True))
+                outs = run_session(exp.graph, exposed, inputs, scalars, every=True)
+                return outs
+            self._cache[key] = Loaded(exp.graph, lambda i, s: run_session(exp.graph, main, i, s),
+                                      run_all)
         return self._cache[key]
 
 
-def run_session(g: Graph, session, inputs, scalars) -> list[np.ndarray]:
+def run_session(g: Graph, session, inputs, scalars, every: bool = False):
     """One decode of ``g`` on an onnxruntime session of its exported model: §4's run steps
     1–3 and the input policies on the host (refusals with their codes), the rest in the model.
-    """
+    With ``every`` (a model built with ``expose``), every tensor by index instead of the
+    outputs."""
     run_plan(g, [tuple(np.shape(x)) for x in inputs], [int(s) for s in scalars])
     feed = {}
     counts = {"data": 0, "state": 0}
@@ -93,6 +108,10 @@ def run_session(g: Graph, session, inputs, scalars) -> list[np.ndarray]:
         counts[inp.kind] += 1
     for j, s in enumerate(scalars):
         feed[f"scalar{j}"] = np.array([int(s)], dtype=np.int64)
+    if every:
+        names = [o.name for o in session.get_outputs() if o.name.startswith("tensor")]
+        return {int(n[6:]): o[0].astype(np.int64)
+                for n, o in zip(names, session.run(names, feed))}
     return [o[0].astype(np.int64) for o in session.run(None, feed)]
 
 

@@ -170,3 +170,46 @@ def test_vectors_commands(tmp_path):
     assert r.exit_code == 0
     r = CliRunner().invoke(main, ["vectors", "check", str(tmp_path)])
     assert r.exit_code == 0 and "DIFFERS" not in r.output
+
+
+def test_locate_names_the_operator_and_counts_ties(monkeypatch):
+    import waiexport.reference.rq as rq_module
+    from waiexport.conformance.locate import locate
+    from waiexport.targets.engines import OrtEngine
+    from waiexport import write
+    from waiexport.examples import tiny_synth
+
+    loaded = OrtEngine().load(write(tiny_synth()))
+    x = np.random.default_rng(1).integers(-128, 128, (8, 4, 4))
+    assert locate(loaded, [x], []) is None                    # onnxruntime agrees everywhere
+    real = rq_module.rround
+    # the reference made wrong at ties of its first requantisation: the engine now "differs"
+    monkeypatch.setattr(rq_module, "rround", lambda p, s, mode: real(
+        arrays.add(p, (np.asarray(s) > 0).astype(np.int64)), s, mode))
+    found = locate(loaded, [x], [])
+    assert found["operator"] == 0 and found["op"] == "conv" and found["differing"] > 0
+
+
+def test_validate_locate_flag():
+    r = CliRunner().invoke(main, ["validate", "--locate", "--engine", "ort-cpu",
+                                  str(CORPUS / "vectors" / "conv.jsonl")])
+    assert r.exit_code == 0
+
+
+def test_locate_counts_differences_on_a_rounding_tie(monkeypatch):
+    import waiexport.reference.rq as rq_module
+    from waiexport import params as P
+    from waiexport import write
+    from waiexport.builder import GraphBuilder, rq
+    from waiexport.conformance.locate import locate
+    from waiexport.targets.engines import OrtEngine
+
+    b = GraphBuilder()
+    y = b.op("rescale", b.input(1, -99, 99), P.Rescale(rq(shift=1, round="half_up")))
+    b.output(b.op("relu", y))
+    loaded = OrtEngine().load(write(b.build()))
+    real = rq_module.rround
+    monkeypatch.setattr(rq_module, "rround", lambda p, s, mode: real(
+        arrays.sub(p, (np.asarray(s) > 0).astype(np.int64)), s, mode))   # ties go down
+    found = locate(loaded, [np.array([[[3, 5, 4, -7, 8]]])], [])
+    assert found == {"operator": 0, "op": "rescale", "output": 0, "differing": 3, "on_a_tie": 3}

@@ -373,7 +373,11 @@ def vectors_check(directory):
               help="reference, ort-cpu, ort:<ExecutionProvider>, or an engine registered "
                    "under the entry point group waiexport.engines.")
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
-def validate(paths, engine_name, as_json):
+@click.option("--locate", is_flag=True,
+              help="For a differing output, ask the engine for every intermediate tensor and "
+                   "name the first operator that differs, with how many of its differing "
+                   "elements sit on a rounding tie.")
+def validate(paths, engine_name, as_json, locate):
     """Run conformance vectors on an engine, bit for bit, refusals included.
 
     PATHS are .jsonl files or folders of them (default: the committed corpus). Every vector
@@ -396,7 +400,7 @@ def validate(paths, engine_name, as_json):
     total = sum(len(f.read_bytes().split(b"\n")) - 1 for f in files)
     with click.progressbar(length=total, label=f"validating {eng.name}", file=sys.stderr,
                            show_pos=True) as bar:
-        results = run_all(eng, files, progress=bar.update)
+        results = run_all(eng, files, progress=bar.update, locate=locate)
     failed = [r for r in results if r.status == "fail"]
     if as_json:
         click.echo(dumps({"claim": claim(eng), "results": [

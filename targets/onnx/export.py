@@ -38,9 +38,11 @@ def _io_names(g: Graph) -> list[str]:
     return names
 
 
-def build_model(g: Graph, metadata: dict) -> onnx.ModelProto:
+def build_model(g: Graph, metadata: dict, expose: bool = False) -> onnx.ModelProto:
     """The ONNX model of ``g``, a graph that meets ``acc32`` and lies in ``wai-ops/1-npu``
-    (after the target's rewrites). Raises :class:`ExportError` for an operator it cannot map."""
+    (after the target's rewrites). With ``expose``, every graph tensor ``t`` is also an output
+    ``tensor<t>`` (for locating a difference). Raises :class:`ExportError` for an operator it
+    cannot map."""
     gb = certify_graph(g)
     e = Emitter()
     names = {}
@@ -68,6 +70,11 @@ def build_model(g: Graph, metadata: dict) -> onnx.ModelProto:
         e.nodes.append(helper.make_node("Identity", [names[t]], [name]))
         outputs.append(helper.make_tensor_value_info(
             name, I32, [1, g.tensor(t).channels, None, None]))
+    if expose:
+        for t in sorted(names):
+            e.nodes.append(helper.make_node("Identity", [names[t]], [f"tensor{t}"]))
+            outputs.append(helper.make_tensor_value_info(
+                f"tensor{t}", I32, [1, g.tensor(t).channels, None, None]))
     graph = helper.make_graph(e.nodes, "wai-ops", inputs, outputs, e.inits)
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)],
                               producer_name="waiexport", producer_version=__version__)
