@@ -14,6 +14,8 @@ import numpy as np
 from waiexport.jsonio import BadInput
 from waiexport.refusal import Refusal
 
+from waiexport.targets.exporter import DoesNotFit
+
 from .locate import locate as find_first
 from .vectors import load_outcome, parse_expect, read_vectors, vector_inputs
 
@@ -72,6 +74,8 @@ def validate_vector(engine, file: str, v: dict, locate: bool = False) -> Outcome
         loaded = engine.load(data)
     except Refusal as r:
         return Outcome(file, v["id"], "fail", f"refused at load with {r.code}: {r}")
+    except DoesNotFit:
+        return Outcome(file, v["id"], "skip", f"does not fit {engine.name}")
     seq = loaded.sequence()
     out = Outcome(file, v["id"], "pass")
     for k, ((inputs, scalars), d) in enumerate(zip(vector_inputs(v, loaded.graph),

@@ -60,7 +60,8 @@ class PhaseConvolution(Rewrite):
     ``kh + oph − 2·ph = sh``, ``kw + opw − 2·pw = sw`` (k5 s2 p2 op1, k4 s2 p1 op0, …).
     Exact because each output position's sum has the same products as §5.3's, from the one
     residue that reaches it (§9.3); zero weights add zero terms; a slot no tap reaches holds
-    ``rq_o(0)`` either way; the ``RQ`` is per output channel and moves with it.
+    ``rq_o(0)`` either way; the ``RQ`` is per output channel and moves with it; an output
+    ``clamp`` applies to the same values before the interleave as after it.
     """
 
     name = "transposed convolution → phase convolutions"
@@ -88,6 +89,10 @@ class PhaseConvolution(Rewrite):
         if r == 1:
             g.replace(op.uid, [("conv", op.inputs, op.outputs, conv)])
             return
-        phases = g.add_tensor(Tensor(p.cout * r * r))
+        # A clamp on the output is a clamp on the phases too: pixel_shuffle only moves values.
+        out = g.tensor(op.outputs[0])
+        keep = out.policy == "clamp"
+        phases = g.add_tensor(Tensor(p.cout * r * r, None, "clamp" if keep else "derived",
+                                     out.lo if keep else 0, out.hi if keep else 0))
         g.replace(op.uid, [("conv", op.inputs, [phases], conv),
                            ("pixel_shuffle", [phases], op.outputs, Factor(r))])

@@ -85,7 +85,8 @@ class OrtEngine:
             main = session(exp.model)
 
             def run_all(inputs, scalars):
-                exposed = session(build_model(exp.graph, exp.metadata, expose=True))
+                exposed = session(build_model(exp.graph, exp.metadata, expose=True,
+                                              target=self.target))
                 outs = run_session(exp.graph, exposed, inputs, scalars, every=True)
                 return outs
             self._cache[key] = Loaded(exp.graph, lambda i, s: run_session(exp.graph, main, i, s),
@@ -116,13 +117,14 @@ def run_session(g: Graph, session, inputs, scalars, every: bool = False):
 
 
 def engine(name: str):
-    """The engine called ``name``: ``reference``, ``ort-cpu``, ``ort:<ExecutionProvider>``,
+    """The engine called ``name``: ``reference``, ``ort-cpu``, ``npu-int8`` (the model
+    exported for that unit, on onnxruntime), ``ort:<ExecutionProvider>``,
     or a third party's, registered as an entry point in the group ``waiexport.engines`` whose
     object, called with no arguments, is an engine."""
     if name == "reference":
         return ReferenceEngine()
-    if name == "ort-cpu":
-        return OrtEngine()
+    if name in ("ort-cpu", "npu-int8"):
+        return OrtEngine(target_name=name)
     if name.startswith("ort:"):
         return OrtEngine(provider=name[4:])
     from importlib.metadata import entry_points

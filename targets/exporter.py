@@ -18,9 +18,9 @@ from waiexport.refusal import Refusal
 from waiexport.rewrites.pipeline import Outcome, rewrite_for
 
 from .descriptions import Target
-from .onnx.export import ExportError, build_model
+from .onnx.export import DoesNotFit, build_model
 
-__all__ = ["Export", "export", "probe_inputs"]
+__all__ = ["Export", "export", "probe_inputs", "DoesNotFit"]
 
 
 @dataclass
@@ -47,10 +47,12 @@ def export(data: bytes, target: Target, name: str = "graph") -> Export:
     ExportError
         When an operator cannot be mapped onto the target exactly.
     """
-    if target.name != "ort-cpu":
-        raise ExportError(f"no ONNX mapping for target {target.name} yet; ort-cpu has one")
     member = load(data, profile="acc32", subset="npu", name=name)
     outcome = rewrite_for(member.graph, target, name)
+    unmapped = [f"node {i} ({op}): {limit}" for i, op, limits in outcome.remaining
+                for limit in limits if not _mapped(limit)]
+    if unmapped:
+        raise DoesNotFit(f"does not fit {target.name}: " + "; ".join(unmapped))
     metadata = {
         "wai.whg1_sha256": hashlib.sha256(data).hexdigest(),
         "wai.rewritten_sha256": hashlib.sha256(outcome.data).hexdigest(),
@@ -59,7 +61,12 @@ def export(data: bytes, target: Target, name: str = "graph") -> Export:
         "wai.target": target.name,
         "wai.tool": f"waiexport {__version__}",
     }
-    return Export(build_model(outcome.graph, metadata), outcome, metadata)
+    return Export(build_model(outcome.graph, metadata, target=target), outcome, metadata)
+
+
+def _mapped(limit: str) -> bool:
+    """Whether the exporter maps what ``limit`` (a :func:`targets.fit.limits` line) names."""
+    return "target mapping" in limit or "general phase decomposition" in limit
 
 
 def _sizes(g: Graph) -> list[tuple[int, int]]:

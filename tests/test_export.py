@@ -176,3 +176,59 @@ def test_reference_agrees_with_decode():
     g = tiny_synth()
     x = np.random.default_rng(0).integers(-128, 128, (8, 3, 4))
     assert (engine("reference").load(write(g)).run([x], [])[0] == decode(g, [x], [])[0]).all()
+
+
+# --- npu-int8: the strict unit's restricted model ---------------------------------------------
+
+NPU = target("npu-int8")
+
+
+def strict_graph(seed=0):
+    """8-bit everywhere: a conv with a multiplier and a post bias, a k4 s2 p1
+    conv_transpose (phase rewrite, then depth-to-space in DCR order), pad_rep by slices."""
+    rng = np.random.default_rng(seed)
+    b = GraphBuilder()
+    x = b.input(3, -128, 127)
+    y = b.op("conv", x, conv(rng.integers(-128, 128, (4, 3, 3, 3)), pad=1,
+                             rq=rq(shift=9, mult=2, bias=[4, -8, 2, 0], bias_kind="post",
+                                   round="half_up")),
+             policy="clamp", lo=-128, hi=127)
+    y = b.op("conv_transpose", y, conv_transpose(rng.integers(-128, 128, (4, 2, 4, 4)),
+                                                  stride=2, pad=1, rq=rq(shift=10, bias=[3, -5])),
+             policy="clamp", lo=-128, hi=127)
+    b.output(b.op("pad_rep", y, P.PadRep(3)))
+    return b.build()
+
+
+def test_npu_int8_model_uses_the_units_operators():
+    g = strict_graph()
+    exp = export(write(g), NPU)
+    ops = {n.op_type for n in exp.model.graph.node}
+    assert "DepthToSpace" in ops and "Pad" not in ops
+    convs = [n for n in exp.model.graph.node if n.op_type == "ConvInteger"]
+    assert len(convs) == 2                                 # one s8×s8 node each
+    inits = {i.name: i for i in exp.model.graph.initializer}
+    assert all(inits[n.input[1]].data_type == TensorProto.INT8 for n in convs)
+    mode = [a.s for n in exp.model.graph.node if n.op_type == "DepthToSpace" for a in n.attribute
+            if a.name == "mode"]
+    assert mode == [b"DCR"]
+    check_integer_only(exp.model)
+
+
+@settings(max_examples=8, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(1, 6), st.integers(1, 6))
+def test_npu_int8_is_bit_exact(seed, h, w):
+    g = strict_graph(seed % 5)
+    data = write(g)
+    rng = np.random.default_rng(seed)
+    x = [rng.integers(-128, 128, (3, h, w))]
+    ref = engine("reference").load(data).run(x, [])
+    got = engine("npu-int8").load(data).run(x, [])
+    assert [a.tolist() for a in ref] == [b.tolist() for b in got]
+
+
+def test_npu_int8_refuses_what_the_unit_cannot_take():
+    from waiexport.targets.exporter import DoesNotFit
+    from waiexport.examples import tiny_synth
+    with pytest.raises(DoesNotFit, match="a multiply operand of 13 bits"):
+        export(write(tiny_synth()), NPU)

@@ -1,6 +1,6 @@
 """The main job, end to end on a folder of example sets: lower → check → rewrite for
 ``ort-cpu`` → export → run on onnxruntime → bit-exact against the reference; then validate the
-committed corpus on both engines. Each step prints one line."""
+committed corpus on the reference and on both exported targets. Each step prints one line."""
 
 from __future__ import annotations
 
@@ -66,7 +66,7 @@ def main_job(root: Path, say: Callable[[str], None]) -> bool:
                 f"nodes, {len(probes)} decodes on onnxruntime "
                 f"{'bit-exact against the reference' if same else 'DIFFER from the reference'}")
         say(f"  ({time.perf_counter() - t0:.1f} s)")
-    for name in ("reference", "ort-cpu"):
+    for name in ("reference", "ort-cpu", "npu-int8"):
         results = validate(engine(name), files_under([CORPUS]))
         failed = sum(r.status == "fail" for r in results)
         passed = sum(r.status == "pass" for r in results)

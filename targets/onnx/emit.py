@@ -5,10 +5,12 @@ from __future__ import annotations
 import numpy as np
 from onnx import TensorProto, helper, numpy_helper
 
-__all__ = ["Emitter", "I32", "I64", "U8", "BOOL"]
+__all__ = ["Emitter", "I32", "I64", "U8", "I8", "BOOL"]
 
 I32, I64, U8, BOOL = TensorProto.INT32, TensorProto.INT64, TensorProto.UINT8, TensorProto.BOOL
-_NP = {I32: np.int32, I64: np.int64, U8: np.uint8, BOOL: np.bool_, TensorProto.INT16: np.int16}
+I8 = TensorProto.INT8
+_NP = {I32: np.int32, I64: np.int64, U8: np.uint8, I8: np.int8, BOOL: np.bool_,
+       TensorProto.INT16: np.int16}
 
 
 class Emitter:

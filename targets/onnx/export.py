@@ -20,9 +20,9 @@ from waiexport.bounds import certify_graph
 from waiexport.graph import Graph
 
 from .emit import I32, I64, Emitter
-from .lower import LOWER, ExportError, LowerCtx, clip
+from .lower import LOWER, DoesNotFit, ExportError, LowerCtx, clip
 
-__all__ = ["build_model", "OPSET", "check_integer_only", "ExportError"]
+__all__ = ["build_model", "OPSET", "check_integer_only", "ExportError", "DoesNotFit"]
 
 OPSET = 21
 _FLOATS = {TensorProto.FLOAT, TensorProto.DOUBLE, TensorProto.FLOAT16, TensorProto.BFLOAT16}
@@ -38,7 +38,26 @@ def _io_names(g: Graph) -> list[str]:
     return names
 
 
-def build_model(g: Graph, metadata: dict, expose: bool = False) -> onnx.ModelProto:
+def _fold_depth_to_space(g: Graph) -> dict:
+    """For a target whose depth-to-space reads ``(i·r + j)·C′ + c``: the permutation of each
+    ``pixel_shuffle`` input's channels, folded into the ``conv`` that produces it (§9.4).
+    Raises :class:`DoesNotFit` where no such producer can take it."""
+    perms = {}
+    for op in g.ops:
+        if op.name != "pixel_shuffle":
+            continue
+        t, r = op.inputs[0], op.params.r
+        producer = g.producer(t)
+        if producer is None or g.op(producer).name != "conv" or len(g.consumers(t)) != 1:
+            raise DoesNotFit(f"operator {op.index} (pixel_shuffle): its input is not a conv's "
+                              "output read by it alone, so the channel order cannot be folded")
+        c = g.tensor(t).channels // (r * r)
+        perms[t] = [k % c * r * r + k // c for k in range(c * r * r)]
+    return perms
+
+
+def build_model(g: Graph, metadata: dict, expose: bool = False,
+                target=None) -> onnx.ModelProto:
     """The ONNX model of ``g``, a graph that meets ``acc32`` and lies in ``wai-ops/1-npu``
     (after the target's rewrites). With ``expose``, every graph tensor ``t`` is also an output
     ``tensor<t>`` (for locating a difference). Raises :class:`ExportError` for an operator it
@@ -53,7 +72,9 @@ def build_model(g: Graph, metadata: dict, expose: bool = False) -> onnx.ModelPro
             name, I32, [1, g.tensor(inp.tensor).channels, f"{name}_h", f"{name}_w"]))
     scalars = [f"scalar{j}" for j in range(len(g.scalars))]
     inputs += [helper.make_tensor_value_info(s, I64, [1]) for s in scalars]
-    ctx = LowerCtx(gb.tensors, scalars, g)
+    from ..descriptions import DCR
+    perms = _fold_depth_to_space(g) if target is not None and target.depth_to_space == DCR else {}
+    ctx = LowerCtx(gb.tensors, scalars, g, target, perms)
     for op in g.ops:
         if op.name not in LOWER:
             raise ExportError(f"operator {op.index} ({op.name}) is outside wai-ops/1-npu")

@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .emit import I32, I64, U8, Emitter
+from .emit import I8, I32, I64, U8, Emitter
 
-__all__ = ["conv_sum", "digits_of"]
+__all__ = ["conv_sum", "digits_of", "mac_sum"]
 
 _DIGIT_TERMS = ((1 << 31) - 1) // (255 * 255)  # products of two u8 digits an int32 holds
 
@@ -90,3 +90,15 @@ def conv_sum(e: Emitter, x: str, x_range: tuple[int, int], w: np.ndarray, *, gro
             term = e.node("Mul", [term, e.const(scale, I64)])
         total = term if total is None else e.node("Add", [total, term])
     return total
+
+
+def mac_sum(e: Emitter, x: str, x_range: tuple[int, int], w: np.ndarray, target, *,
+            groups: int, strides: tuple, pads: tuple) -> str:
+    """The convolution sum on the target's MAC array: one s8×s8 ``ConvInteger`` for a target
+    of 8-bit operands (the rewrite pipeline has checked they fit), else :func:`conv_sum`."""
+    if target is not None and target.mac_bits == 8:
+        kh, kw = w.shape[2:]
+        return e.cast(e.node("ConvInteger", [e.cast(x, I8), e.const(w, I8, "w")], group=groups,
+                             strides=list(strides), pads=list(pads), kernel_shape=[kh, kw]),
+                      I64)
+    return conv_sum(e, x, x_range, w, groups=groups, strides=strides, pads=pads)

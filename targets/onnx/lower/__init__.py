@@ -4,9 +4,9 @@
 from . import (abs, add, chscale, chunk_add, clamp, concat, conv, conv_transpose, crop, crop_to,
                fill, leaky, lut16, mul, pad_rep, pixel_shuffle, pixel_unshuffle, relu, rescale,
                split, subpos_merge, subpos_split)
-from ._common import ExportError, LowerCtx, clip
+from ._common import DoesNotFit, ExportError, LowerCtx, clip
 
-__all__ = ["LOWER", "LowerCtx", "ExportError", "clip"]
+__all__ = ["LOWER", "LowerCtx", "ExportError", "DoesNotFit", "clip"]
 
 LOWER = {module.__name__.rsplit(".", 1)[1]: module.lower for module in (
     abs, add, chscale, chunk_add, clamp, concat, conv, conv_transpose, crop, crop_to, fill,

@@ -2,24 +2,32 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ..emit import I32, I64, Emitter
 
-__all__ = ["LowerCtx", "wide", "narrow", "clip", "ExportError"]
+__all__ = ["LowerCtx", "wide", "narrow", "clip", "ExportError", "DoesNotFit"]
 
 
 class ExportError(ValueError):
     """An operator this exporter cannot map exactly onto the target."""
 
 
+class DoesNotFit(ExportError):
+    """The graph, rewritten, still breaks a limit of the target that no mapping handles."""
+
+
 @dataclass
 class LowerCtx:
-    """The certified interval of every tensor, the scalars' model inputs, the graph."""
+    """The certified interval of every tensor, the scalars' model inputs, the graph, the
+    target, and the channel permutations folded into producers (tensor → the old channel
+    each new channel holds)."""
 
     intervals: dict
     scalars: list
     graph: object
+    target: object = None
+    perms: dict = field(default_factory=dict)
 
     def range_of(self, t: int) -> tuple[int, int]:
         return self.intervals[t]

@@ -1,12 +1,21 @@
-"""``conv`` (§5.2): ``ConvInteger`` sums on u8 digits, then the requantisation recipe."""
+"""``conv`` (§5.2): ``ConvInteger`` sums on the target's MAC array (:func:`..mac.mac_sum`),
+then the requantisation recipe. A channel permutation folded into this producer (a
+depth-to-space in another order, §9.4) reorders its output channels: weights and
+per-channel parameters alike."""
 
-from ..mac import conv_sum
+import numpy as np
+
+from ..mac import mac_sum
 from ..requant import requantise, rq_args
 from ._common import narrow
 
 
 def lower(e, op, ins, ctx):
     p = op.params
-    acc = conv_sum(e, ins[0], ctx.range_of(op.inputs[0]), p.weights, groups=p.groups,
-                   strides=(p.sh, p.sw), pads=(p.ph, p.pw, p.ph, p.pw))
-    return [narrow(e, requantise(e, acc, **rq_args(p.rq, p.cout)))]
+    perm = ctx.perms.get(op.outputs[0], np.arange(p.cout))
+    w = p.weights[perm]
+    args = {k: [v[i] for i in perm] if isinstance(v, list) else v
+            for k, v in rq_args(p.rq, p.cout).items()}
+    acc = mac_sum(e, ins[0], ctx.range_of(op.inputs[0]), w, ctx.target, groups=p.groups,
+                  strides=(p.sh, p.sw), pads=(p.ph, p.pw, p.ph, p.pw))
+    return [narrow(e, requantise(e, acc, **args))]

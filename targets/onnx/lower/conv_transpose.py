@@ -7,7 +7,7 @@ follows, the phases are interleaved into the uncropped plane, and the plane is c
 import numpy as np
 
 from ..emit import I64
-from ..mac import conv_sum
+from ..mac import mac_sum
 from ..requant import requantise, rq_args
 from ._common import narrow
 
@@ -33,8 +33,8 @@ def lower(e, op, ins, ctx):
     th, tw = w.shape[2:]
     # rows a of each phase: 0 .. ⌈uh / sh⌉ − 1 = H − 1 + ⌈(kh + oph) / sh⌉ − 1
     below, right = -(-(p.kh + p.oph) // sh) - 1, -(-(p.kw + p.opw) // sw) - 1
-    acc = conv_sum(e, ins[0], ctx.range_of(op.inputs[0]), w, groups=1, strides=(1, 1),
-                   pads=(th - 1, tw - 1, below, right))
+    acc = mac_sum(e, ins[0], ctx.range_of(op.inputs[0]), w, ctx.target, groups=1,
+                  strides=(1, 1), pads=(th - 1, tw - 1, below, right))
     rq = {k: [x for x in v for _ in range(sh * sw)] if isinstance(v, list) else v
           for k, v in rq_args(p.rq, p.cout).items()}
     y = narrow(e, requantise(e, acc, **rq))

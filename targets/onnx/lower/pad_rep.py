@@ -1,5 +1,7 @@
-"""``pad_rep`` (§5.10): ``Pad`` in ``edge`` mode, bottom and right, to a multiple of ``m``
-computed from the run-time size."""
+"""``pad_rep`` (§5.10): bottom and right to a multiple of ``m`` by replication, the amount
+computed from the run-time size. ``Pad`` in ``edge`` mode where the target pads by
+replication; elsewhere built from the last row and column, ``Expand``-ed and concatenated
+(§9.4)."""
 
 from ..emit import I64
 
@@ -10,6 +12,14 @@ def lower(e, op, ins, ctx):
     def short(d):
         return e.node("Mod", [e.node("Sub", [m, e.node("Mod", [d, m], fmod=0)]), m], fmod=0)
     h, w = e.hw(ins[0])
-    zeros = e.const([0] * 6, I64)
-    pads = e.node("Concat", [zeros, short(h), short(w)], axis=0)
-    return [e.node("Pad", [ins[0], pads], mode="edge")]
+    if ctx.target is None or "replicate" in ctx.target.padding:
+        pads = e.node("Concat", [e.const([0] * 6, I64), short(h), short(w)], axis=0)
+        return [e.node("Pad", [ins[0], pads], mode="edge")]
+    c = e.dim(ins[0], 1)
+    last_row = e.slice(ins[0], [-1], [1 << 62], [2])
+    y = e.node("Concat", [ins[0], e.node("Expand", [last_row, e.node(
+        "Concat", [e.const([1], I64), c, short(h), w], axis=0)])], axis=2)
+    rows = e.dim(y, 2)
+    last_col = e.slice(y, [-1], [1 << 62], [3])
+    return [e.node("Concat", [y, e.node("Expand", [last_col, e.node(
+        "Concat", [e.const([1], I64), c, rows, short(w)], axis=0)])], axis=3)]
