@@ -232,3 +232,29 @@ def test_npu_int8_refuses_what_the_unit_cannot_take():
     from waiexport.examples import tiny_synth
     with pytest.raises(DoesNotFit, match="a multiply operand of 13 bits"):
         export(write(tiny_synth()), NPU)
+
+
+@pytest.mark.parametrize("mode", ["floor", "half_up", "half_even"])
+@pytest.mark.parametrize("s", [0, 1, 31, 32, 62, 63])
+def test_requantisation_recipe_at_the_int64_extremes(mode, s):
+    """The floor shift of signed int64 and the three roundings, on onnxruntime, at −2^63,
+    2^63 − 1, ties of both signs and their neighbours (half_up adds 2^(s−1), so its values
+    stop where that sum leaves i64, as the certificate's rq.p interval would)."""
+    import onnxruntime as ort
+    from waiexport.reference.integer import r_round
+    from waiexport.targets.onnx.emit import I64, Emitter
+    from waiexport.targets.onnx.requant import requantise
+    half = (1 << (s - 1)) if s else 0
+    values = [-(2**63), 2**63 - 1, -1, 0, 1] + [k * (1 << s) + half + d for k in (-3, -1, 0, 2)
+                                                for d in (-1, 0, 1)]
+    values = [v for v in values if -(2**63) <= v < 2**63 and (mode == "floor" or
+                                                              v + half < 2**63)]
+    e = Emitter()
+    out = requantise(e, "p", round=mode, shifts=[s])
+    model = helper.make_model(helper.make_graph(
+        e.nodes, "g", [helper.make_tensor_value_info("p", I64, [1, 1, 1, None])],
+        [helper.make_tensor_value_info(out, I64, [1, 1, 1, None])], e.inits),
+        opset_imports=[helper.make_opsetid("", 21)])
+    session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    got = session.run(None, {"p": np.array(values, dtype=np.int64).reshape(1, 1, 1, -1)})[0]
+    assert got.reshape(-1).tolist() == [r_round(v, s, mode) for v in values]
