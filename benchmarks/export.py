@@ -21,9 +21,9 @@ import numpy as np
 import onnxruntime as ort
 from onnx import TensorProto, helper
 
+from _graphs import CONV_MACS, STACK_MACS, conv_64, transpose_stack
 from _timing import median_time
 from waiexport import write
-from waiexport.builder import GraphBuilder, conv, conv_transpose, rq
 from waiexport.reference import decode
 from waiexport.targets.descriptions import target
 from waiexport.targets.engines import run_session
@@ -69,22 +69,10 @@ def conv_integer(xt: int, wt: int) -> float:
 
 def main() -> None:
     rng = np.random.default_rng(0)
-    b = GraphBuilder()
-    t = b.input(64, -128, 127)
-    for _ in range(3):
-        t = b.op("conv_transpose", t, conv_transpose(rng.integers(-16, 16, (64, 64, 4, 4)),
-                                                      stride=2, pad=1, rq=rq(shift=10)),
-                 policy="clamp", lo=-128, hi=127)
-    b.output(t)
-    macs = sum(64 * 64 * 16 * s * s for s in (32, 64, 128))
-    compare("conv_transpose ×3 64→64 32×32→256×256", b.build(),
-            [rng.integers(-128, 128, (64, 32, 32))], macs, 3)
-
-    b = GraphBuilder()
-    b.output(b.op("conv", b.input(64, -128, 127), conv(rng.integers(-128, 128, (64, 64, 3, 3)),
-                                                       pad=1, rq=rq(shift=8))))
-    compare("conv 3×3 64→64 128×128", b.build(), [rng.integers(-128, 128, (64, 128, 128))],
-            64 * 64 * 9 * 128 * 128, 5)
+    compare("conv_transpose ×3 64→64 32×32→256×256", transpose_stack(rng),
+            [rng.integers(-128, 128, (64, 32, 32))], STACK_MACS, 3)
+    compare("conv 3×3 64→64 128×128", conv_64(rng), [rng.integers(-128, 128, (64, 128, 128))],
+            CONV_MACS, 5)
 
     u8, s8 = TensorProto.UINT8, TensorProto.INT8
     times = {name: conv_integer(xt, wt) for name, xt, wt in

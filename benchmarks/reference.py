@@ -18,6 +18,7 @@ import onnx
 import onnxruntime as ort
 from onnx import TensorProto, helper
 
+from _graphs import conv_64, transpose_stack
 from _timing import median_time
 from waiexport.builder import GraphBuilder, conv, conv_transpose, rq
 from waiexport.reference import decode
@@ -54,10 +55,7 @@ def main() -> None:
           f"{vec * 1e3:.2f} ms vs {lit * 1e3:.0f} ms, literal/vectorised = {lit / vec:.0f}×")
 
     # 2. conv 3×3 64→64 on 128×128
-    b = GraphBuilder()
-    b.output(b.op("conv", b.input(64, -128, 127), conv(rng.integers(-128, 128, (64, 64, 3, 3)),
-                                                       pad=1, rq=rq(shift=8))))
-    g = b.build()
+    g = conv_64(rng)
     xs = [rng.integers(-128, 128, (64, 128, 128))]
     ref = median_time(lambda: decode(g, xs, []), 5)
     sess = conv_integer_session(64, 64, 3, 1)
@@ -67,14 +65,7 @@ def main() -> None:
           f"{ort_t * 1e3:.1f} ms, reference/onnxruntime = {ref / ort_t:.1f}× (goal ≤ 20×)")
 
     # 3. conv_transpose stack
-    b = GraphBuilder()
-    t = b.input(64, -128, 127)
-    for _ in range(3):
-        t = b.op("conv_transpose", t, conv_transpose(rng.integers(-16, 16, (64, 64, 4, 4)),
-                                                      stride=2, pad=1, rq=rq(shift=10)),
-                 policy="clamp", lo=-128, hi=127)
-    b.output(t)
-    g = b.build()
+    g = transpose_stack(rng)
     xs = [rng.integers(-128, 128, (64, 32, 32))]
     ref = median_time(lambda: decode(g, xs, []), 3)
     sessions = [(conv_integer_session(64, 256, 2, 1),
