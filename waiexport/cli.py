@@ -82,7 +82,7 @@ def inspect(file, as_json):
               help="reference, ort-cpu, or ort:<ExecutionProvider> (an exported model on "
                    "onnxruntime; the host loads against acc32 and wai-ops/1-npu).")
 def run(graph, decode_file, as_json, literal, engine_name):
-    """Run decodes through GRAPH on the exact reference.
+    """Run decodes through GRAPH on the exact reference, or on its exported model.
 
     The graph loads against the engine's profile (§10.5 steps 1–8): acc64 for the
     reference, acc32 and wai-ops/1-npu for an onnxruntime engine.
