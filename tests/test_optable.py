@@ -63,6 +63,15 @@ def test_i32_subset_is_the_25_operators_of_section_7_3():
 
 
 def test_every_part_covers_the_table():
+    """Everything about an operator is findable from its name (STYLE.md): the parameter
+    layout, the shape rule, both reference implementations, the bounds rule, the vector
+    cases, and for the npu subset the ONNX lowering."""
+    from waiexport.bounds import RULES
+    from waiexport.conformance.cases import OPERATORS
+    from waiexport.reference import OPS as REFERENCE
+    from waiexport.reference.literal import OPS as LITERAL
+    from waiexport.targets.onnx.lower import LOWER
     names = set(BY_NAME)
-    assert set(LAYOUTS) == names
-    assert set(SHAPES) == names
+    for table in (LAYOUTS, SHAPES, REFERENCE, LITERAL, RULES, OPERATORS):
+        assert set(table) == names
+    assert set(LOWER) == {op.name for op in OPS if op.npu != "no"}
