@@ -24,7 +24,7 @@ class FileCheck:
 
 
 def _rebuild(v: dict) -> dict:
-    data = bytes.fromhex(v["graph"])
+    data = v["graph_bytes"]
     decodes = []
     if v["load"] == "ok":
         decodes = vector_inputs(v, read(data))

@@ -57,7 +57,7 @@ def validate_vector(engine, file: str, v: dict, locate: bool = False) -> Outcome
     with ``locate``, a differing output is traced to the first operator that differs."""
     if engine.profile not in v["profiles"]:
         return Outcome(file, v["id"], "skip", f"profiles {', '.join(v['profiles'])}")
-    data = bytes.fromhex(v["graph"])
+    data = v["graph_bytes"]
     if v["load"] != "ok":
         try:
             engine.load(data)

@@ -68,10 +68,20 @@ def read_vectors(path: Path) -> list[dict]:
     for n, line in enumerate(path.read_bytes().split(b"\n")[:-1], 1):
         try:
             v = json.loads(line)
-        except json.JSONDecodeError as e:
+        except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as e:
             raise BadInput(f"{path}:{n}: not JSON: {e}") from None
-        if not isinstance(v, dict) or not {"graph", "id", "load", "profiles"} <= set(v):
-            raise BadInput(f"{path}:{n}: not a vector")
+        if not (isinstance(v, dict) and isinstance(v.get("graph"), str)
+                and isinstance(v.get("id"), str) and isinstance(v.get("load"), str)
+                and isinstance(v.get("profiles"), list)
+                and isinstance(v.get("decodes", []), list)):
+            raise BadInput(f"{path}:{n}: not a vector (graph, id, load, profiles, decodes)")
+        try:
+            v["graph_bytes"] = bytes.fromhex(v["graph"])
+        except ValueError:
+            raise BadInput(f"{path}:{n}: graph is not hexadecimal") from None
+        if not all(isinstance(d, dict) and isinstance(d.get("expect"), dict)
+                   for d in v.get("decodes", [])):
+            raise BadInput(f"{path}:{n}: a decode has no expect")
         vectors.append(v)
     return vectors
 

@@ -109,7 +109,7 @@ def run(graph, decode_file, as_json, literal, engine_name):
     g = loaded.graph
     try:
         doc = json.loads(_read(decode_file))
-    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as e:
         raise click.BadParameter(f"{decode_file}: not JSON: {e}") from None
     decodes = doc if isinstance(doc, list) else [doc]
     n_data = sum(1 for i in g.inputs if i.kind == "data")

@@ -18,7 +18,7 @@ class Source:
         self.code, self.where, self._refusal = code, where, Refusal
         try:
             self.doc = json.loads(data)
-        except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as e:
             raise self.refuse(where, f"not JSON: {e}") from None
 
     def refuse(self, where: str, why: str):
