@@ -206,7 +206,9 @@ def test_npu_int8_model_uses_the_units_operators():
     ops = {n.op_type for n in exp.model.graph.node}
     assert "DepthToSpace" in ops and "Pad" not in ops
     convs = [n for n in exp.model.graph.node if n.op_type == "ConvInteger"]
-    assert len(convs) == 2                                 # one s8×s8 node each
+    kernels = sorted(tuple(a.ints) for n in convs for a in n.attribute
+                     if a.name == "kernel_shape")
+    assert kernels == [(2, 2)] * 4 + [(3, 3)]   # the conv; each phase on its own 2×2 taps
     inits = {i.name: i for i in exp.model.graph.initializer}
     assert all(inits[n.input[1]].data_type == TensorProto.INT8 for n in convs)
     mode = [a.s for n in exp.model.graph.node if n.op_type == "DepthToSpace" for a in n.attribute

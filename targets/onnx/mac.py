@@ -92,10 +92,50 @@ def conv_sum(e: Emitter, x: str, x_range: tuple[int, int], w: np.ndarray, *, gro
     return total
 
 
+def _support(w: np.ndarray, pads: tuple) -> list[tuple]:
+    """Per output channel, how many all-zero kernel rows (top, bottom) and columns (left,
+    right) it has, each at most the padding on that side (a trim past it would need a
+    negative pad)."""
+    _, _, kh, kw = w.shape
+    out = []
+    for wo in w:
+        rows, cols = np.flatnonzero(wo.any(axis=(0, 2))), np.flatnonzero(wo.any(axis=(0, 1)))
+        if not rows.size:
+            out.append((0, 0, 0, 0))
+            continue
+        out.append((min(rows[0], pads[0]), min(kh - 1 - rows[-1], pads[2]),
+                    min(cols[0], pads[1]), min(kw - 1 - cols[-1], pads[3])))
+    return out
+
+
 def mac_sum(e: Emitter, x: str, x_range: tuple[int, int], w: np.ndarray, target, *,
             groups: int, strides: tuple, pads: tuple) -> str:
-    """The convolution sum on the target's MAC array: one s8×s8 ``ConvInteger`` for a target
-    of 8-bit operands (the rewrite pipeline has checked they fit), else :func:`conv_sum`."""
+    """The convolution sum on the target's MAC array. Output channels whose kernels share
+    all-zero border rows or columns (the phase form's missing taps, §9.3) are summed
+    together on the trimmed kernel, the padding reduced to match, so no zero tap is
+    multiplied; zero weights add zero terms, so the sums are the same integers."""
+    trims = _support(w, pads) if groups == 1 else [(0, 0, 0, 0)] * w.shape[0]
+    kinds = sorted(set(trims))
+    if len(kinds) == 1 and kinds[0] == (0, 0, 0, 0):
+        return _mac_sum(e, x, x_range, w, target, groups=groups, strides=strides, pads=pads)
+    parts, order = [], []
+    _, _, kh, kw = w.shape
+    for top, bottom, left, right in kinds:
+        idx = [o for o, t in enumerate(trims) if t == (top, bottom, left, right)]
+        sub = w[idx][:, :, top:kh - bottom, left:kw - right]
+        parts.append(_mac_sum(e, x, x_range, sub, target, groups=1, strides=strides,
+                              pads=(pads[0] - top, pads[1] - left, pads[2] - bottom,
+                                    pads[3] - right)))
+        order += idx
+    joined = parts[0] if len(parts) == 1 else e.node("Concat", parts, axis=1)
+    inverse = np.argsort(order)
+    return e.node("Gather", [joined, e.const(inverse, I64)], axis=1)
+
+
+def _mac_sum(e: Emitter, x: str, x_range: tuple[int, int], w: np.ndarray, target, *,
+             groups: int, strides: tuple, pads: tuple) -> str:
+    """One sum: one s8×s8 ``ConvInteger`` for a target of 8-bit operands (the rewrite
+    pipeline has checked they fit), else :func:`conv_sum`."""
     if target is not None and target.mac_bits == 8:
         kh, kw = w.shape[2:]
         return e.cast(e.node("ConvInteger", [e.cast(x, I8), e.const(w, I8, "w")], group=groups,
