@@ -10,7 +10,7 @@ from waiexport.builder import smallest_width
 from waiexport.graph import Graph, Op
 from waiexport.params import RQ, as_array
 
-__all__ = ["Rewrite", "rq_channels", "with_rq", "per_channel", "set_rq"]
+__all__ = ["Rewrite", "rq_channels", "with_rq", "set_rq"]
 
 
 class Rewrite:
@@ -36,13 +36,6 @@ def rq_channels(op: Op, g: Graph) -> int:
     """How many output channels ``op``'s ``RQ`` spans."""
     return op.params.cout if op.name in ("conv", "conv_transpose") else \
         g.tensor(op.inputs[0]).channels
-
-
-def per_channel(values: np.ndarray, kind: int, channels: int, absent: int) -> list[int]:
-    """An ``RQ`` array as one value per channel (``absent`` for kind 0)."""
-    if kind == 0:
-        return [absent] * channels
-    return [int(values[0 if kind == 1 else o]) for o in range(channels)]
 
 
 def _kind(values: list[int], was: int) -> tuple[int, np.ndarray]:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .base import Rewrite, per_channel, rq_channels, set_rq, with_rq
+from .base import Rewrite, rq_channels, set_rq, with_rq
 
 __all__ = ["FloorToHalfUp"]
 
@@ -26,7 +26,7 @@ class FloorToHalfUp(Rewrite):
 
     def _biases(self, op, g) -> list[int]:
         rq, c = op.params.rq, rq_channels(op, g)
-        shifts = per_channel(rq.shift, rq.s_kind, c, 0)
+        shifts = rq.shifts(c)
         return [rq.pre_bias(o) - ((1 << (shifts[o] - 1)) if shifts[o] else 0) for o in range(c)]
 
     def check(self, op, g, target) -> str | None:

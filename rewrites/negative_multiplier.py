@@ -6,7 +6,7 @@ import numpy as np
 
 from waiexport.params import as_array
 
-from .base import Rewrite, per_channel, set_rq, with_rq
+from .base import Rewrite, set_rq, with_rq
 
 __all__ = ["NegativeMultiplier"]
 
@@ -44,7 +44,7 @@ class NegativeMultiplier(Rewrite):
     def apply(self, op, g, target) -> None:
         p = op.params
         c = p.cout
-        mults = per_channel(p.rq.mult, p.rq.m_kind, c, 1)
+        mults = p.rq.mults(c)
         flip = [m < 0 for m in mults]
         sign = np.where(flip, -1, 1)
         shape = (c, 1, 1, 1) if op.name == "conv" else (1, c, 1, 1)

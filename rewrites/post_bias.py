@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .base import Rewrite, per_channel, rq_channels, set_rq, with_rq
+from .base import Rewrite, rq_channels, set_rq, with_rq
 
 __all__ = ["PostToPreBias"]
 
@@ -27,8 +27,7 @@ class PostToPreBias(Rewrite):
 
     def _biases(self, op, g) -> list[int] | str:
         rq, c = op.params.rq, rq_channels(op, g)
-        mults = per_channel(rq.mult, rq.m_kind, c, 1)
-        shifts = per_channel(rq.shift, rq.s_kind, c, 0)
+        mults, shifts = rq.mults(c), rq.shifts(c)
         out = []
         for o in range(c):
             b, m, s = int(rq.bias[o]), mults[o], shifts[o]

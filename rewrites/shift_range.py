@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .base import Rewrite, per_channel, rq_channels, set_rq, with_rq
+from .base import Rewrite, rq_channels, set_rq, with_rq
 
 __all__ = ["ShiftRange"]
 
@@ -29,7 +29,7 @@ class ShiftRange(Rewrite):
         rq, c = op.params.rq, rq_channels(op, g)
         lo, hi = target.shift_range
         mlo, mhi = target.mult_range
-        mults, shifts = per_channel(rq.mult, rq.m_kind, c, 1), per_channel(rq.shift, rq.s_kind, c, 0)
+        mults, shifts = rq.mults(c), rq.shifts(c)
         for o in range(c):
             m, s = mults[o], shifts[o]
             if s > hi:

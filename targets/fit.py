@@ -2,22 +2,14 @@
 
 from __future__ import annotations
 
-import numpy as np
 
 from waiexport.graph import Graph, Op
 from waiexport.optable import info
+from waiexport.profiles import RQ_OPS, rq_view
 
 from .descriptions import CRD, Target
 
 __all__ = ["limits"]
-
-
-def _rq_view(op: Op):
-    """``(round, multipliers, shifts, post bias?)`` of an ``RQ`` or a ``chscale``."""
-    p = op.params
-    if op.name == "chscale":
-        return p.round, p.table.reshape(-1), np.array([p.shift]), False
-    return p.rq.round, p.rq.mult, p.rq.shift, p.rq.bias_kind == "post"
 
 
 def limits(op: Op, node: dict, g: Graph, t: Target) -> list[str]:
@@ -43,8 +35,8 @@ def limits(op: Op, node: dict, g: Graph, t: Target) -> list[str]:
         widest = max(node["mac"]["a_bits"] + [node["mac"].get("w_bits", 0)])
         if widest > t.mac_bits:
             out.append(f"a multiply operand of {widest} bits; the MAC array takes {t.mac_bits}")
-    if op.name in ("conv", "conv_transpose", "rescale", "mul", "gram", "apply", "chscale"):
-        rnd, mults, shifts, post = _rq_view(op)
+    if op.name in RQ_OPS or op.name == "chscale":
+        rnd, mults, shifts, post = rq_view(op)
         if rnd not in t.roundings:
             with_m = " with a multiplier" if rnd == "floor" and mults.size else ""
             out.append(f"rounding {rnd}{with_m}; the unit rounds {', '.join(t.roundings)}")

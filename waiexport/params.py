@@ -118,6 +118,14 @@ class RQ(Params):
         """Channel ``o``'s ``post`` bias, 0 when there is none."""
         return int(self.bias[o]) if self.bias_kind == "post" else 0
 
+    def mults(self, channels: int) -> list[int]:
+        """Every channel's multiplier (1 when absent)."""
+        return [self.mult_of(o) for o in range(channels)]
+
+    def shifts(self, channels: int) -> list[int]:
+        """Every channel's shift."""
+        return [self.shift_of(o) for o in range(channels)]
+
 
 @_frozen
 class Operand(Params):

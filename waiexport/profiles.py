@@ -11,7 +11,7 @@ from .graph import Graph
 from .optable import info
 
 __all__ = ["CLASS", "WIDTH", "PROFILES", "fits_class", "acc32_params", "npu_flags",
-           "npu_reasons", "node_fits", "failing", "RQ_OPS"]
+           "npu_reasons", "node_fits", "failing", "rq_view", "RQ_OPS"]
 
 PROFILES = ("acc32", "acc64")
 #: The class of every named intermediate (§5, §7.1); producer results are ``tensor``.
@@ -62,9 +62,18 @@ def acc32_params(op) -> list[str]:
     return keys
 
 
+def rq_view(op) -> tuple:
+    """``(round, multipliers, shifts, post bias?)`` of an ``RQ``-bearing operator or a
+    ``chscale`` (whose table rows are its multipliers)."""
+    p = op.params
+    if op.name == "chscale":
+        return p.round, p.table.reshape(-1), np.array([p.shift]), False
+    return p.rq.round, p.rq.mult, p.rq.shift, p.rq.bias_kind == "post"
+
+
 def npu_flags(op, g: Graph) -> list[str]:
     """The node's §9.2 flags, in ascending order."""
-    p, flags = op.params, set()
+    flags = set()
     if op.name in ("lut16", "chscale"):
         flags.add(op.name)
     if op.name in ("add", "chunk_add") and any(
@@ -72,11 +81,7 @@ def npu_flags(op, g: Graph) -> list[str]:
             for t in op.inputs):
         flags.add("state_add")
     if op.name in RQ_OPS or op.name == "chscale":
-        if op.name == "chscale":
-            rnd, mult, shifts, post = p.round, p.table, np.array([p.shift]), False
-        else:
-            rq = p.rq
-            rnd, mult, shifts, post = rq.round, rq.mult, rq.shift, rq.bias_kind == "post"
+        rnd, mult, shifts, post = rq_view(op)
         if rnd == "half_even":
             flags.add("rq_half_even")
         if rnd == "floor" and mult.size:

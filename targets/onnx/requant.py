@@ -66,10 +66,8 @@ def requantise(e: Emitter, v: str, *, round: str, shifts: list[int], mult=None, 
 
 def rq_args(rq, channels: int) -> dict:
     """An ``RQ`` block as :func:`requantise`'s keywords, one value per channel."""
-    def per(values, kind):
-        return [int(values[0 if kind == 1 else o]) for o in range(channels)]
     bias = [int(b) for b in rq.bias]
-    return dict(round=rq.round, shifts=per(rq.shift, rq.s_kind),
-                mult=per(rq.mult, rq.m_kind) if rq.m_kind else None,
+    return dict(round=rq.round, shifts=rq.shifts(channels),
+                mult=rq.mults(channels) if rq.m_kind else None,
                 pre=bias if rq.bias_kind == "pre" else None,
                 post=bias if rq.bias_kind == "post" else None)
