@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-
 from waiexport.graph import Graph, Op
 from waiexport.optable import info
 from waiexport.profiles import RQ_OPS, rq_view
