@@ -205,3 +205,12 @@ def test_run_on_the_onnxruntime_engine_matches_the_reference(tmp_path):
     ort_ = run("run", g, "--decode", d, "--json", "--engine", "ort-cpu")
     assert ref.exit_code == ort_.exit_code == 1 and ref.output == ort_.output
     assert run("run", g, "--decode", d, "--engine", "tpu").exit_code == 2
+
+
+def test_run_reports_in_the_capabilitys_codes(tmp_path):
+    # wai.neural.int_synth reports payload_malformed for every refusal of its decode (§4).
+    doc = [{"inputs": [tensor([11, 0])], "scalars": []}]
+    g, d = _graph_file(tmp_path), _decode_file(tmp_path, doc)
+    r = run("run", g, "--decode", d, "--json", "--capability", "wai.neural.int_synth")
+    assert r.exit_code == 1 and r.output == '[{"refuse":"payload_malformed"}]\n'
+    assert run("run", g, "--decode", d, "--json").output == '[{"refuse":"field_range"}]\n'

@@ -79,9 +79,12 @@ def inspect(file, as_json):
 @click.option("--literal", is_flag=True,
               help="Run the literal implementation (scalar loops; slow, small inputs).")
 @click.option("--engine", "engine_name", default="reference", show_default=True,
-              help="reference, ort-cpu, or ort:<ExecutionProvider> (an exported model on "
-                   "onnxruntime; the host loads against acc32 and wai-ops/1-npu).")
-def run(graph, decode_file, as_json, literal, engine_name):
+              help="reference, ort-cpu, npu-int8, or ort:<ExecutionProvider> (an exported "
+                   "model on onnxruntime; the host loads against acc32 and wai-ops/1-npu).")
+@click.option("--capability", default=None,
+              help="Report refusals in this capability's codes (§4): wai.neural.int_synth "
+                   "reports payload_malformed for every one.")
+def run(graph, decode_file, as_json, literal, engine_name, capability):
     """Run decodes through GRAPH on the exact reference, or on its exported model.
 
     The graph loads against the engine's profile (§10.5 steps 1–8): acc64 for the
@@ -103,7 +106,15 @@ def run(graph, decode_file, as_json, literal, engine_name):
         eng = engine(engine_name)
     except KeyError as e:
         raise click.BadParameter(e.args[0], param_hint="--engine") from None
-    _, loaded = _load(graph, as_json, eng.load)
+    from .capabilities import reported_code
+    try:
+        data = _read(graph)
+        loaded = eng.load(data)
+    except Refusal as r:
+        code = reported_code(capability, r.code)
+        click.echo(dumps({"refuse": code}) if as_json else f"{graph}: {code}: {r.where}: "
+                   f"{r.detail}", err=not as_json)
+        sys.exit(2)
     if literal:
         loaded = Loaded(loaded.graph, lambda i, s: decode(loaded.graph, i, s, literal=True))
     g = loaded.graph
@@ -124,7 +135,8 @@ def run(graph, decode_file, as_json, literal, engine_name):
         try:
             results.append({"outputs": seq.step(inputs, scalars)})
         except Refusal as r:
-            results.append({"refuse": r.code, "why": str(r)})
+            code = reported_code(capability, r.code)
+            results.append({"refuse": code, "why": f"{code}: {r.where}: {r.detail}"})
     if as_json:
         out = [{"outputs": [tensor_json(o) for o in r["outputs"]]} if "outputs" in r
                else {"refuse": r["refuse"]} for r in results]
