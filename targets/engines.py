@@ -72,7 +72,6 @@ class OrtEngine:
             import onnxruntime as ort
 
             from .exporter import export
-
             from .onnx.export import build_model
 
             exp = export(data, self.target)
@@ -84,11 +83,13 @@ class OrtEngine:
                                             providers=[self.provider])
             main = session(exp.model)
 
+            exposed = []   # the model with every tensor an output, built when first asked for
+
             def run_all(inputs, scalars):
-                exposed = session(build_model(exp.graph, exp.metadata, expose=True,
-                                              target=self.target))
-                outs = run_session(exp.graph, exposed, inputs, scalars, every=True)
-                return outs
+                if not exposed:
+                    exposed.append(session(build_model(exp.graph, exp.metadata, expose=True,
+                                                       target=self.target)))
+                return run_session(exp.graph, exposed[0], inputs, scalars, every=True)
             self._cache[key] = Loaded(exp.graph, lambda i, s: run_session(exp.graph, main, i, s),
                                       run_all)
         return self._cache[key]

@@ -14,13 +14,14 @@ from waiexport.certificate import certificate_bytes, certify
 from waiexport.graph import Graph
 from waiexport.load import load
 from waiexport.plan import run_plan
+from waiexport.reference import decode
 from waiexport.refusal import Refusal
 from waiexport.rewrites.pipeline import Outcome, rewrite_for
 
 from .descriptions import Target
 from .onnx.export import DoesNotFit, build_model
 
-__all__ = ["Export", "export", "probe_inputs", "DoesNotFit"]
+__all__ = ["Export", "export", "self_check", "probe_inputs", "DoesNotFit"]
 
 
 @dataclass
@@ -30,6 +31,7 @@ class Export:
     model: onnx.ModelProto
     outcome: Outcome
     metadata: dict
+    source: Graph
 
     @property
     def graph(self) -> Graph:
@@ -61,7 +63,28 @@ def export(data: bytes, target: Target, name: str = "graph") -> Export:
         "wai.target": target.name,
         "wai.tool": f"waiexport {__version__}",
     }
-    return Export(build_model(outcome.graph, metadata, target=target), outcome, metadata)
+    return Export(build_model(outcome.graph, metadata, target=target), outcome, metadata,
+                  member.graph)
+
+
+def self_check(exp: Export) -> tuple[int, str | None]:
+    """Run the model on onnxruntime against the reference on the source graph, at the ends of
+    the declared ranges (:func:`probe_inputs`): the number of decodes compared, and what
+    differed first (``None`` when every output is bit-exact)."""
+    import onnxruntime as ort
+
+    from .engines import run_session
+
+    session = ort.InferenceSession(exp.model.SerializeToString(),
+                                   providers=["CPUExecutionProvider"])
+    probes = probe_inputs(exp.graph)
+    for n, (inputs, scalars) in enumerate(probes):
+        want = decode(exp.source, inputs, scalars)
+        got = run_session(exp.graph, session, inputs, scalars)
+        for k, (a, b) in enumerate(zip(want, got)):
+            if a.shape != b.shape or not (a == b).all():
+                return len(probes), f"decode {n}, output {k} differs from the reference"
+    return len(probes), None
 
 
 def _mapped(limit: str) -> bool:
