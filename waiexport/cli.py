@@ -31,14 +31,17 @@ def _read(path: str) -> bytes:
         raise click.BadParameter(f"cannot read {path}: {e.strerror}") from None
 
 
-def _load(path: str, as_json: bool = False, loader=read):
+def _load(path: str, as_json: bool = False, loader=read, capability: str | None = None):
     """The bytes and what ``loader`` makes of them; a refusal prints one line (or
-    ``{"refuse": code}`` with ``as_json``) and exits 2."""
+    ``{"refuse": code}`` with ``as_json``), in ``capability``'s codes when given, and exits 2."""
+    from .capabilities import reported_code
     data = _read(path)
     try:
         return data, loader(data)
     except Refusal as r:
-        click.echo(dumps({"refuse": r.code}) if as_json else f"{path}: {r}", err=not as_json)
+        code = reported_code(capability, r.code)
+        click.echo(dumps({"refuse": code}) if as_json else f"{path}: {code}: {r.where}: "
+                   f"{r.detail}", err=not as_json)
         sys.exit(2)
 
 
@@ -107,14 +110,7 @@ def run(graph, decode_file, as_json, literal, engine_name, capability):
     except KeyError as e:
         raise click.BadParameter(e.args[0], param_hint="--engine") from None
     from .capabilities import reported_code
-    try:
-        data = _read(graph)
-        loaded = eng.load(data)
-    except Refusal as r:
-        code = reported_code(capability, r.code)
-        click.echo(dumps({"refuse": code}) if as_json else f"{graph}: {code}: {r.where}: "
-                   f"{r.detail}", err=not as_json)
-        sys.exit(2)
+    _, loaded = _load(graph, as_json, eng.load, capability)
     if literal:
         loaded = Loaded(loaded.graph, lambda i, s: decode(loaded.graph, i, s, literal=True))
     g = loaded.graph
@@ -188,12 +184,7 @@ def check(files, roles, capability, profile, subset, cert_path, set_sha256, as_j
     names = list(roles) or [Path(f).stem for f in files]
     members = []
     for name, path in zip(names, files):
-        data, graph = _load(path, as_json)
-        try:
-            members.append(Member.of(name, data, graph))
-        except Refusal as r:
-            click.echo(dumps({"refuse": r.code}) if as_json else f"{path}: {r}", err=not as_json)
-            sys.exit(2)
+        members.append(_load(path, as_json, lambda d, n=name: Member.of(n, d, read(d)))[1])
     try:
         cert = certify(members, capability=capability, set_sha256=set_sha256)
         blob = certificate_bytes(cert)
@@ -305,13 +296,12 @@ def export(graph, target_name, output):
     from .targets.descriptions import target
     from .targets.exporter import export as export_graph, self_check
     from .targets.onnx.export import ExportError
-    from .whg1 import read as read_whg1
 
     try:
         tgt = target(target_name)
     except KeyError as e:
         raise click.BadParameter(e.args[0], param_hint="--target") from None
-    data, _ = _load(graph, False, read_whg1)
+    data, _ = _load(graph)
     try:
         exp = export_graph(data, tgt, Path(graph).stem)
     except Refusal as r:
