@@ -81,16 +81,29 @@ def test_sixteen_and_twenty_four_bit_operands_split_into_digits():
 
 
 def test_input_channels_split_so_no_int32_accumulator_overflows():
-    # 13×13 taps of 8-bit digits: at most 195 input channels per ConvInteger; 400 need three.
+    # 13×13 taps of digits up to 255: at most 195 input channels per ConvInteger; 400 need
+    # three. (Such sums pass acc32, so this drives the MAC builder directly.)
+    from waiexport.targets.onnx.emit import Emitter
+    from waiexport.targets.onnx.mac import conv_sum
+    e = Emitter()
+    w = np.random.default_rng(4).integers(-255, 256, (1, 400, 13, 13))
+    conv_sum(e, "x", (-255, 255), w, groups=1, strides=(1, 1), pads=(0, 0, 0, 0))
+    convs = [n for n in e.nodes if n.op_type == "ConvInteger"]
+    assert len(convs) == 4 * 3
+
+
+def test_one_int8_kernel_sums_every_channel_it_can():
+    # 8-bit sign parts (at most 128 × 128 a product): 73,728 taps fit one int32 accumulator,
+    # so the conv of the float-revealing vectors is one ConvInteger per sign pair, unsplit.
     rng = np.random.default_rng(4)
     b = GraphBuilder()
-    b.output(b.op("conv", b.input(400, -127, 127, max_h=13, max_w=13),
-                  conv(rng.integers(-127, 128, (1, 400, 13, 13)), rq=rq(shift=16))))
+    b.output(b.op("conv", b.input(8192, -128, 127, max_h=3, max_w=3),
+                  conv(rng.integers(-128, 128, (1, 8192, 3, 3)), rq=rq(shift=16))))
     g = b.build()
     model = export(write(g), ORT).model
-    assert sum(n.op_type == "ConvInteger" for n in model.graph.node) == 4 * 3
-    same(write(g), [np.full((400, 13, 13), 127)], [])
-    same(write(g), [rng.integers(-127, 128, (400, 13, 13))], [])
+    assert sum(n.op_type == "ConvInteger" for n in model.graph.node) == 4
+    same(write(g), [np.full((8192, 3, 3), -128)], [])
+    same(write(g), [rng.integers(-128, 128, (8192, 3, 3))], [])
 
 
 @pytest.mark.parametrize("k, s, p, op", [(3, 2, 0, 0), (3, 2, 1, 0), (2, 3, 0, 2), (5, 2, 1, 3),

@@ -20,6 +20,7 @@ class Emitter:
     def __init__(self):
         self.nodes: list = []
         self.inits: list = []
+        self.scope = "model"   # the node names' prefix: ``op<index>`` of the operator lowered
         self._n = 0
         self._consts: dict = {}
 
@@ -45,7 +46,8 @@ class Emitter:
              **attrs):
         """Add one node; returns its output name (or names when ``n_out > 1``)."""
         outs = [self.name(hint or op.lower()) for _ in range(n_out)]
-        self.nodes.append(helper.make_node(op, inputs, outs, **attrs))
+        self.nodes.append(helper.make_node(op, inputs, outs, name=f"{self.scope}/{outs[0]}",
+                                           **attrs))
         return outs[0] if n_out == 1 else outs
 
     def cast(self, x: str, dtype: int) -> str:

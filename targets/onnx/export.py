@@ -22,7 +22,8 @@ from waiexport.graph import Graph
 from .emit import I32, I64, Emitter
 from .lower import LOWER, DoesNotFit, ExportError, LowerCtx, clip
 
-__all__ = ["build_model", "OPSET", "check_integer_only", "ExportError", "DoesNotFit"]
+__all__ = ["build_model", "every_node_model", "OPSET", "lowest_opset", "check_integer_only", "ExportError",
+           "DoesNotFit"]
 
 OPSET = 21
 _FLOATS = {TensorProto.FLOAT, TensorProto.DOUBLE, TensorProto.FLOAT16, TensorProto.BFLOAT16}
@@ -76,6 +77,7 @@ def build_model(g: Graph, metadata: dict, expose: bool = False,
     perms = _fold_depth_to_space(g) if target is not None and target.depth_to_space == DCR else {}
     ctx = LowerCtx(gb.tensors, scalars, g, target, perms)
     for op in g.ops:
+        e.scope = f"op{op.index}"
         if op.name not in LOWER:
             raise ExportError(f"operator {op.index} ({op.name}) is outside wai-ops/1-npu")
         outs = LOWER[op.name](e, op, [names[t] for t in op.inputs], ctx)
@@ -85,6 +87,7 @@ def build_model(g: Graph, metadata: dict, expose: bool = False,
                 raise ExportError(f"operator {op.index} ({op.name}): a check policy inside "
                                   "the graph needs a refusal no accelerator can make (§9.2)")
             names[t] = clip(e, out, rec.lo, rec.hi) if rec.policy == "clamp" else out
+    e.scope = "model"
     outputs = []
     for k, t in enumerate(g.outputs):
         name = f"out{k}"
@@ -97,13 +100,36 @@ def build_model(g: Graph, metadata: dict, expose: bool = False,
             outputs.append(helper.make_tensor_value_info(
                 f"tensor{t}", I32, [1, g.tensor(t).channels, None, None]))
     graph = helper.make_graph(e.nodes, "wai-ops", inputs, outputs, e.inits)
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)],
-                              producer_name="waiexport", producer_version=__version__)
+    opset = [helper.make_opsetid("", lowest_opset(e.nodes))]
+    model = helper.make_model(graph, opset_imports=opset, producer_name="waiexport",
+                              producer_version=__version__,
+                              ir_version=helper.find_min_ir_version_for(opset))
     for key, value in sorted(metadata.items()):
         model.metadata_props.add(key=key, value=value)
     onnx.checker.check_model(model, full_check=True)
     check_integer_only(model)
     return model
+
+
+def every_node_model(model: onnx.ModelProto) -> onnx.ModelProto:
+    """``model`` with every node's outputs also outputs of the graph (their types inferred),
+    for comparing one runtime's node values with another's."""
+    inferred = onnx.shape_inference.infer_shapes(model, strict_mode=True)
+    types = {v.name: v.type.tensor_type.elem_type for v in inferred.graph.value_info}
+    out = onnx.ModelProto()
+    out.CopyFrom(model)
+    have = {o.name for o in out.graph.output}
+    for node in out.graph.node:
+        for name in node.output:
+            if name not in have and name in types:
+                out.graph.output.append(helper.make_tensor_value_info(name, types[name], None))
+    return out
+
+
+def lowest_opset(nodes) -> int:
+    """The lowest opset whose definition of every operator in ``nodes`` is the one of
+    :data:`OPSET` the lowerings were written for, so older runtimes load the model."""
+    return max(onnx.defs.get_schema(n.op_type, OPSET, "").since_version for n in nodes)
 
 
 def check_integer_only(model: onnx.ModelProto) -> None:

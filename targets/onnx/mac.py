@@ -18,7 +18,7 @@ from .emit import I8, I32, I64, U8, Emitter
 
 __all__ = ["conv_sum", "digits_of", "mac_sum"]
 
-_DIGIT_TERMS = ((1 << 31) - 1) // (255 * 255)  # products of two u8 digits an int32 holds
+_I32_MAX = (1 << 31) - 1
 
 
 def digits_of(bound: int) -> int:
@@ -26,19 +26,22 @@ def digits_of(bound: int) -> int:
     return max(1, -(-bound.bit_length() // 8))
 
 
-def _x_parts(e: Emitter, x: str, lo: int, hi: int) -> list[tuple[int, int, str]]:
-    """``(sign, digit, u8 tensor)`` with ``x = Σ sign·256^digit·tensor``."""
-    v = e.cast(x, I64)
+def _x_parts(e: Emitter, x: str, lo: int, hi: int) -> list[tuple[int, int, str, int]]:
+    """``(sign, digit, u8 tensor, its largest value)`` with ``x = Σ sign·256^digit·tensor``.
+    ``x⁺ = max(x, 0)`` is taken on the int32 tensor and ``x⁻ = x⁺ − x`` in int64, so no
+    ``Max`` ever sees an int64 past 2^31 (onnxruntime 1.24 computes that wrong, measured)."""
+    pos = e.node("Max", [x, e.const(0, I32)])
+    split = {1: e.cast(pos, I64)}
+    split[-1] = e.node("Sub", [split[1], e.cast(x, I64)])
     parts = []
     for sign, bound in ((1, hi), (-1, -lo)):
         if bound <= 0:
             continue
-        part = e.node("Max", [v if sign > 0 else e.node("Neg", [v]), e.const(0, I64)])
-        n = digits_of(bound)
+        part, n = split[sign], digits_of(bound)
         for d in range(n):
             digit = part if n == 1 else e.node("Mod", [
                 e.node("Div", [part, e.const(256 ** d, I64)]), e.const(256, I64)], fmod=0)
-            parts.append((sign, d, e.cast(digit, U8)))
+            parts.append((sign, d, e.cast(digit, U8), bound if n == 1 else 255))
     return parts
 
 
@@ -54,15 +57,22 @@ def _w_parts(w: np.ndarray) -> list[tuple[int, int, np.ndarray]]:
     return parts
 
 
+def _chunk(cg: int, taps: int, x_top: int, w_top: int) -> int:
+    """How many input channels one ``ConvInteger`` of these digits may sum: its int32
+    accumulator holds ``chunk·taps`` products of at most ``x_top·w_top`` each."""
+    return max(1, min(cg, _I32_MAX // max(1, x_top * w_top * taps)))
+
+
 def conv_sum(e: Emitter, x: str, x_range: tuple[int, int], w: np.ndarray, *, groups: int,
              strides: tuple, pads: tuple) -> str:
     """``Σ w·x̃`` of a (grouped) convolution as an int64 ``[1, cout, Ho, Wo]`` tensor.
     ``w`` is ``[cout, cin/groups, kh, kw]``; ``pads`` are ONNX's (top, left, bottom, right)."""
     cout, cg, kh, kw = w.shape
-    chunk = cg if groups > 1 else max(1, min(cg, _DIGIT_TERMS // (kh * kw)))
-    sums = []
-    for xs, xd, xpart in _x_parts(e, x, *x_range):
+    sums, chunks = [], set()
+    for xs, xd, xpart, x_top in _x_parts(e, x, *x_range):
         for ws, wd, wpart in _w_parts(w):
+            chunk = cg if groups > 1 else _chunk(cg, kh * kw, x_top, int(wpart.max()))
+            chunks.add(chunk)
             for c0 in range(0, cg, chunk):
                 xin = xpart if chunk == cg else e.slice(xpart, [c0], [c0 + chunk], [1])
                 acc = e.node("ConvInteger", [xin, e.const(wpart[:, c0:c0 + chunk], U8, "w")],
@@ -74,7 +84,7 @@ def conv_sum(e: Emitter, x: str, x_range: tuple[int, int], w: np.ndarray, *, gro
                                       e.const(np.zeros_like(w), U8, "w")],
                       group=groups, strides=list(strides), pads=list(pads), kernel_shape=[kh, kw])
         return e.cast(zero, I64)
-    if all(abs(scale) == 1 for scale, _ in sums) and chunk == cg:
+    if all(abs(scale) == 1 for scale, _ in sums) and chunks == {cg}:
         # One digit each: every running total is a signed sum of whole sign-pair sums, a
         # subset sum of the certified terms, so it stays in int32 (the graph meets acc32).
         total = None
