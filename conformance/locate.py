@@ -1,7 +1,7 @@
 """Locating a difference: the first operator whose output an engine computes otherwise than
-the reference, and, for a requantising operator, how many of its differing elements sit
-exactly on a rounding tie (remainder ``2^(s−1)``), the classic off-by-one of integer
-runtimes."""
+the reference, the first node inside that operator's lowering whose value differs from an
+independent evaluation of the same model (where the engine runs a model), and a diagnosis
+(:mod:`.diagnose`) of what the differing elements share."""
 
 from __future__ import annotations
 
@@ -10,29 +10,27 @@ from contextlib import contextmanager
 import numpy as np
 
 from waiexport.reference import decode
-from waiexport.reference.arrays import wide
 from waiexport.reference.ops import OPS, Ctx
 from waiexport.refusal import Refusal
 
-__all__ = ["locate"]
+from .diagnose import magnitude, ties
+
+__all__ = ["locate", "sentence", "replaced_rounding"]
 
 _ROUNDING_OPS = ("conv", "conv_transpose", "rescale", "chscale", "mul", "gram", "apply")
 
 
 @contextmanager
-def _spy_rounding(captured: list):
-    """Record every ``(p, s)`` the reference rounds, while inside."""
+def replaced_rounding(fn):
+    """While inside, every rounding the reference makes (``R_mode(p, s)``, §2) is
+    ``fn(real, p, s, mode)``, with ``real`` the reference's own."""
     from waiexport.reference import rq as rq_module
     from waiexport.reference.ops import apply, chscale, gram
     modules = (rq_module, chscale, gram, apply)
-    real = rq_module.rround
-
-    def spy(p, s, mode):
-        captured.append((np.asarray(p), np.asarray(s)))
-        return real(p, s, mode)
     saved = [m.rround for m in modules]
+    real = saved[0]
     for m in modules:
-        m.rround = spy
+        m.rround = lambda p, s, mode: fn(real, p, s, mode)
     try:
         yield
     finally:
@@ -40,16 +38,47 @@ def _spy_rounding(captured: list):
             m.rround = f
 
 
-def _ties(op, env, scalars, g, mask) -> int:
+def _rounding_of(op, env, scalars, g):
+    """The reference's last ``(p, s, mode)`` for operator ``op`` on these inputs."""
     captured: list = []
-    with _spy_rounding(captured):
+
+    def spy(real, p, s, mode):
+        captured.append((np.asarray(p), np.asarray(s), mode))
+        return real(p, s, mode)
+    with replaced_rounding(spy):
         OPS[op.name](op.params, [env[t] for t in op.inputs],
                      Ctx(tuple(scalars), tuple(g.tensor(t).channels for t in op.outputs)))
-    p, s = captured[-1]
-    p, s = wide(p), np.broadcast_to(wide(s), p.shape)
-    half = np.frompyfunc(lambda k: (1 << (k - 1)) if k > 0 else -1, 1, 1)(s)
-    on_tie = (p % np.frompyfunc(lambda k: 1 << k, 1, 1)(s)) == half
-    return int(np.count_nonzero(on_tie.astype(bool) & mask))
+    return captured[-1]
+
+
+def _operator_diagnosis(op, want, got, env, scalars, g) -> dict:
+    delta = got.astype(object) - want.astype(object)
+    mask = (delta != 0).astype(bool)
+    out = {"differing": int(mask.sum()), "of": int(mask.size)}
+    if op.name in _ROUNDING_OPS:
+        p, s, mode = _rounding_of(op, env, scalars, g)
+        p = np.broadcast_to(p, want.shape)
+        on_tie, pattern = ties(p, s, mode, delta, mask)
+        if mode != "floor":
+            out["on_a_tie"] = on_tie
+        out["diagnosis"] = pattern or magnitude(p, delta, mask, s, mode)
+    return out
+
+
+def _node(inside, op_index, inputs, scalars) -> dict | None:
+    """The first node of the operator's lowering whose value the engine computes otherwise
+    than onnx's reference evaluator, with the pattern of its differences."""
+    for name, op_type, pairs in inside(op_index, inputs, scalars):
+        for want, got in pairs:
+            a, b = np.asarray(want).astype(object), np.asarray(got).astype(object)
+            if a.shape != b.shape:
+                return {"name": name, "op_type": op_type, "shape": [list(a.shape),
+                                                                      list(b.shape)]}
+            mask = (a != b).astype(bool)
+            if mask.any():
+                return {"name": name, "op_type": op_type, "differing": int(mask.sum()),
+                        "of": int(mask.size), "diagnosis": magnitude(a, b - a, mask)}
+    return None
 
 
 def locate(loaded, inputs, scalars) -> dict | None:
@@ -66,12 +95,37 @@ def locate(loaded, inputs, scalars) -> dict | None:
     for op in g.ops:
         for slot, t in enumerate(op.outputs):
             a, b = want[t], got.get(t)
-            if b is None or a.shape != b.shape or not (a == b).all():
-                found = {"operator": op.index, "op": op.name, "output": slot}
-                if b is not None and a.shape == b.shape:
-                    mask = (a.astype(object) != b.astype(object)).astype(bool)
-                    found["differing"] = int(mask.sum())
-                    if op.name in _ROUNDING_OPS:
-                        found["on_a_tie"] = _ties(op, want, scalars, g, mask)
-                return found
+            if b is not None and a.shape == b.shape and (a == b).all():
+                continue
+            found = {"operator": op.index, "op": op.name, "output": slot}
+            if b is not None and a.shape == b.shape:
+                found.update(_operator_diagnosis(op, a, b, want, scalars, g))
+            if loaded.inside is not None:
+                found["node"] = _node(loaded.inside, op.index, inputs, scalars)
+            return found
     return None
+
+
+def sentence(found: dict | None) -> str:
+    """What :func:`locate` found, as one sentence."""
+    if found is None:
+        return "no operator could be located (the engine exposes no intermediates, or every " \
+               "intermediate agrees)"
+    text = f"operator {found['operator']} ({found['op']}) output {found['output']} differs"
+    if "differing" in found:
+        text += f" at {found['differing']} of {found['of']} elements"
+        if "on_a_tie" in found:
+            text += f", {found['on_a_tie']} of them on a rounding tie"
+    node = found.get("node")
+    if node:
+        text += (f"; inside its lowering the first node that differs from onnx's reference "
+                 f"evaluator is {node['op_type']} {node['name']}")
+        if "differing" in node:
+            text += f" ({node['differing']} of {node['of']} elements)"
+            if node["diagnosis"]:
+                text += f": {node['diagnosis']}"
+    elif "node" in found:
+        text += "; every node of its lowering agrees with onnx's reference evaluator"
+    text += f"; diagnosis: {found['diagnosis']}" if found.get("diagnosis") else \
+        "; diagnosis: none of the known patterns"
+    return text + "."

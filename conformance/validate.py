@@ -1,37 +1,43 @@
 """Validation of an engine against vector files (§14): every vector whose profiles include the
 engine's profile and whose graph lies in the engine's subset, bit for bit, refusals included;
-integer-first diffs for what fails."""
+integer-first diffs for what fails; where each vector ran; and the report, as a table for a
+person and as canonical JSON (§8.5) for a program."""
 
 from __future__ import annotations
 
-import platform
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
-from waiexport.jsonio import BadInput
+from waiexport.jsonio import BadInput, ascii_text
 from waiexport.refusal import Refusal
-
+from waiexport.targets.engines import NotForEngine, machine
 from waiexport.targets.exporter import DoesNotFit
 
-from .locate import locate as find_first
+from .locate import locate as find_first, sentence
 from .vectors import load_outcome, parse_expect, read_vectors, vector_inputs
 
-__all__ = ["Outcome", "validate_vector", "validate", "diff", "claim", "files_under"]
+__all__ = ["Outcome", "validate_vector", "validate", "read_all", "diff", "claim", "files_under", "report",
+           "render", "STATUSES"]
+
+#: Each status a vector can end in, and how the report counts it.
+STATUSES = {"pass": "passed", "fail": "failed", "elsewhere": "ran elsewhere",
+            "skip": "not for this engine"}
 
 
 @dataclass
 class Outcome:
-    """One vector on one engine: ``status`` is ``pass``, ``fail`` or ``skip`` (not for this
-    engine), with the reason and, for a failing output, the diff."""
+    """One vector on one engine: ``status`` is one of :data:`STATUSES` with the reason, for a
+    failing output the diff, and where the engine placed the model's nodes when it says."""
 
     file: str
     vid: str
     status: str
     reason: str = ""
     diffs: list = field(default_factory=list)
+    placement: dict | None = None
 
 
 def diff(expected: np.ndarray, got: np.ndarray) -> dict:
@@ -52,6 +58,18 @@ def diff(expected: np.ndarray, got: np.ndarray) -> dict:
             "histogram": dict(sorted(Counter(delta[i] for i in bad).items()))}
 
 
+def _elsewhere(engine, placement: dict | None) -> str | None:
+    """Why a vector did not run wholly on the engine's own provider, or ``None``."""
+    own = getattr(engine, "provider", None)
+    if not placement or own is None:
+        return None
+    total = sum(placement.values())
+    other = {p: n for p, n in placement.items() if p != own}
+    if not other:
+        return None
+    return "; ".join(f"ran on {p}: {n} of {total} nodes" for p, n in sorted(other.items()))
+
+
 def validate_vector(engine, file: str, v: dict, locate: bool = False) -> Outcome:
     """Run one vector on ``engine`` (see :mod:`waiexport.targets.engines` for the interface);
     with ``locate``, a differing output is traced to the first operator that differs."""
@@ -65,6 +83,8 @@ def validate_vector(engine, file: str, v: dict, locate: bool = False) -> Outcome
             if r.code == v["load"]:
                 return Outcome(file, v["id"], "pass")
             return Outcome(file, v["id"], "fail", f"load refused with {r.code}, not {v['load']}")
+        except (DoesNotFit, NotForEngine):
+            return Outcome(file, v["id"], "fail", f"not refused with {v['load']} at load")
         return Outcome(file, v["id"], "fail", f"loaded a graph refused with {v['load']}")
     if engine.subset == "npu":
         verdict = load_outcome(data)[3]
@@ -76,6 +96,8 @@ def validate_vector(engine, file: str, v: dict, locate: bool = False) -> Outcome
         return Outcome(file, v["id"], "fail", f"refused at load with {r.code}: {r}")
     except DoesNotFit:
         return Outcome(file, v["id"], "skip", f"does not fit {engine.name}")
+    except NotForEngine as e:
+        return Outcome(file, v["id"], "skip", str(e))
     seq = loaded.sequence()
     out = Outcome(file, v["id"], "pass")
     for k, ((inputs, scalars), d) in enumerate(zip(vector_inputs(v, loaded.graph),
@@ -98,8 +120,14 @@ def validate_vector(engine, file: str, v: dict, locate: bool = False) -> Outcome
                 out.status = "fail"
                 out.reason = out.reason or f"decode {k} output {j} differs"
                 if locate:
-                    d_["located"] = find_first(loaded, every_input, scalars)
+                    found = find_first(loaded, every_input, scalars)
+                    d_["located"] = {"found": found, "sentence": sentence(found)}
                 out.diffs.append({"decode": k, "output": j, **d_})
+    if loaded.placement is not None:
+        out.placement = loaded.placement()
+        moved = _elsewhere(engine, out.placement)
+        if moved and out.status == "pass":
+            out.status, out.reason = "elsewhere", moved
     return out
 
 
@@ -111,15 +139,18 @@ def files_under(paths: list[Path]) -> list[Path]:
     return files
 
 
-def validate(engine, files: list[Path], progress=None, locate: bool = False) -> list[Outcome]:
-    """Every vector of ``files`` on ``engine``; ``progress(n)`` is told as vectors finish."""
+def read_all(files: list[Path]) -> list[tuple[Path, list[dict]]]:
+    """Every file's vectors, each file read and checked before any vector runs; ``BadInput``
+    names the file and line of the first that is not a vector file."""
+    return [(path, read_vectors(path)) for path in files]
+
+
+def validate(engine, files, progress=None, locate: bool = False) -> list[Outcome]:
+    """Every vector of ``files`` (paths, or what :func:`read_all` made of them) on
+    ``engine``; ``progress(n)`` is told as vectors finish."""
+    read = files if files and isinstance(files[0], tuple) else read_all(files)
     results = []
-    for path in files:
-        try:
-            vectors = read_vectors(path)
-        except BadInput as e:
-            results.append(Outcome(path.stem, "-", "fail", str(e)))
-            continue
+    for path, vectors in read:
         for v in vectors:
             results.append(validate_vector(engine, path.stem, v, locate))
             if progress:
@@ -127,19 +158,96 @@ def validate(engine, files: list[Path], progress=None, locate: bool = False) -> 
     return results
 
 
-def claim(engine) -> dict:
-    """What a pass supports: evidence for the engine's subset and profile on this machine,
-    not a full-profile conformance claim (§1, §12); with the machine and the versions."""
-    import onnxruntime
-
-    import waiexport
+def claim(engine, results: list[Outcome]) -> dict | None:
+    """What a pass supports, or ``None`` when a vector failed or ran elsewhere, or none
+    passed: evidence for the engine's subset and profile on this machine, not a full-profile
+    conformance claim (§1, §12), naming what ran (the engine's packages, versions and
+    devices)."""
+    if any(r.status in ("fail", "elsewhere") for r in results) or \
+            not any(r.status == "pass" for r in results):
+        return None
+    describe = getattr(engine, "describe", None)
+    ran = describe() if describe else {"packages": "not reported by the engine"}
+    subset = "wai-ops/1-npu" if engine.subset == "npu" else "wai-ops/1"
     return {
-        "engine": engine.name, "profile": engine.profile, "subset": engine.subset,
-        "machine": f"{platform.machine()} {platform.processor() or platform.platform()}",
-        "versions": {"waiexport": waiexport.__version__, "numpy": np.__version__,
-                     "onnxruntime": onnxruntime.__version__, "python": platform.python_version()},
-        "claim": (f"a pass is evidence that engine {engine.name} computes the vectors of "
-                  f"{'wai-ops/1-npu' if engine.subset == 'npu' else 'wai-ops/1'} tagged "
-                  f"{engine.profile} exactly on this machine; it is not a full-profile "
-                  "conformance claim (§1, §12)"),
+        "engine": engine.name, "profile": engine.profile, "subset": subset,
+        "machine": ascii_text(machine()), **ran,
+        "claim": (f"a pass is evidence that engine {engine.name} "
+                  f"({ran.get('runs_on', 'as it reports')}) computes the vectors of {subset} "
+                  f"tagged {engine.profile} "
+                  "exactly on this machine; it is not a full-profile conformance claim "
+                  "(sections 1 and 12)"),
     }
+
+
+def report(engine, results: list[Outcome]) -> dict:
+    """The whole report as data: totals, per file, per vector, and the claim. Every message
+    is ASCII, so :func:`waiexport.jsonio.dumps` writes it in §8.5's canonical form."""
+    files: dict = {}
+    for r in results:
+        counts = files.setdefault(r.file, {k: 0 for k in STATUSES})
+        counts[r.status] += 1
+    return {
+        "engine": engine.name,
+        "totals": {k: sum(r.status == k for r in results) for k in STATUSES},
+        "files": files,
+        "vectors": [{"file": r.file, "id": r.vid, "status": r.status,
+                     "reason": ascii_text(r.reason), "placement": r.placement,
+                     "diffs": [_json_diff(d) for d in r.diffs]} for r in results],
+        "claim": claim(engine, results),
+    }
+
+
+def _json_diff(d: dict) -> dict:
+    out = dict(d)
+    if "histogram" in out:
+        out["histogram"] = {str(k): v for k, v in out["histogram"].items()}
+    if "located" in out:
+        out["located"] = _ascii(out["located"])
+    return out
+
+
+def _ascii(value):
+    if isinstance(value, str):
+        return ascii_text(value)
+    if isinstance(value, dict):
+        return {k: _ascii(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_ascii(v) for v in value]
+    return value
+
+
+def render(rep: dict) -> str:
+    """The report as a person reads it: a table per file, reasons, failures, the claim."""
+    name = rep["engine"]
+    lines = [f"{'file':<18} {'passed':>7} {'failed':>7} {'ran elsewhere':>14} "
+             f"{'not for ' + name:>20}"]
+    for file, c in rep["files"].items():
+        lines.append(f"{file:<18} {c['pass']:>7} {c['fail']:>7} {c['elsewhere']:>14} "
+                     f"{c['skip']:>20}")
+    reasons = Counter(v["reason"] for v in rep["vectors"] if v["status"] == "skip")
+    for reason, n in sorted(reasons.items()):
+        lines.append(f"not for this engine: {n} vectors, {reason}")
+    for v in rep["vectors"]:
+        if v["status"] == "elsewhere":
+            lines.append(f"RAN ELSEWHERE {v['file']}/{v['id']}: {v['reason']}")
+        if v["status"] != "fail":
+            continue
+        lines.append(f"FAIL {v['file']}/{v['id']}: {v['reason']}")
+        for d in v["diffs"]:
+            lines.append(f"     decode {d['decode']} output {d['output']}: " + ", ".join(
+                f"{k} {val}" for k, val in d.items() if k not in ("decode", "output", "located")))
+            if "located" in d:
+                lines.append(f"     located: {d['located']['sentence']}")
+    t = rep["totals"]
+    lines.append(f"{t['pass']} passed, {t['fail']} failed, {t['elsewhere']} ran elsewhere, "
+                 f"{t['skip']} not for this engine")
+    c = rep["claim"]
+    if c is None:
+        lines.append("no claim: a vector failed or ran elsewhere, or none passed")
+    else:
+        packages = c["packages"]
+        lines.append(c["claim"] + f"; machine {c['machine']}; " + (", ".join(
+            f"{k} {v}" for k, v in packages.items()) if isinstance(packages, dict) else packages)
+            + (f"; {c['probed']}" if "probed" in c else ""))
+    return "\n".join(lines)

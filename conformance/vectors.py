@@ -63,9 +63,17 @@ def write_lines(vectors: list[dict]) -> bytes:
 
 
 def read_vectors(path: Path) -> list[dict]:
-    """Every vector of a ``.jsonl`` file; ``BadInput`` names the line that is not one."""
+    """Every vector of a ``.jsonl`` file; ``BadInput`` names the file, and the line that is
+    not a vector: one that does not parse, or a last line cut before its line feed (§14.1)."""
+    try:
+        data = path.read_bytes()
+    except OSError as e:
+        raise BadInput(f"{path}: cannot read: {e.strerror or e}") from None
+    lines = data.split(b"\n")
+    if lines[-1]:
+        raise BadInput(f"{path}:{len(lines)}: the last line is cut (no line feed at its end)")
     vectors = []
-    for n, line in enumerate(path.read_bytes().split(b"\n")[:-1], 1):
+    for n, line in enumerate(lines[:-1], 1):
         try:
             v = json.loads(line)
         except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as e:

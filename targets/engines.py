@@ -1,17 +1,26 @@
 """Engines: what runs a graph's decodes. The interface is small, so a user's own engine (an
 accelerator's runtime) plugs in the same way.
 
-An engine has a ``name``, the ``profile`` and ``subset`` it implements (§7, §9), and a
+An engine has a ``name``, the ``profile`` and ``subset`` it implements (§7, §9), a
 ``load(data)`` that takes WHG1 bytes and returns a :class:`Loaded` or raises ``Refusal``
-(§10.5). ``Loaded.run(inputs, scalars)`` takes every input (state inputs included, in table
-order) and the scalar values, and returns the outputs or raises ``Refusal`` (§4).
-:meth:`Loaded.sequence` carries state across decodes (§10.3).
+(§10.5), ``NotForEngine`` (it cannot run this graph) or ``DoesNotFit``, and optionally a
+``describe()`` that names what really runs (packages, versions, devices) for the claim
+``validate`` prints. ``Loaded.run(inputs, scalars)`` takes every input (state inputs included,
+in table order) and the scalar values, and returns the outputs or raises ``Refusal`` (§4).
+:meth:`Loaded.sequence` carries state across decodes (§10.3). An engine that cannot run here
+at all (a provider that is not installed) raises ``EngineUnavailable`` when made.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
+import os
+import platform
+import tempfile
+from collections import Counter
 from dataclasses import dataclass
+from importlib import metadata
 from typing import Callable
 
 import numpy as np
@@ -24,22 +33,49 @@ from waiexport.reference.arrays import fit
 
 from .descriptions import target
 
-__all__ = ["Loaded", "ReferenceEngine", "OrtEngine", "engine", "run_session"]
+__all__ = ["Loaded", "ReferenceEngine", "OrtEngine", "OrtRuntime", "engine", "run_session",
+           "EngineUnavailable", "NotForEngine", "ENGINES", "CPU"]
+
+CPU = "CPUExecutionProvider"
+
+
+class EngineUnavailable(Exception):
+    """The engine cannot run on this machine at all (a provider that is not installed)."""
+
+
+class NotForEngine(Exception):
+    """The engine cannot run this graph (a provider that takes not every node): the vector is
+    not for this engine, never a pass."""
 
 
 @dataclass
 class Loaded:
-    """A graph an engine has loaded, and how that engine runs one decode of it; ``run_all``,
-    when the engine can, returns every tensor of the decode by index (to locate a
-    difference)."""
+    """A graph an engine has loaded, and how that engine runs one decode of it.
+
+    ``run_all``, when the engine can, returns every tensor of the decode by index (to locate
+    a difference); ``inside(op_index, inputs, scalars)`` names the first node inside that
+    operator's lowering whose value differs from an independent evaluation of the model;
+    ``placement()``, after a run, says how many of the model's nodes ran on which device."""
 
     graph: Graph
     run: Callable
     run_all: Callable | None = None
+    inside: Callable | None = None
+    placement: Callable | None = None
 
     def sequence(self) -> Decoder:
         """A fresh sequence of decodes, state starting at each state input's ``init``."""
         return Decoder(self.graph, engine=lambda g, inputs, scalars: self.run(inputs, scalars))
+
+
+def _versions(*names: str) -> dict:
+    out = {}
+    for name in names:
+        try:
+            out[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            out[name] = "not installed"
+    return out
 
 
 class ReferenceEngine:
@@ -52,54 +88,165 @@ class ReferenceEngine:
         return Loaded(g, lambda inputs, scalars: decode(g, inputs, scalars),
                       lambda inputs, scalars: decode(g, inputs, scalars, keep=True))
 
+    def describe(self) -> dict:
+        return {"runs_on": "the exact Python reference of this package (numba kernels for "
+                           "the convolution sums), on this machine's CPU",
+                "packages": _versions("waiexport", "numpy", "numba")}
+
+
+class OrtSession:
+    """One onnxruntime session on one provider. With ``profiled``, the first run is profiled
+    and :meth:`placement` then reads from onnxruntime's profile which provider ran each node."""
+
+    def __init__(self, model: bytes, provider: str, fallback: bool, profiled: bool):
+        import onnxruntime as ort
+        opts = ort.SessionOptions()
+        opts.log_severity_level = 3
+        if provider != CPU and not fallback:
+            opts.add_session_config_entry("session.disable_cpu_ep_fallback", "1")
+        self._dir = None
+        if profiled:
+            self._dir = tempfile.mkdtemp(prefix="waiexport-profile-")
+            opts.enable_profiling = True
+            opts.profile_file_prefix = os.path.join(self._dir, "run")
+        providers = [provider, CPU] if fallback and provider != CPU else [provider]
+        try:
+            self._s = ort.InferenceSession(model, opts, providers=providers)
+        except Exception as e:  # onnxruntime's own error types, one per failure kind
+            raise NotForEngine(f"{provider} cannot take this model"
+                               f"{'' if fallback else ' without CPU fallback'}: "
+                               f"{str(e).strip().splitlines()[0][:300]}") from None
+        self._placed: Counter | None = None if profiled else Counter(
+            {provider: len(onnx_nodes(model))})
+
+    def output_names(self) -> list[str]:
+        return [o.name for o in self._s.get_outputs()]
+
+    def run(self, names, feed):
+        out = self._s.run(names, feed)
+        if self._placed is None:
+            self._placed = _providers_in_profile(self._s.end_profiling())
+        return out
+
+    def placement(self) -> dict:
+        return dict(self._placed or {})
+
+
+def onnx_nodes(model: bytes) -> list:
+    import onnx
+    return list(onnx.load_from_string(model).graph.node)
+
+
+def _providers_in_profile(path: str) -> Counter:
+    """How many distinct nodes each provider ran, from an onnxruntime profile file."""
+    with open(path) as f:
+        events = json.load(f)
+    os.remove(path)
+    seen = {}
+    for ev in events:
+        args = ev.get("args", {})
+        if ev.get("cat") == "Node" and "provider" in args:
+            seen[ev["name"].removesuffix("_kernel_time").removesuffix("_fence_before")
+                 .removesuffix("_fence_after")] = args["provider"]
+    return Counter(seen.values())
+
+
+class OrtRuntime:
+    """What the onnxruntime engines ask of onnxruntime: its providers, its distribution's
+    name and version, and sessions. A test double replaces it to make one named mistake."""
+
+    def available(self) -> list[str]:
+        import onnxruntime as ort
+        return ort.get_available_providers()
+
+    def session(self, model: bytes, provider: str, fallback: bool) -> OrtSession:
+        return OrtSession(model, provider, fallback, profiled=provider != CPU)
+
+    def packages(self) -> dict:
+        """The distribution that provides ``onnxruntime`` (``onnxruntime``,
+        ``onnxruntime-gpu``, ``onnxruntime-openvino``, …) and its version."""
+        dists = metadata.packages_distributions().get("onnxruntime", ["onnxruntime"])
+        return _versions(*dists, "onnx", "numpy")
+
 
 class OrtEngine:
     """An exported ONNX model on onnxruntime: ``acc32``, ``wai-ops/1-npu``. The host does what
     an accelerator cannot: the load, §4's run steps 1–3 and the input policies of step 4; the
-    model computes everything else. Loads are cached by the file's digest."""
+    model computes everything else. Loads are cached by the file's digest.
+
+    A provider other than the CPU's runs with CPU fallback disabled, so a model it cannot
+    take whole is not for this engine; with ``fallback``, onnxruntime may place nodes on its
+    CPU provider, and :attr:`Loaded.placement` says how many went where."""
 
     profile, subset = "acc32", "npu"
 
-    def __init__(self, provider: str = "CPUExecutionProvider", target_name: str = "ort-cpu"):
-        self.provider = provider
+    def __init__(self, provider: str = CPU, target_name: str = "ort-cpu",
+                 fallback: bool = False, runtime: OrtRuntime | None = None):
+        self.runtime = runtime or OrtRuntime()
+        available = self.runtime.available()
+        if provider not in available:
+            raise EngineUnavailable(
+                f"execution provider {provider} is not available in this onnxruntime "
+                f"({', '.join(f'{k} {v}' for k, v in self.runtime.packages().items())}); "
+                f"it has {', '.join(available)}")
+        self.provider, self.fallback = provider, fallback
         self.target = target(target_name)
-        self.name = target_name if provider == "CPUExecutionProvider" else f"ort:{provider}"
+        self.name = target_name if provider == CPU else f"ort:{provider}"
         self._cache: dict = {}
+
+    def describe(self) -> dict:
+        return {"runs_on": f"onnxruntime's {self.provider}"
+                           + (", CPU fallback allowed" if self.fallback and self.provider != CPU
+                              else ""),
+                "provider": self.provider,
+                "provider_version": "not reported by onnxruntime",
+                "packages": {**self.runtime.packages(), **_versions("waiexport")},
+                "probed": "no kernel is probed at load"}
 
     def load(self, data: bytes) -> Loaded:
         key = hashlib.sha256(data).hexdigest()
         if key not in self._cache:
-            import onnxruntime as ort
-
-            from .exporter import export
-            from .onnx.export import build_model
-
-            exp = export(data, self.target)
-            opts = ort.SessionOptions()
-            opts.log_severity_level = 3
-
-            def session(model):
-                return ort.InferenceSession(model.SerializeToString(), opts,
-                                            providers=[self.provider])
-            main = session(exp.model)
-
-            exposed = []   # the model with every tensor an output, built when first asked for
-
-            def run_all(inputs, scalars):
-                if not exposed:
-                    exposed.append(session(build_model(exp.graph, exp.metadata, expose=True,
-                                                       target=self.target)))
-                return run_session(exp.graph, exposed[0], inputs, scalars, every=True)
-            self._cache[key] = Loaded(exp.graph, lambda i, s: run_session(exp.graph, main, i, s),
-                                      run_all)
+            self._cache[key] = self._load(data)
         return self._cache[key]
 
+    def _load(self, data: bytes) -> Loaded:
+        from .exporter import export
+        from .onnx.export import build_model, every_node_model
 
-def run_session(g: Graph, session, inputs, scalars, every: bool = False):
-    """One decode of ``g`` on an onnxruntime session of its exported model: §4's run steps
-    1–3 and the input policies on the host (refusals with their codes), the rest in the model.
-    With ``every`` (a model built with ``expose``), every tensor by index instead of the
-    outputs."""
+        exp = export(data, self.target)
+        main = self.runtime.session(exp.model.SerializeToString(), self.provider, self.fallback)
+        built: dict = {}   # models for locating, built when first asked for
+
+        def made(key, build):
+            if key not in built:
+                built[key] = build()
+            return built[key]
+
+        def run_all(inputs, scalars):
+            s = made("exposed", lambda: self.runtime.session(build_model(
+                exp.graph, exp.metadata, expose=True, target=self.target).SerializeToString(),
+                self.provider, self.fallback))
+            return run_session(exp.graph, s, inputs, scalars, every=True)
+
+        def inside(op_index, inputs, scalars):
+            from onnx.reference import ReferenceEvaluator
+            model = made("nodes", lambda: every_node_model(exp.model))
+            s = made("nodes_s", lambda: self.runtime.session(
+                model.SerializeToString(), self.provider, self.fallback))
+            feed = host_feed(exp.graph, inputs, scalars)
+            names = s.output_names()
+            got = dict(zip(names, s.run(names, feed)))
+            want = dict(zip(names, made("nodes_ev", lambda: ReferenceEvaluator(model))
+                            .run(names, feed)))
+            return [(n.name, n.op_type, [(want[o], got[o]) for o in n.output if o in got])
+                    for n in model.graph.node if n.name.startswith(f"op{op_index}/")]
+        return Loaded(exp.graph, lambda i, s: run_session(exp.graph, main, i, s), run_all,
+                      inside, main.placement)
+
+
+def host_feed(g: Graph, inputs, scalars) -> dict:
+    """The model's feed for one decode, after what the host does: §4's run steps 1–3 and the
+    input policies (refusals with their codes)."""
     run_plan(g, [tuple(np.shape(x)) for x in inputs], [int(s) for s in scalars])
     feed = {}
     counts = {"data": 0, "state": 0}
@@ -110,27 +257,56 @@ def run_session(g: Graph, session, inputs, scalars, every: bool = False):
         counts[inp.kind] += 1
     for j, s in enumerate(scalars):
         feed[f"scalar{j}"] = np.array([int(s)], dtype=np.int64)
+    return feed
+
+
+def run_session(g: Graph, session, inputs, scalars, every: bool = False):
+    """One decode of ``g`` on a session of its exported model (:func:`host_feed`, then the
+    model). With ``every`` (a model built with ``expose``), every tensor by index instead of
+    the outputs."""
+    feed = host_feed(g, inputs, scalars)
     if every:
-        names = [o.name for o in session.get_outputs() if o.name.startswith("tensor")]
+        names = [n for n in _names(session) if n.startswith("tensor")]
         return {int(n[6:]): o[0].astype(np.int64)
                 for n, o in zip(names, session.run(names, feed))}
     return [o[0].astype(np.int64) for o in session.run(None, feed)]
 
 
-def engine(name: str):
-    """The engine called ``name``: ``reference``, ``ort-cpu``, ``npu-int8`` (the model
-    exported for that unit, on onnxruntime), ``ort:<ExecutionProvider>``,
-    or a third party's, registered as an entry point in the group ``waiexport.engines`` whose
-    object, called with no arguments, is an engine."""
+def _names(session) -> list[str]:
+    if hasattr(session, "output_names"):
+        return session.output_names()
+    return [o.name for o in session.get_outputs()]
+
+
+#: The engines this package provides, with what each runs (help texts and errors read it).
+ENGINES = {
+    "reference": "the exact reference (acc64, all of wai-ops/1)",
+    "ort-cpu": "the ort-cpu export on onnxruntime's CPU provider (acc32, wai-ops/1-npu)",
+    "npu-int8": "the npu-int8 export (the strict unit's model) on onnxruntime's CPU provider",
+    "ort:<Provider>": "the ort-cpu export on another onnxruntime execution provider, CPU "
+                      "fallback disabled",
+}
+
+
+def engine(name: str, fallback: bool = False):
+    """The engine called ``name`` (:data:`ENGINES`), or a third party's, registered as an
+    entry point in the group ``waiexport.engines`` whose object, called with no arguments,
+    is an engine. ``fallback`` lets an ``ort:<Provider>`` engine place nodes on the CPU
+    provider (each vector then says how many went there). Raises ``KeyError`` for an
+    unknown name and :class:`EngineUnavailable` for one that cannot run here."""
     if name == "reference":
         return ReferenceEngine()
     if name in ("ort-cpu", "npu-int8"):
         return OrtEngine(target_name=name)
     if name.startswith("ort:"):
-        return OrtEngine(provider=name[4:])
-    from importlib.metadata import entry_points
-    for ep in entry_points(group="waiexport.engines"):
+        return OrtEngine(provider=name[4:], fallback=fallback)
+    for ep in metadata.entry_points(group="waiexport.engines"):
         if ep.name == name:
             return ep.load()()
-    raise KeyError(f"unknown engine {name!r}: reference, ort-cpu, ort:<ExecutionProvider>, "
-                   "or one registered under the entry point group waiexport.engines")
+    raise KeyError(f"unknown engine {name!r}: {', '.join(ENGINES)}, or one registered under "
+                   "the entry point group waiexport.engines")
+
+
+def machine() -> str:
+    """This machine, in words, for a claim."""
+    return f"{platform.machine()} {platform.processor() or platform.platform()}"

@@ -103,12 +103,9 @@ def run(graph, decode_file, as_json, literal, engine_name, capability):
     is refused at load or the input is malformed.
     """
     from .reference import decode
-    from .targets.engines import Loaded, engine
+    from .targets.engines import Loaded
 
-    try:
-        eng = engine(engine_name)
-    except KeyError as e:
-        raise click.BadParameter(e.args[0], param_hint="--engine") from None
+    eng = _engine(engine_name)
     from .capabilities import reported_code
     _, loaded = _load(graph, as_json, eng.load, capability)
     if literal:
@@ -359,67 +356,73 @@ def vectors_check(directory):
     sys.exit(0 if all(c.same for c in checks) else 1)
 
 
+def _engine(name: str, fallback: bool = False):
+    """The engine called ``name``; an unknown or unavailable one ends in one line, exit 2."""
+    from .targets.engines import EngineUnavailable, engine
+    try:
+        return engine(name, fallback=fallback)
+    except KeyError as e:
+        raise click.BadParameter(e.args[0], param_hint="--engine") from None
+    except EngineUnavailable as e:
+        click.echo(f"--engine {name}: unavailable: {e}", err=True)
+        sys.exit(2)
+
+
 @main.command()
 @click.argument("paths", nargs=-1, type=click.Path(exists=True))
 @click.option("--engine", "engine_name", default="reference", show_default=True,
-              help="reference, ort-cpu, ort:<ExecutionProvider>, or an engine registered "
-                   "under the entry point group waiexport.engines.")
-@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+              help="reference, ort-cpu, npu-int8, ort:<ExecutionProvider> (CPU fallback "
+                   "disabled), or an engine registered under the entry point group "
+                   "waiexport.engines.")
+@click.option("--allow-fallback", is_flag=True,
+              help="Let an ort:<Provider> engine place the nodes its provider declines on "
+                   "onnxruntime's CPU provider; each vector then says where its nodes ran, and "
+                   "one that ran partly elsewhere is never counted as a pass.")
+@click.option("--json", "as_json", is_flag=True,
+              help="Print the report as canonical JSON (section 8.5): {claim, engine, files, "
+                   "totals, vectors}; see the README for its schema.")
 @click.option("--locate", is_flag=True,
               help="For a differing output, ask the engine for every intermediate tensor and "
-                   "name the first operator that differs, with how many of its differing "
-                   "elements sit on a rounding tie.")
-def validate(paths, engine_name, as_json, locate):
+                   "name the first operator that differs, the first node inside its lowering "
+                   "that differs from onnx's reference evaluator, and a diagnosis.")
+def validate(paths, engine_name, allow_fallback, as_json, locate):
     """Run conformance vectors on an engine, bit for bit, refusals included.
 
     PATHS are .jsonl files or folders of them (default: the committed corpus). Every vector
     whose profiles include the engine's profile and whose graph lies in the engine's subset
     runs; the rest are counted, by reason, as not for this engine. A failing output is
     reported by its first differing index, how many elements differ, the largest difference
-    and a histogram of the differences.
+    and a histogram of the differences. The claim, naming the engine's packages and versions,
+    is printed only when nothing failed or ran elsewhere.
 
-    Exit status: 0 only when every applicable vector passes.
+    \b
+    Exit status: 0 when every applicable vector passes; 1 when one fails or ran elsewhere;
+    2 when the engine is unknown or unavailable, a vector file cannot be read or a line of
+    it is not a vector, or there is nothing to validate.
+    Example: waiexport validate --engine ort-cpu --json
     """
     from .conformance.generate import CORPUS
-    from .conformance.validate import claim, files_under, validate as run_all
-    from .targets.engines import engine
+    from .conformance.validate import files_under, read_all, render, report
+    from .conformance.validate import validate as run_all
 
+    eng = _engine(engine_name, allow_fallback)
+    where = " ".join(paths) or str(CORPUS)
     try:
-        eng = engine(engine_name)
-    except KeyError as e:
-        raise click.BadParameter(e.args[0], param_hint="--engine") from None
-    files = files_under([Path(p) for p in paths] or [CORPUS])
-    total = sum(len(f.read_bytes().split(b"\n")) - 1 for f in files)
+        read = read_all(files_under([Path(p) for p in paths] or [CORPUS]))
+    except BadInput as e:
+        click.echo(f"{e}", err=True)
+        sys.exit(2)
+    total = sum(len(vectors) for _, vectors in read)
+    if not total:
+        click.echo(f"{where}: nothing to validate: no vector in "
+                   f"{len(read)} .jsonl file{'' if len(read) == 1 else 's'}", err=True)
+        sys.exit(2)
     with click.progressbar(length=total, label=f"validating {eng.name}", file=sys.stderr,
                            show_pos=True) as bar:
-        results = run_all(eng, files, progress=bar.update, locate=locate)
-    failed = [r for r in results if r.status == "fail"]
-    if as_json:
-        click.echo(dumps({"claim": claim(eng), "results": [
-            {"diffs": r.diffs, "file": r.file, "id": r.vid, "reason": r.reason,
-             "status": r.status} for r in results]}, strict=False))
-    else:
-        table = {}
-        for r in results:
-            table.setdefault(r.file, Counter())[r.status] += 1
-        click.echo(f"{'file':<18} {'passed':>7} {'failed':>7} {'not for ' + eng.name:>20}")
-        for name, counts in table.items():
-            click.echo(f"{name:<18} {counts['pass']:>7} {counts['fail']:>7} {counts['skip']:>20}")
-        reasons = Counter(r.reason for r in results if r.status == "skip")
-        for reason, n in sorted(reasons.items()):
-            click.echo(f"not for this engine: {n} vectors, {reason}")
-        for r in failed:
-            click.echo(f"FAIL {r.file}/{r.vid}: {r.reason}")
-            for d in r.diffs:
-                click.echo(f"     decode {d['decode']} output {d['output']}: "
-                           + ", ".join(f"{k} {v}" for k, v in d.items()
-                                       if k not in ("decode", "output")))
-        c = claim(eng)
-        click.echo(f"{len(results) - len(failed) - sum(reasons.values())} passed, "
-                   f"{len(failed)} failed, {sum(reasons.values())} not for this engine")
-        click.echo(c["claim"] + f"; machine {c['machine']}; " + ", ".join(
-            f"{k} {v}" for k, v in c["versions"].items()))
-    sys.exit(1 if failed else 0)
+        results = run_all(eng, read, progress=bar.update, locate=locate)
+    rep = report(eng, results)
+    click.echo(dumps(rep) if as_json else render(rep))
+    sys.exit(0 if all(r.status in ("pass", "skip") for r in results) else 1)
 
 
 @main.command()

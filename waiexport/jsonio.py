@@ -11,7 +11,8 @@ import re
 
 import numpy as np
 
-__all__ = ["dumps", "BadInput", "parse_int", "parse_tensor", "parse_decode", "tensor_json"]
+__all__ = ["dumps", "BadInput", "parse_int", "parse_tensor", "parse_decode", "tensor_json",
+           "ascii_text"]
 
 _DECIMAL = re.compile(r"(0|-?[1-9][0-9]*)\Z")
 
@@ -41,6 +42,18 @@ def dumps(value, strict: bool = True) -> str:
     if isinstance(value, (list, tuple)):
         return "[" + ",".join(dumps(v, strict) for v in value) + "]"
     raise TypeError(f"{type(value).__name__} has no canonical JSON form")
+
+
+_ASCII = {"§": "section ", "≤": "<=", "≥": ">=", "≠": "!=", "×": "x", "·": "*", "−": "-",
+          "–": "-", "—": "-", "…": "...", "→": "->", "←": "<-", "²": "^2", "⌊": "floor(",
+          "⌋": ")", "⌈": "ceil(", "⌉": ")", "′": "'", "‘": "'", "’": "'", "“": '"', "”": '"',
+          "⁺": "+", "⁻": "-"}
+
+
+def ascii_text(text: str) -> str:
+    """``text`` in printable ASCII, for messages that go into canonical JSON: the symbols our
+    messages use spelled out, any other character outside printable ASCII as ``?``."""
+    return "".join(ch if " " <= ch <= "~" else _ASCII.get(ch, "?") for ch in text)
 
 
 def _escape(ch: str) -> str:

@@ -68,4 +68,27 @@ def rescale_q_past_64_bits_while_y_fits():
     return Case(g, [])
 
 
-CASES = [rescale_basic, *TIES, rescale_q_past_64_bits_while_y_fits]
+def _straddling(m: int, s: int, ts) -> list[int]:
+    """Those ``t`` whose product ``t·m`` and its nearest float64 round to different
+    ``R_half_up(·, s)``: a 53-bit significand moves a product near 2^62 by up to 2^9."""
+    def r(p):
+        return (p + (1 << (s - 1))) >> s
+    return [t for t in ts if r(t * m) != r(int(float(t * m)))]
+
+
+@covers("4:product-past-2^53")
+def rescale_product_past_2_53():
+    # i32 operands whose products reach (2^31 − 1)² and −2^31·(2^31 − 1), near ±2^62, and
+    # products near ±2^61 next to a rounding boundary of shift 31, which float64 arithmetic
+    # (a 53-bit significand) rounds across; the requantisation's floor division then has
+    # operands past 2^24 and 2^53 too.
+    m, s = 2**31 - 1, 31
+    up = _straddling(m, s, range(2**30 - 600, 2**30 + 600))[:3]
+    down = _straddling(m, s, range(-(2**30) - 600, -(2**30) + 600))[:3]
+    ts = [2**31 - 1, -(2**31), *up, *down, 2**24 + 1, -(2**24) - 1]
+    g = one("rescale", P.Rescale(rq(shift=s, mult=m, round="half_up")), channels=1,
+            lo=-(2**31), hi=2**31 - 1)
+    return Case(g, [([np.array([[ts]])], [])])
+
+
+CASES = [rescale_basic, *TIES, rescale_q_past_64_bits_while_y_fits, rescale_product_past_2_53]

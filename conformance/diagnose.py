@@ -1,0 +1,96 @@
+"""What a difference looks like: the one pattern every differing element shares, in words,
+or ``None`` when they share none of these.
+
+- a rounding tie (§2): a ``half_up`` / ``half_even`` requantisation whose exact ``p`` lies on
+  a tie at the element, and the engine's value is the other rounding of that tie;
+- magnitudes: values that agree below ``2^24`` and not above (float32 accumulation), below
+  ``2^53`` and not above (float64 arithmetic), or below ``2^31`` and wildly off above (int64
+  narrowed to int32).
+
+Each is decided from exact integers: the reference's ``p`` and shift for an operator, or an
+independent evaluation of one node of an exported model.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from waiexport.reference.integer import r_round
+
+__all__ = ["ties", "magnitude", "wrap32"]
+
+F32, I32, F64 = 1 << 24, 1 << 31, 1 << 53
+
+
+def _ints(a) -> np.ndarray:
+    return np.asarray(a).astype(object).reshape(-1)
+
+
+def wrap32(v: int) -> int:
+    """``v`` narrowed to int32 the way two's complement hardware narrows it."""
+    return (v + (1 << 31)) % (1 << 32) - (1 << 31)
+
+
+def ties(p, s, mode: str, delta, mask) -> tuple[int, str | None]:
+    """How many differing elements (``mask``) lie on a tie of ``R_mode(p, s)`` with the
+    engine's value (``delta = got − expected``) the other rounding of that tie, and the
+    pattern's name when every differing element is one."""
+    if mode not in ("half_up", "half_even"):
+        return 0, None
+    p, s = _ints(p), _ints(np.broadcast_to(s, np.shape(p)))
+    delta, mask = _ints(delta), np.asarray(mask).reshape(-1)
+    hits, negative, to_even, up = 0, True, True, True
+    for k in np.flatnonzero(mask):
+        pk, sk = int(p[k]), int(s[k])
+        if sk == 0 or pk % (1 << sk) != 1 << (sk - 1):
+            continue
+        floor = pk >> sk
+        chosen = floor + 1 if mode == "half_up" or floor % 2 else floor
+        other = floor if chosen == floor + 1 else floor + 1
+        if int(delta[k]) != other - chosen:
+            continue
+        hits += 1
+        negative &= pk < 0
+        to_even &= other % 2 == 0
+        up &= other > chosen
+    if not hits or hits != int(mask.sum()):
+        return hits, None
+    if mode == "half_up":
+        if negative:
+            return hits, "negative ties rounded away from zero (toward -infinity)"
+        return hits, "ties rounded to even" if to_even else "ties rounded down (toward -infinity)"
+    return hits, "ties rounded up (half_up), not to even" if up else "ties rounded away from even"
+
+
+def magnitude(exact, delta, mask, s=None, mode: str = "floor") -> str | None:
+    """The magnitude pattern of the differing elements. ``exact`` is the exact value formed
+    at each element (an accumulator or product entering ``R_mode(·, s)``, or, with ``s``
+    ``None``, a node's own output) and ``delta`` the engine's error on the result. A float
+    pattern needs every wrong result to be what some value within the float format's error
+    of the exact one gives; int32 narrowing, exactly the result of the wrapped value."""
+    mask = np.asarray(mask).reshape(-1)
+    if not mask.any():
+        return None
+    e, d = _ints(exact)[mask], _ints(delta)[mask]
+    s_ = [None] * len(e) if s is None else _ints(np.broadcast_to(s, np.shape(exact)))[mask]
+
+    def result(v, k):
+        return v if k is None else r_round(v, int(k), mode)
+
+    def wrong(v, dv, k):   # the engine's result at this element
+        return result(v, k) + dv
+    low = min(abs(int(v)) for v in e)
+    els = list(zip((int(v) for v in e), (int(v) for v in d), s_))
+    if low >= I32 and all(wrong(v, dv, k) == result(wrap32(v), k) for v, dv, k in els):
+        return "values that agree below 2^31 and not above, as int64 narrowed to int32 gives"
+
+    def floats(bits, slack):   # every wrong result is that of a value within slack·ulp
+        def near(v, dv, k):
+            step = slack << max(abs(v).bit_length() - bits, 0)
+            return result(v - step, k) <= wrong(v, dv, k) <= result(v + step, k)
+        return all(near(v, dv, k) for v, dv, k in els)
+    if low > F64 and floats(53, 1):
+        return "values that agree below 2^53 and not above, as float64 arithmetic gives"
+    if low > F32 and floats(24, 1 << 14):   # a float32 sum of many terms: each adds an error
+        return "sums that agree below 2^24 and not above, as float32 accumulation gives"
+    return None
