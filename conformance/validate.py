@@ -13,7 +13,7 @@ import numpy as np
 
 from waiexport.jsonio import BadInput, ascii_text
 from waiexport.refusal import Refusal
-from waiexport.targets.engines import NotForEngine, machine
+from waiexport.targets.engines import EngineFailure, NotForEngine, machine
 from waiexport.targets.exporter import DoesNotFit
 
 from .locate import locate as find_first, sentence
@@ -94,9 +94,7 @@ def validate_vector(engine, file: str, v: dict, locate: bool = False) -> Outcome
         loaded = engine.load(data)
     except Refusal as r:
         return Outcome(file, v["id"], "fail", f"refused at load with {r.code}: {r}")
-    except DoesNotFit:
-        return Outcome(file, v["id"], "skip", f"does not fit {engine.name}")
-    except NotForEngine as e:
+    except (DoesNotFit, NotForEngine) as e:
         return Outcome(file, v["id"], "skip", str(e))
     seq = loaded.sequence()
     out = Outcome(file, v["id"], "pass")
@@ -108,6 +106,9 @@ def validate_vector(engine, file: str, v: dict, locate: bool = False) -> Outcome
             got = ("outputs", seq.step(inputs, scalars))
         except Refusal as r:
             got = ("refuse", r.code)
+        except EngineFailure as e:
+            out.status, out.reason = "fail", f"decode {k}: {e}"
+            break
         if kind == "refuse" or got[0] == "refuse":
             if got != (kind, want):
                 out.status = "fail"

@@ -37,6 +37,8 @@ class Target:
     table_lookup: bool          # a 65,536-entry table (lut16)
     row_select: bool            # a multiplier row chosen at run time (chscale)
     state: bool                 # a value kept across decodes (state inputs)
+    fmt: str = "onnx"           # the model format the export writes: onnx or tosa
+    engine: str = ""            # the engine that runs this target's models here
 
     @property
     def mult_range(self) -> tuple[int, int]:
@@ -61,6 +63,7 @@ class Target:
             f"  table lookup:         {'yes' if self.table_lookup else 'no'}",
             f"  run-time row select:  {'yes' if self.row_select else 'no'}",
             f"  state across decodes: {'yes' if self.state else 'no'}",
+            f"  model format:         {self.fmt}, run here by engine {self.engine}",
         ]
         return "\n".join(lines)
 
@@ -72,14 +75,22 @@ TARGETS = {t.name: t for t in (
         mac_bits=64, mac_signed=True, roundings=("floor", "half_up", "half_even"),
         shift_range=(0, 63), mult_bits=64, mult_signed=True, post_bias=True,
         transposed_conv=False, depth_to_space=CRD, padding=("zero", "replicate"),
-        table_lookup=True, row_select=True, state=True),
+        table_lookup=True, row_select=True, state=True, engine="ort-cpu"),
     Target(
         name="npu-int8",
         summary="a strict fixed-function unit: 8-bit MACs, one half_up requantisation pattern",
         mac_bits=8, mac_signed=True, roundings=("half_up",), shift_range=(0, 31),
         mult_bits=32, mult_signed=False, post_bias=False, transposed_conv=False,
         depth_to_space=DCR, padding=("zero",), table_lookup=False, row_select=False,
-        state=False),
+        state=False, engine="npu-int8"),
+    Target(
+        name="tosa",
+        summary="TOSA 1.0 PRO-INT (RESCALE SINGLE_ROUND, scale32; int8 MACs into int32), as "
+                "the TOSA reference model runs it and Vela and IREE compile it",
+        mac_bits=8, mac_signed=True, roundings=("half_up",), shift_range=(0, 62),
+        mult_bits=32, mult_signed=False, post_bias=True, transposed_conv=False,
+        depth_to_space=CRD, padding=("zero",), table_lookup=False, row_select=False,
+        state=False, fmt="tosa", engine="tosa-ref"),
 )}
 
 

@@ -19,6 +19,7 @@ import os
 import platform
 import tempfile
 from collections import Counter
+from contextlib import contextmanager
 from dataclasses import dataclass
 from importlib import metadata
 from typing import Callable
@@ -33,8 +34,9 @@ from waiexport.reference.arrays import fit
 
 from .descriptions import target
 
-__all__ = ["Loaded", "ReferenceEngine", "OrtEngine", "OrtRuntime", "engine", "run_session",
-           "EngineUnavailable", "NotForEngine", "ENGINES", "CPU"]
+__all__ = ["Loaded", "ReferenceEngine", "OrtEngine", "OrtRuntime", "TosaRefEngine", "engine",
+           "run_session", "host_feed", "EngineUnavailable", "NotForEngine", "EngineFailure",
+           "ENGINES", "CPU"]
 
 CPU = "CPUExecutionProvider"
 
@@ -244,6 +246,81 @@ class OrtEngine:
                       inside, main.placement)
 
 
+class EngineFailure(Exception):
+    """The engine ran and reported an error of its own (a status other than success): that
+    decode's failure, with the engine's message, never a pass."""
+
+
+@contextmanager
+def _stderr_into(sink: list):
+    """Collect what native code writes to file descriptor 2 while inside."""
+    with tempfile.TemporaryFile() as f:
+        saved = os.dup(2)
+        os.dup2(f.fileno(), 2)
+        try:
+            yield
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+            f.seek(0)
+            sink.append(f.read().decode("utf-8", "replace"))
+
+
+class TosaRefEngine:
+    """The ``tosa`` target's model on the TOSA reference model (tosa-tools), in process:
+    ``acc32``, ``wai-ops/1-npu``. TOSA shapes are static, so a model is built per decode
+    shape and cached by graph digest and shape; the host does the load, §4's run steps 1–3
+    and the input policies. A status other than ``TOSA_VALID`` fails the decode with the
+    reference model's own message."""
+
+    name, profile, subset = "tosa-ref", "acc32", "npu"
+
+    def __init__(self):
+        self.target = target("tosa")
+        self._cache: dict = {}
+
+    def describe(self) -> dict:
+        return {"runs_on": "the TOSA reference model of tosa-tools, in process",
+                "packages": _versions("tosa-tools", "waiexport", "numpy")}
+
+    def load(self, data: bytes) -> Loaded:
+        from .exporter import export, probe_inputs
+        from .onnx.lower import ExportError
+
+        exp = export(data, self.target)
+        models: dict = {}
+
+        def model(shapes):
+            if shapes not in models:
+                models[shapes] = exp.tosa(list(shapes))
+            return models[shapes]
+        probes = probe_inputs(exp.graph)
+        try:
+            if probes:
+                model(tuple(tuple(x.shape) for x in probes[0][0]))
+        except ExportError as e:
+            raise NotForEngine(f"tosa export refuses it: {e}") from None
+
+        def run(inputs, scalars):
+            feed = host_feed(exp.graph, inputs, scalars)
+            m = model(tuple(tuple(np.shape(x)) for x in inputs))
+            return _run_tosa(m, [np.transpose(v[0], (1, 2, 0))[None].astype(dtype)
+                                 for v, (_, dtype) in zip(feed.values(), m.inputs)])
+        return Loaded(exp.graph, run)
+
+
+def _run_tosa(m, inputs) -> list:
+    import tosa_reference_model as rm
+    said: list = []
+    with _stderr_into(said):
+        outs, status = rm.run(m.data, inputs)
+    if status != rm.GraphStatus.TOSA_VALID:
+        why = [line for line in said[0].splitlines() if "failure" in line or "ERROR" in line]
+        raise EngineFailure(f"TOSA reference model: {status.name}: "
+                            f"{(why or said[0].splitlines() or ['no message'])[0].strip()}")
+    return [np.transpose(o[0], (2, 0, 1)).astype(np.int64) for o in outs]
+
+
 def host_feed(g: Graph, inputs, scalars) -> dict:
     """The model's feed for one decode, after what the host does: §4's run steps 1–3 and the
     input policies (refusals with their codes)."""
@@ -283,6 +360,7 @@ ENGINES = {
     "reference": "the exact reference (acc64, all of wai-ops/1)",
     "ort-cpu": "the ort-cpu export on onnxruntime's CPU provider (acc32, wai-ops/1-npu)",
     "npu-int8": "the npu-int8 export (the strict unit's model) on onnxruntime's CPU provider",
+    "tosa-ref": "the tosa export on the TOSA reference model (tosa-tools)",
     "ort:<Provider>": "the ort-cpu export on another onnxruntime execution provider, CPU "
                       "fallback disabled",
 }
@@ -298,6 +376,8 @@ def engine(name: str, fallback: bool = False):
         return ReferenceEngine()
     if name in ("ort-cpu", "npu-int8"):
         return OrtEngine(target_name=name)
+    if name == "tosa-ref":
+        return TosaRefEngine()
     if name.startswith("ort:"):
         return OrtEngine(provider=name[4:], fallback=fallback)
     for ep in metadata.entry_points(group="waiexport.engines"):

@@ -28,7 +28,7 @@ __all__ = ["Export", "export", "self_check", "probe_inputs", "DoesNotFit"]
 class Export:
     """An exported model with what it came from."""
 
-    model: onnx.ModelProto
+    model: onnx.ModelProto | None     # the ONNX model; None for a TOSA target (:meth:`tosa`)
     outcome: Outcome
     metadata: dict
     source: Graph
@@ -36,6 +36,11 @@ class Export:
     @property
     def graph(self) -> Graph:
         return self.outcome.graph
+
+    def tosa(self, shapes: list):
+        """The TOSA model of the rewritten graph on these input shapes (TOSA is static)."""
+        from .tosa.export import build_tosa
+        return build_tosa(self.graph, shapes)
 
 
 def export(data: bytes, target: Target, name: str = "graph") -> Export:
@@ -63,8 +68,9 @@ def export(data: bytes, target: Target, name: str = "graph") -> Export:
         "wai.target": target.name,
         "wai.tool": f"waiexport {__version__}",
     }
-    return Export(build_model(outcome.graph, metadata, target=target), outcome, metadata,
-                  member.graph)
+    model = build_model(outcome.graph, metadata, target=target) if target.fmt == "onnx" \
+        else None
+    return Export(model, outcome, metadata, member.graph)
 
 
 def self_check(exp: Export) -> tuple[int, str | None]:
@@ -99,15 +105,16 @@ def _sizes(g: Graph) -> list[tuple[int, int]]:
     return [(7, 5), (4, 4), (1, 1), (2, 3), (8, 8), (16, 16)]
 
 
-def probe_inputs(g: Graph, seed: int = 0):
+def probe_inputs(g: Graph, seed: int = 0, sizes=None):
     """Decodes at the ends of every declared range (all low, all high, alternating, random)
-    on sizes the graph plans: ``[(inputs, scalars)]``, data and state inputs in table order."""
+    on sizes the graph plans (``sizes``, ``[(H, W)]``, or a few of its own):
+    ``[(inputs, scalars)]``, data and state inputs in table order."""
     rng = np.random.default_rng(seed)
     out = []
-    for h, w in _sizes(g):
+    for h, w in sizes or _sizes(g):
         shapes = [(g.tensor(i.tensor).channels,
-                   i.max_h if g.declares_sizes else h, i.max_w if g.declares_sizes else w)
-                  for i in g.inputs]
+                   i.max_h if g.declares_sizes and not sizes else h,
+                   i.max_w if g.declares_sizes and not sizes else w) for i in g.inputs]
         for pick in ("lo", "hi", "alternate", "random"):
             scalars = [s.lo if pick in ("lo", "alternate") else s.hi if pick == "hi"
                        else int(rng.integers(s.lo, s.hi + 1)) for s in g.scalars]

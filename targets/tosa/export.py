@@ -1,0 +1,90 @@
+"""The TOSA exporter: a graph in ``wai-ops/1-npu`` (after the target's rewrites), on the
+shapes of one decode, to a TOSA 1.0 flatbuffer of integer tensors only (PRO-INT).
+
+Shapes are static in TOSA, so a model is built per decode shape. Each graph tensor is stored
+in the narrowest type its certified interval allows (int8, int16 or int32) and cast where an
+operator needs another (a cast of a value the certificate proves fits never wraps); the
+model's inputs are the graph's inputs in table order, in their storage types, NHWC; its
+outputs the graph's outputs likewise. The host makes the load, §4's run steps 1–3 and the
+input policies, as for every engine.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from waiexport.bounds import certify_graph
+from waiexport.graph import Graph
+from waiexport.plan import run_plan
+
+from ..onnx.lower import DoesNotFit, ExportError
+from .build import TosaBuilder, narrowest
+from .lower import LOWER
+from .lower._common import clip
+
+__all__ = ["TosaModel", "build_tosa", "TosaCtx"]
+
+
+@dataclass
+class TosaModel:
+    """A flatbuffer with its inputs' and outputs' ``(NHWC shape, dtype)``."""
+
+    data: bytes
+    inputs: list
+    outputs: list
+
+
+@dataclass
+class TosaCtx:
+    """What a lowering reads: every tensor's planned shape and certified interval, each
+    operator's certified intermediates, the graph."""
+
+    shapes: dict
+    intervals: dict
+    nodes: dict
+    graph: Graph
+
+    def nhwc(self, t: int) -> tuple:
+        c, h, w = self.shapes[t]
+        return (1, h, w, c)
+
+    def interval(self, t: int) -> tuple[int, int]:
+        return self.intervals[t]
+
+    def storage(self, t: int) -> str:
+        return narrowest(*self.intervals[t])
+
+
+def build_tosa(g: Graph, shapes: list, scalars: list | tuple = ()) -> TosaModel:
+    """The TOSA model of ``g`` on these input shapes (``(C, H, W)`` each, state inputs
+    included). Raises :class:`ExportError` naming the operator, the feature and why where
+    TOSA has no exact form for it."""
+    if g.scalars:
+        raise DoesNotFit("a graph with scalars: TOSA shapes are static, so each scalar value "
+                         "would need its own model (not in this exporter)")
+    if any(i.kind == "state" for i in g.inputs):
+        raise DoesNotFit("a state input: values kept across decodes are not in this exporter")
+    gb = certify_graph(g)
+    ctx = TosaCtx(run_plan(g, shapes, list(scalars)), gb.tensors,
+                  {n.op.index: n.result for n in gb.nodes}, g)
+    b = TosaBuilder()
+    names = {i.tensor: b.input(ctx.nhwc(i.tensor), ctx.storage(i.tensor)) for i in g.inputs}
+    for op in g.ops:
+        if op.name not in LOWER:
+            raise ExportError(f"operator {op.index} ({op.name}): no TOSA lowering in this "
+                              "exporter")
+        try:
+            outs = LOWER[op.name](b, op, [names[t] for t in op.inputs], ctx)
+        except ExportError as e:
+            raise type(e)(f"operator {op.index} ({op.name}): {e}") from None
+        for t, out in zip(op.outputs, outs):
+            rec = g.tensor(t)
+            if rec.policy == "check":
+                raise ExportError(f"operator {op.index} ({op.name}): a check policy inside "
+                                  "the graph needs a refusal no accelerator can make (§9.2)")
+            if rec.policy == "clamp":
+                out = clip(b, out, rec.lo, rec.hi)
+            names[t] = b.cast(out, ctx.storage(t))
+    for t in g.outputs:
+        b.output(names[t])
+    return TosaModel(b.serialize(), b.inputs, b.outputs)

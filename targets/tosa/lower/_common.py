@@ -1,0 +1,34 @@
+"""What the TOSA lowerings share: an operand narrowed to int8 for the MAC array, a slice."""
+
+from __future__ import annotations
+
+from ...onnx.lower import ExportError
+from ..build import I8, I32, TosaBuilder, narrowest
+
+__all__ = ["int8_operand", "slice_of", "clip", "ExportError"]
+
+
+def int8_operand(b: TosaBuilder, x: str, t: int, ctx) -> str:
+    """Tensor ``t`` (held in ``x``) as TOSA's int8 MAC operand; refused when its certified
+    interval does not fit i8 (wider operands need digit splitting, not in this exporter)."""
+    lo, hi = ctx.interval(t)
+    if narrowest(lo, hi) != I8:
+        raise ExportError(f"an input operand in [{lo}, {hi}]: TOSA's CONV2D takes int8 "
+                          "(wider operands would need signed digits, not in this exporter)")
+    return b.cast(x, I8)
+
+
+def slice_of(b: TosaBuilder, x: str, start, size) -> str:
+    """SLICE of ``x`` at NHWC ``start`` with NHWC ``size``."""
+    return b.op("SLICE", [x, b.shape_of(list(start)), b.shape_of(list(size))], size,
+                b.dtype(x))
+
+
+def clip(b: TosaBuilder, x: str, lo: int, hi: int) -> str:
+    """``clamp(x, lo, hi)`` as int32 MAXIMUM and MINIMUM (TOSA's CLAMP is int8/int16 only);
+    a bound past i32 clips nothing an int32 holds."""
+    x = b.cast(x, I32)
+    lo, hi = max(lo, -(1 << 31)), min(hi, (1 << 31) - 1)
+    x = b.op("MAXIMUM", [x, b.const([lo], I32, [1, 1, 1, 1])], b.shape(x), I32, None, b.nan())
+    return b.op("MINIMUM", [x, b.const([hi], I32, [1, 1, 1, 1])], b.shape(x), I32, None,
+                b.nan())

@@ -1,0 +1,11 @@
+"""``crop`` (§5.10) with constant operands (the only ones in ``wai-ops/1-npu``): a SLICE."""
+
+from ._common import ExportError, slice_of
+
+
+def lower(b, op, ins, ctx):
+    p = op.params
+    if any(o.kind for o in (p.y0, p.x0, p.h, p.w)):
+        raise ExportError("a crop with a scalar operand is outside wai-ops/1-npu")
+    c = ctx.nhwc(op.inputs[0])[3]
+    return [slice_of(b, ins[0], [0, p.y0.value, p.x0.value, 0], [1, p.h.value, p.w.value, c])]
