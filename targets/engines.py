@@ -252,16 +252,18 @@ class EngineFailure(Exception):
 
 
 @contextmanager
-def _stderr_into(sink: list):
-    """Collect what native code writes to file descriptor 2 while inside."""
+def _native_output_into(sink: list):
+    """Collect what native code writes to file descriptors 1 and 2 while inside."""
     with tempfile.TemporaryFile() as f:
-        saved = os.dup(2)
-        os.dup2(f.fileno(), 2)
+        saved = [os.dup(1), os.dup(2)]
+        for fd in (1, 2):
+            os.dup2(f.fileno(), fd)
         try:
             yield
         finally:
-            os.dup2(saved, 2)
-            os.close(saved)
+            for fd, old in zip((1, 2), saved):
+                os.dup2(old, fd)
+                os.close(old)
             f.seek(0)
             sink.append(f.read().decode("utf-8", "replace"))
 
@@ -312,7 +314,7 @@ class TosaRefEngine:
 def _run_tosa(m, inputs) -> list:
     import tosa_reference_model as rm
     said: list = []
-    with _stderr_into(said):
+    with _native_output_into(said):
         outs, status = rm.run(m.data, inputs)
     if status != rm.GraphStatus.TOSA_VALID:
         why = [line for line in said[0].splitlines() if "failure" in line or "ERROR" in line]

@@ -269,7 +269,7 @@ def test_requantisation_recipe_at_the_int64_extremes(mode, s):
     model = helper.make_model(helper.make_graph(
         e.nodes, "g", [helper.make_tensor_value_info("p", I64, [1, 1, 1, None])],
         [helper.make_tensor_value_info(out, I64, [1, 1, 1, None])], e.inits),
-        opset_imports=[helper.make_opsetid("", 21)])
+        opset_imports=[helper.make_opsetid("", 21)], ir_version=10)
     session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
     got = session.run(None, {"p": np.array(values, dtype=np.int64).reshape(1, 1, 1, -1)})[0]
     assert got.reshape(-1).tolist() == [r_round(v, s, mode) for v in values]

@@ -273,22 +273,41 @@ def rewrite(source, target_name, output, as_json):
     sys.exit(0 if outcome.fits else 1)
 
 
+def _size(text: str) -> tuple[int, int]:
+    try:
+        h, w = (int(v) for v in text.lower().replace("×", "x").split("x"))
+    except ValueError:
+        raise click.BadParameter(f"{text!r} is not HxW (two sizes, e.g. 16x16)",
+                                 param_hint="--size") from None
+    if h < 1 or w < 1:
+        raise click.BadParameter(f"{text!r}: sizes are at least 1", param_hint="--size")
+    return h, w
+
+
 @main.command()
 @click.argument("graph", type=click.Path(dir_okay=False))
 @click.option("--target", "target_name", default="ort-cpu", show_default=True,
-              help="A target (waiexport targets list).")
+              help="A target (waiexport targets list): ort-cpu and npu-int8 write ONNX, tosa "
+                   "writes a TOSA 1.0 flatbuffer.")
 @click.option("-o", "--output", required=True, type=click.Path(dir_okay=False),
-              help="Where to write the ONNX model.")
-def export(graph, target_name, output):
-    """Export GRAPH to an ONNX model of integer tensors only.
+              help="The model file to write (one file for every target here); a TOSA model "
+                   "gets its provenance beside it in OUTPUT.json.")
+@click.option("--size", "sizes", multiple=True,
+              help="HxW of each data input, for a TOSA model (TOSA shapes are static) when "
+                   "the graph declares no sizes.")
+def export(graph, target_name, output, sizes):
+    """Export GRAPH to a model of integer tensors only, for a target.
 
     check (acc32 and wai-ops/1-npu) → rewrite for the target → export → a self-check of the
-    model on onnxruntime against the exact reference, on inputs at the ends of the declared
-    ranges. The model's metadata names the SHA-256 of GRAPH, of the rewritten graph and of
-    the certificate, the target and this tool's version.
+    model against the exact reference, on inputs at the ends of the declared ranges (on
+    onnxruntime for ONNX, on the TOSA reference model for TOSA). The model names the SHA-256
+    of GRAPH, of the rewritten graph and of the certificate, the target and this tool's
+    version (ONNX metadata; for TOSA, OUTPUT.json).
 
+    \b
     Exit status: 0 when the model is written and matches the reference; 1 when the graph
     does not fit, cannot be mapped, or the self-check differs; 2 when GRAPH is refused at load.
+    Example: waiexport export hs_y.whg1 --target tosa --size 16x16 -o hs_y.tosa
     """
     from .targets.descriptions import target
     from .targets.exporter import export as export_graph, self_check
@@ -310,6 +329,8 @@ def export(graph, target_name, output):
     for c in exp.outcome.changes:
         if c.applied:
             click.echo(f"rewrite: node {c.node} {c.op}: {c.rewrite}")
+    if tgt.fmt == "tosa":
+        _export_tosa(graph, exp, output, [_size(s) for s in sizes])
     probes, difference = self_check(exp)
     if difference:
         click.echo(f"self-check failed: {difference}", err=True)
@@ -318,6 +339,62 @@ def export(graph, target_name, output):
     Path(output).write_bytes(blob)
     click.echo(f"{output}: {len(exp.model.graph.node)} nodes, {len(blob)} bytes, integer "
                f"tensors only; self-check: {probes} decodes bit-exact against the reference")
+    sys.exit(0)
+
+
+def _export_tosa(graph: str, exp, output: str, sizes: list) -> None:
+    """Write the TOSA model of ``exp`` on one decode shape, self-checked on the TOSA
+    reference model, and its provenance beside it; exits."""
+    from .plan import run_plan
+    from .reference import decode
+    from .targets.engines import EngineFailure, TosaRefEngine
+    from .targets.exporter import probe_inputs
+    from .targets.onnx.export import ExportError
+
+    g = exp.graph
+    data_inputs = [i for i in g.inputs if i.kind == "data"]
+    if not sizes and g.declares_sizes:
+        sizes = [(i.max_h, i.max_w) for i in data_inputs]
+    if len(sizes) != len(data_inputs):
+        click.echo(f"{graph}: needs-size: the graph declares no input sizes and TOSA shapes "
+                   f"are static: give --size HxW for each of its {len(data_inputs)} data "
+                   "inputs", err=True)
+        sys.exit(2)
+    size = iter(sizes)
+    shapes = [(g.tensor(i.tensor).channels, *(next(size) if i.kind == "data" else sizes[0]))
+              for i in g.inputs]
+    try:
+        run_plan(g, shapes, [s.lo for s in g.scalars])
+    except Refusal as r:
+        click.echo(f"{graph}: {r.code}: --size {' '.join(f'{h}x{w}' for h, w in sizes)}: "
+                   f"{r.where}: {r.detail}", err=True)
+        sys.exit(2)
+    probes = probe_inputs(g, sizes=sizes[:1])
+    try:
+        model = exp.tosa([tuple(x.shape) for x in probes[0][0]])
+    except ExportError as e:
+        click.echo(f"{graph}: cannot export for tosa: {e}", err=True)
+        sys.exit(1)
+    loaded = TosaRefEngine().load(write(g))
+    for n, (inputs, scalars) in enumerate(probes):
+        try:
+            same = all((a == b).all() for a, b in zip(decode(exp.source, inputs, scalars),
+                                                       loaded.run(inputs, scalars)))
+        except EngineFailure as e:
+            same, why = False, str(e)
+        else:
+            why = "differs from the reference"
+        if not same:
+            click.echo(f"self-check failed: decode {n}: {why}", err=True)
+            sys.exit(1)
+    Path(output).write_bytes(model.data)
+    Path(output + ".json").write_text(dumps({
+        **exp.metadata, "wai.inputs": [{"dtype": d, "nhwc": list(s)} for s, d in model.inputs],
+        "wai.outputs": [{"dtype": d, "nhwc": list(s)} for s, d in model.outputs]}) + "\n")
+    click.echo(f"{output}: TOSA 1.0, {len(model.data)} bytes, integer tensors only, inputs "
+               + ", ".join(f"{d} {list(s)}" for s, d in model.inputs)
+               + f"; self-check: {len(probes)} decodes bit-exact on the TOSA reference model; "
+               f"provenance in {output}.json")
     sys.exit(0)
 
 

@@ -1,0 +1,177 @@
+"""The TOSA export on the TOSA reference model: every graph is bit-identical to the reference
+or refused by export naming the node and the reason, never exported inexactly."""
+
+import json
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+
+from waiexport import Refusal, write
+from waiexport import params as P
+from waiexport.builder import GraphBuilder, conv, rq
+from waiexport.certificate import Member, verdict_of
+from waiexport.cli import main
+from waiexport.conformance.generate import CORPUS
+from waiexport.conformance.validate import files_under, validate
+from waiexport.optable import OPS
+from waiexport.reference import decode
+from waiexport.targets.engines import NotForEngine, TosaRefEngine, engine
+from waiexport.targets.exporter import DoesNotFit, probe_inputs
+from waiexport.targets.onnx.export import ExportError
+
+from _strategies import NARROW, case
+
+pytest.importorskip("tosa_reference_model")
+
+NPU_OPS = sorted(op.name for op in OPS if op.npu != "no")
+EXPORTED: dict = {}
+
+
+def _in_npu_acc32(g) -> bool:
+    from waiexport.bounds import certify_graph
+    try:
+        v = verdict_of([Member("g", write(g), g, certify_graph(g))])
+    except Refusal:
+        return False
+    return v["acc32"] and v["npu"]
+
+
+def exact_or_refused(g, decodes) -> bool:
+    """The reference and tosa-ref agree on every decode (outputs or code), or the export
+    refuses naming the node; returns whether it exported."""
+    data = write(g)
+    try:
+        loaded = TosaRefEngine().load(data)
+    except (DoesNotFit, NotForEngine, ExportError) as e:
+        assert "node" in str(e) or "operator" in str(e) or "graph with" in str(e), str(e)
+        return False
+    for inputs, scalars in decodes:
+        try:
+            want = [o.tolist() for o in decode(g, inputs, scalars)]
+        except Refusal as r:
+            want = r.code
+        try:
+            got = [o.tolist() for o in loaded.run(inputs, scalars)]
+        except Refusal as r:
+            got = r.code
+        assert got == want
+    return True
+
+
+@pytest.mark.parametrize("name", NPU_OPS)
+@settings(max_examples=15, deadline=None, suppress_health_check=list(HealthCheck))
+@given(data=st.data())
+def test_every_npu_operator_exports_exactly_or_is_refused(name, data):
+    g, inputs, scalars = data.draw(case(name, NARROW))
+    assume(_in_npu_acc32(g))
+    done = exact_or_refused(g, [(inputs, scalars)] + probe_inputs(g))
+    EXPORTED.setdefault(name, []).append(done)
+
+
+@st.composite
+def requantisation(draw):
+    """A ``conv`` or ``rescale`` whose rq takes every rounding and bias placement the
+    rewrites bring to half_up, shifts 0..63, multipliers up to 2^31 − 1, 8- and 16-bit
+    operands; inputs at the range's ends and on rounding ties of both signs."""
+    bits = draw(st.sampled_from([8, 16]))
+    lo, hi = -(1 << (bits - 1)), (1 << (bits - 1)) - 1
+    shift = draw(st.integers(0, 63))
+    mult = draw(st.one_of(st.none(), st.integers(0, 2**31 - 1), st.just(2**31 - 1)))
+    mode = draw(st.sampled_from(P.ROUNDS))
+    placement = draw(st.sampled_from(["pre", "post"]))
+    bias = draw(st.integers(-(2**20), 2**20))
+    b = GraphBuilder()
+    x = b.input(2, lo, hi, max_h=2, max_w=3)
+    block = rq(shift=shift, mult=mult, bias=[bias, -bias], bias_kind=placement, round=mode)
+    if draw(st.booleans()):
+        y = b.op("rescale", x, P.Rescale(block))
+    else:
+        w = draw(st.lists(st.integers(-128, 127), min_size=8, max_size=8))
+        y = b.op("conv", x, conv(np.array(w).reshape(2, 2, 2, 1), pad=0, rq=block))
+    b.output(y)
+    g = b.build()
+    half = (1 << (shift - 1)) if shift else 0
+    ties = [v for v in (half, -half, 3 * half, -3 * half, half + 1, -half - 1) if lo <= v <= hi]
+    values = (ties + [lo, hi, 0, 1, -1] * 2)[:12] + [lo] * 12
+    tie_input = np.array(values[:12]).reshape(2, 2, 3)
+    return g, [([np.full((2, 2, 3), lo)], []), ([np.full((2, 2, 3), hi)], []),
+               ([tie_input], [])]
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=list(HealthCheck))
+@given(requantisation())
+def test_requantisations_export_exactly_or_are_refused(drawn):
+    g, decodes = drawn
+    assume(_in_npu_acc32(g))
+    EXPORTED.setdefault("rq", []).append(exact_or_refused(g, decodes))
+
+
+def test_share_exported():
+    """Print how many drawn graphs exported (the rest were refused by name)."""
+    for name, done in sorted(EXPORTED.items()):
+        print(f"tosa: {name}: {sum(done)} of {len(done)} exported")
+    assert any(any(done) for done in EXPORTED.values())
+
+
+def _one_rq(round_, mult=None, lo=-100, hi=100, shift=4):
+    b = GraphBuilder()
+    b.output(b.op("rescale", b.input(1, lo, hi), P.Rescale(rq(shift=shift, mult=mult,
+                                                              round=round_))))
+    return b.build()
+
+
+@pytest.mark.parametrize("g, words", [
+    (_one_rq("half_even"), "rounding half_even"),
+    (_one_rq("floor", mult=3), "rounding floor with a multiplier"),
+    (_one_rq("half_up", mult=2**31 - 1, lo=-(2**31), hi=2**31 - 1, shift=31),
+     "no lift keeps the multiplier an int32"),
+])
+def test_what_tosa_cannot_say_exactly_is_refused_by_name(g, words):
+    with pytest.raises((DoesNotFit, ExportError, NotForEngine)) as e:
+        TosaRefEngine().load(write(g))
+    assert words in str(e.value) and ("node 0" in str(e.value) or "operator 0" in str(e.value))
+
+
+def test_tosa_ref_passes_every_committed_acc32_npu_vector_it_takes():
+    results = validate(engine("tosa-ref"), files_under([CORPUS]))
+    assert not [r for r in results if r.status == "fail"], \
+        [(r.vid, r.reason) for r in results if r.status == "fail"]
+    assert sum(r.status == "pass" for r in results) >= 50
+    assert all(r.reason for r in results if r.status == "skip")
+
+
+def test_a_status_other_than_valid_fails_with_the_models_message():
+    from waiexport.targets.engines import EngineFailure, _run_tosa
+    from waiexport.targets.tosa.build import I32, TosaBuilder
+    from waiexport.targets.tosa.export import TosaModel
+    b = TosaBuilder()
+    x = b.input((1, 1, 1, 1), I32)
+    y = b.op("RESCALE", [x, b.const([1], I32), b.const([2], "int8"), b.const([0], I32),
+                         b.const([0], I32)], (1, 1, 1, 1), I32, None, True,
+             b.ts.RoundingMode.SINGLE_ROUND, False, False, False)
+    b.output(y)
+    m = TosaModel(b.serialize(), b.inputs, b.outputs)
+    with pytest.raises(EngineFailure, match="UNPREDICTABLE"):
+        _run_tosa(m, [np.array([[[[1000]]]], np.int32)])   # outside [-2, 2) for shift 2
+
+
+def test_export_command_writes_a_tosa_model_and_its_provenance(tmp_path):
+    rng = np.random.default_rng(0)
+    b = GraphBuilder()
+    y = b.op("conv", b.input(3, -128, 127), conv(rng.integers(-128, 128, (4, 3, 3, 3)), pad=1,
+                                                 stride=2, rq=rq(shift=9, bias=[1, 2, 3, 4])))
+    b.output(b.op("relu", y))
+    src = tmp_path / "g.whg1"
+    src.write_bytes(write(b.build()))
+    out = tmp_path / "g.tosa"
+    r = CliRunner().invoke(main, ["export", str(src), "--target", "tosa", "-o", str(out)])
+    assert r.exit_code == 2 and "--size" in r.output
+    r = CliRunner().invoke(main, ["export", str(src), "--target", "tosa", "--size", "9x7",
+                                  "-o", str(out)])
+    assert r.exit_code == 0 and "bit-exact on the TOSA reference model" in r.output
+    meta = json.loads((tmp_path / "g.tosa.json").read_text())
+    assert meta["wai.target"] == "tosa" and meta["wai.inputs"][0]["dtype"] == "int8"
+    assert out.read_bytes()[4:8] == b"TOSA"
