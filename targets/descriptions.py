@@ -88,7 +88,7 @@ TARGETS = {t.name: t for t in (
         summary="TOSA 1.0 PRO-INT (RESCALE SINGLE_ROUND, scale32; int8 MACs into int32), as "
                 "the TOSA reference model runs it and Vela and IREE compile it",
         mac_bits=8, mac_signed=True, roundings=("half_up",), shift_range=(0, 62),
-        mult_bits=32, mult_signed=False, post_bias=True, transposed_conv=False,
+        mult_bits=32, mult_signed=False, post_bias=True, transposed_conv=True,
         depth_to_space=CRD, padding=("zero",), table_lookup=False, row_select=False,
         state=False, fmt="tosa", engine="tosa-ref"),
 )}

@@ -315,7 +315,13 @@ def _run_tosa(m, inputs) -> list:
     import tosa_reference_model as rm
     said: list = []
     with _native_output_into(said):
-        outs, status = rm.run(m.data, inputs)
+        try:
+            outs, status = rm.run(m.data, inputs)
+        except ValueError as e:   # the reference model rejects the graph before running it
+            outs, status = None, str(e)
+    if outs is None:
+        raise EngineFailure(f"TOSA reference model: {status}: "
+                            f"{(said[0].strip().splitlines() or ['no message'])[0][:300]}")
     if status != rm.GraphStatus.TOSA_VALID:
         why = [line for line in said[0].splitlines() if "failure" in line or "ERROR" in line]
         raise EngineFailure(f"TOSA reference model: {status.name}: "
