@@ -5,7 +5,7 @@ from __future__ import annotations
 from ...onnx.lower import ExportError
 from ..build import I8, I32, TosaBuilder, narrowest
 
-__all__ = ["int8_operand", "slice_of", "clip", "ExportError"]
+__all__ = ["int8_operand", "slice_of", "clip", "regroup", "ExportError"]
 
 
 def int8_operand(b: TosaBuilder, x: str, t: int, ctx) -> str:
@@ -32,3 +32,12 @@ def clip(b: TosaBuilder, x: str, lo: int, hi: int) -> str:
     x = b.op("MAXIMUM", [x, b.const([lo], I32, [1, 1, 1, 1])], b.shape(x), I32, None, b.nan())
     return b.op("MINIMUM", [x, b.const([hi], I32, [1, 1, 1, 1])], b.shape(x), I32, None,
                 b.nan())
+
+
+def regroup(b: TosaBuilder, x: str, via: tuple, perm: list, out: tuple) -> str:
+    """RESHAPE ``x`` to ``via``, TRANSPOSE by ``perm``, RESHAPE to ``out``: a movement of
+    elements only, exact in every type."""
+    dtype = b.dtype(x)
+    six = b.op("RESHAPE", [x, b.shape_of(list(via))], via, dtype)
+    moved = b.op("TRANSPOSE", [six], tuple(via[p] for p in perm), dtype, None, list(perm))
+    return b.op("RESHAPE", [moved, b.shape_of(list(out))], out, dtype)
