@@ -37,6 +37,7 @@ class Target:
     table_lookup: bool          # a 65,536-entry table (lut16)
     row_select: bool            # a multiplier row chosen at run time (chscale)
     state: bool                 # a value kept across decodes (state inputs)
+    mac_digits: bool = False    # wider operands are split into mac_bits digits at export
     fmt: str = "onnx"           # the model format the export writes: onnx or tosa
     engine: str = ""            # the engine that runs this target's models here
 
@@ -53,7 +54,8 @@ class Target:
         lines = [
             f"target {self.name}: {self.summary}",
             f"  MAC array:            {'signed' if self.mac_signed else 'unsigned'} operands of "
-            f"up to {self.mac_bits} bits, zero points 0",
+            f"up to {self.mac_bits} bits, zero points 0"
+            + ("; wider ones split into digits at export" if self.mac_digits else ""),
             f"  requantisation:       {', '.join(self.roundings)}; shifts "
             f"{self.shift_range[0]}..{self.shift_range[1]}; multipliers {lo}..{hi}; "
             f"post bias {'yes' if self.post_bias else 'no'}",
@@ -89,8 +91,8 @@ TARGETS = {t.name: t for t in (
                 "the TOSA reference model runs it and Vela and IREE compile it",
         mac_bits=8, mac_signed=True, roundings=("half_up",), shift_range=(0, 62),
         mult_bits=32, mult_signed=False, post_bias=True, transposed_conv=True,
-        depth_to_space=CRD, padding=("zero",), table_lookup=False, row_select=False,
-        state=False, fmt="tosa", engine="tosa-ref"),
+        depth_to_space=CRD, padding=("zero",), table_lookup=True, row_select=True,
+        state=True, mac_digits=True, fmt="tosa", engine="tosa-ref"),
 )}
 
 

@@ -286,6 +286,12 @@ class TosaRefEngine:
                 "packages": _versions("tosa-tools", "waiexport", "numpy")}
 
     def load(self, data: bytes) -> Loaded:
+        key = hashlib.sha256(data).hexdigest()
+        if key not in self._cache:
+            self._cache[key] = self._load(data)
+        return self._cache[key]
+
+    def _load(self, data: bytes) -> Loaded:
         from .exporter import export, probe_inputs
         from .onnx.lower import ExportError
 
@@ -306,8 +312,9 @@ class TosaRefEngine:
         def run(inputs, scalars):
             feed = host_feed(exp.graph, inputs, scalars)
             m = model(tuple(tuple(np.shape(x)) for x in inputs))
-            return _run_tosa(m, [np.transpose(v[0], (1, 2, 0))[None].astype(dtype)
-                                 for v, (_, dtype) in zip(feed.values(), m.inputs)])
+            return _run_tosa(m, [(v.reshape(1, 1, 1, 1) if name.startswith("scalar") else
+                                  np.transpose(v[0], (1, 2, 0))[None]).astype(dtype)
+                                 for (name, v), (_, dtype) in zip(feed.items(), m.inputs)])
         return Loaded(exp.graph, run)
 
 

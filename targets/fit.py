@@ -33,7 +33,9 @@ def limits(op: Op, node: dict, g: Graph, t: Target) -> list[str]:
     if "mac" in node:
         widest = max(node["mac"]["a_bits"] + [node["mac"].get("w_bits", 0)])
         if widest > t.mac_bits:
-            out.append(f"a multiply operand of {widest} bits; the MAC array takes {t.mac_bits}")
+            out.append(f"a multiply operand of {widest} bits; the MAC array takes {t.mac_bits}"
+                       + (f": a target mapping splits it into {t.mac_bits}-bit digits"
+                          if t.mac_digits else ""))
     if op.name in RQ_OPS or op.name == "chscale":
         rnd, mults, shifts, post = rq_view(op)
         if rnd not in t.roundings:

@@ -175,3 +175,31 @@ def test_export_command_writes_a_tosa_model_and_its_provenance(tmp_path):
     meta = json.loads((tmp_path / "g.tosa.json").read_text())
     assert meta["wai.target"] == "tosa" and meta["wai.inputs"][0]["dtype"] == "int8"
     assert out.read_bytes()[4:8] == b"TOSA"
+
+
+def test_a_row_chosen_at_run_time_and_a_scalar_fill():
+    # chscale: one RESCALE per row of M, a SELECT on the scalar; fill from the scalar
+    b = GraphBuilder()
+    k = b.scalar(0, 2)
+    x = b.input(2, -1000, 1000, max_h=2, max_w=3)
+    table = np.array([[3, 2**31 - 1], [0, 7], [12345, 1]])
+    y = b.op("chscale", x, P.Chscale(scalar=k, n_rows=3, round="half_up", m_bytes=4, shift=20,
+                                     table=table))
+    b.output(y, b.op("fill", x, P.Fill(kind=1, value=k), channels=1))
+    g = b.build()
+    x = np.array([[[-1000, -999, 0], [1, 999, 1000]], [[524288, -524288, 3], [-3, 5, -5]]])
+    x = np.clip(x, -1000, 1000)
+    assert exact_or_refused(g, [([x], [r]) for r in range(3)] + probe_inputs(g))
+
+
+def test_wide_operands_become_int8_digits_at_their_extremes():
+    rng = np.random.default_rng(5)
+    b = GraphBuilder()
+    w = rng.integers(-300, 301, (3, 2, 3, 3))
+    y = b.op("conv", b.input(2, -(2**15), 2**15 - 1, max_h=4, max_w=4),
+             conv(w, pad=1, rq=rq(shift=20, round="half_up")))
+    b.output(y)
+    g = b.build()
+    ends = [np.full((2, 4, 4), v) for v in (-(2**15), 2**15 - 1)]
+    signs = [np.where(np.arange(32).reshape(2, 4, 4) % 2, -(2**15), 2**15 - 1)]
+    assert exact_or_refused(g, [([x], []) for x in ends + signs] + probe_inputs(g))

@@ -4,21 +4,22 @@ shapes of one decode, to a TOSA 1.0 flatbuffer of integer tensors only (PRO-INT)
 Shapes are static in TOSA, so a model is built per decode shape. Each graph tensor is stored
 in the narrowest type its certified interval allows (int8, int16 or int32) and cast where an
 operator needs another (a cast of a value the certificate proves fits never wraps); the
-model's inputs are the graph's inputs in table order, in their storage types, NHWC; its
-outputs the graph's outputs likewise. The host makes the load, §4's run steps 1–3 and the
+model's inputs are the graph's inputs in table order (state inputs included: a state is an
+input and an output, carried by the host, §10.3), in their storage types, NHWC, then each
+scalar as an int32 ``[1, 1, 1, 1]``; its outputs the graph's outputs likewise. The host makes the load, §4's run steps 1–3 and the
 input policies, as for every engine.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from waiexport.bounds import certify_graph
 from waiexport.graph import Graph
 from waiexport.plan import run_plan
 
-from ..onnx.lower import DoesNotFit, ExportError
-from .build import TosaBuilder, narrowest
+from ..onnx.lower import ExportError
+from .build import I32, TosaBuilder, narrowest
 from .lower import LOWER
 from .lower._common import clip
 
@@ -43,6 +44,7 @@ class TosaCtx:
     intervals: dict
     nodes: dict
     graph: Graph
+    scalars: list = field(default_factory=list)   # each scalar's model input
 
     def nhwc(self, t: int) -> tuple:
         c, h, w = self.shapes[t]
@@ -59,16 +61,12 @@ def build_tosa(g: Graph, shapes: list, scalars: list | tuple = ()) -> TosaModel:
     """The TOSA model of ``g`` on these input shapes (``(C, H, W)`` each, state inputs
     included). Raises :class:`ExportError` naming the operator, the feature and why where
     TOSA has no exact form for it."""
-    if g.scalars:
-        raise DoesNotFit("a graph with scalars: TOSA shapes are static, so each scalar value "
-                         "would need its own model (not in this exporter)")
-    if any(i.kind == "state" for i in g.inputs):
-        raise DoesNotFit("a state input: values kept across decodes are not in this exporter")
     gb = certify_graph(g)
-    ctx = TosaCtx(run_plan(g, shapes, list(scalars)), gb.tensors,
-                  {n.op.index: n.result for n in gb.nodes}, g)
     b = TosaBuilder()
+    ctx = TosaCtx(run_plan(g, shapes, list(scalars) or [s.lo for s in g.scalars]), gb.tensors,
+                  {n.op.index: n.result for n in gb.nodes}, g)
     names = {i.tensor: b.input(ctx.nhwc(i.tensor), ctx.storage(i.tensor)) for i in g.inputs}
+    ctx.scalars = [b.input((1, 1, 1, 1), I32) for _ in g.scalars]
     for op in g.ops:
         if op.name not in LOWER:
             raise ExportError(f"operator {op.index} ({op.name}): no TOSA lowering in this "

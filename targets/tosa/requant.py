@@ -10,7 +10,7 @@ from __future__ import annotations
 from ..onnx.lower import ExportError
 from .build import I8, I32, TosaBuilder
 
-__all__ = ["requantise", "lift"]
+__all__ = ["requantise", "rescale_unit", "lift"]
 
 _M_MAX = (1 << 31) - 1
 
@@ -49,17 +49,24 @@ def requantise(b: TosaBuilder, v: str, rq, channels: int, t_range: tuple[int, in
     if rq.bias_kind == "pre" and not pre_done and any(bias):
         v = b.op("ADD", [v, per_channel(b, bias, channels)], shape, I32)
     mults, shifts = rq.mults(channels), rq.shifts(channels)
-    if any(m < 0 for m in mults):
-        raise ExportError("a negative multiplier: RESCALE's scale32 multiplier is non-negative")
     if rq.m_kind or any(shifts):
-        pairs = [lift(m, s, *t_range) for m, s in zip(mults, shifts)]
-        v = b.op("RESCALE", [v, b.const([m for m, _ in pairs], I32),
-                             b.const([s for _, s in pairs], I8), b.const([0], I32),
-                             b.const([0], I32)], shape, I32, None, True,
-                 b.ts.RoundingMode.SINGLE_ROUND, True, False, False)
+        v = rescale_unit(b, v, mults, shifts, t_range)
     if rq.bias_kind == "post" and any(bias):
         v = b.op("ADD", [v, per_channel(b, bias, channels)], shape, I32)
     return v
+
+
+def rescale_unit(b: TosaBuilder, v: str, mults: list[int], shifts: list[int],
+                 t_range: tuple[int, int]) -> str:
+    """One per-channel RESCALE ``SINGLE_ROUND`` ``scale32`` of the int32 ``v``: channel ``c``
+    becomes ``R_half_up(v·mults[c], shifts[c])``, each pair lifted by :func:`lift`."""
+    if any(m < 0 for m in mults):
+        raise ExportError("a negative multiplier: RESCALE's scale32 multiplier is non-negative")
+    pairs = [lift(m, s, *t_range) for m, s in zip(mults, shifts)]
+    return b.op("RESCALE", [v, b.const([m for m, _ in pairs], I32),
+                            b.const([s for _, s in pairs], I8), b.const([0], I32),
+                            b.const([0], I32)], b.shape(v), I32, None, True,
+                b.ts.RoundingMode.SINGLE_ROUND, True, False, False)
 
 
 def per_channel(b: TosaBuilder, values: list[int], channels: int) -> str:

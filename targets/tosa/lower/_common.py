@@ -1,21 +1,11 @@
-"""What the TOSA lowerings share: an operand narrowed to int8 for the MAC array, a slice."""
+"""What the TOSA lowerings share: a slice, a clip, a regrouping of elements."""
 
 from __future__ import annotations
 
 from ...onnx.lower import ExportError
-from ..build import I8, I32, TosaBuilder, narrowest
+from ..build import I32, TosaBuilder
 
-__all__ = ["int8_operand", "slice_of", "clip", "regroup", "ExportError"]
-
-
-def int8_operand(b: TosaBuilder, x: str, t: int, ctx) -> str:
-    """Tensor ``t`` (held in ``x``) as TOSA's int8 MAC operand; refused when its certified
-    interval does not fit i8 (wider operands need digit splitting, not in this exporter)."""
-    lo, hi = ctx.interval(t)
-    if narrowest(lo, hi) != I8:
-        raise ExportError(f"an input operand in [{lo}, {hi}]: TOSA's CONV2D takes int8 "
-                          "(wider operands would need signed digits, not in this exporter)")
-    return b.cast(x, I8)
+__all__ = ["slice_of", "clip", "regroup", "ExportError"]
 
 
 def slice_of(b: TosaBuilder, x: str, start, size) -> str:

@@ -1,12 +1,14 @@
 """``conv`` (§5.2): CONV2D (groups 1) or DEPTHWISE_CONV2D (groups = cin = cout), int8×int8
-into int32 with zero points 0 and the ``pre`` bias as its bias operand; the bottom and right
-padding trimmed so the output size divides exactly; then RESCALE (:mod:`..requant`)."""
+into int32 with zero points 0 and the ``pre`` bias as its bias operand, operands wider than
+int8 as digits (:mod:`..mac`); the bottom and right padding trimmed so the output size
+divides exactly; then RESCALE (:mod:`..requant`)."""
 
 import numpy as np
 
 from ..build import I8, I32
+from ..mac import mac_sum
 from ..requant import requantise
-from ._common import ExportError, int8_operand, slice_of
+from ._common import ExportError, slice_of
 
 
 def _trim(size: int, pad: int, k: int, stride: int) -> tuple[int, int]:
@@ -20,30 +22,31 @@ def _trim(size: int, pad: int, k: int, stride: int) -> tuple[int, int]:
 def lower(b, op, ins, ctx):
     p = op.params
     _, h, w, c = ctx.nhwc(op.inputs[0])
-    weights = p.weights
-    if weights.min() < -128 or weights.max() > 127:
-        raise ExportError("weights past int8: TOSA's CONV2D takes int8 weights")
-    x = int8_operand(b, ins[0], op.inputs[0], ctx)
+    x = ins[0]
     rows, bottom = _trim(h, p.ph, p.kh, p.sh)
     cols, right = _trim(w, p.pw, p.kw, p.sw)
     if (rows, cols) != (h, w):
         x = slice_of(b, x, [0, 0, 0, 0], [1, rows, cols, c])
     out = ctx.nhwc(op.outputs[0])
-    bias = [int(v) for v in p.rq.bias] if p.rq.bias_kind == "pre" else [0]
-    bias = bias * p.cout if len(bias) == 1 else bias
     args = ([p.ph, bottom, p.pw, right], [p.sh, p.sw], [1, 1], False, b.ts.DType.INT32)
-    zero = b.const([0], I8)
-    try:
-        bias = b.const(bias, I32)
-    except ValueError:
-        raise ExportError("a pre bias past int32 for CONV2D's bias operand") from None
     if p.groups == 1:
-        wt = b.const(np.transpose(weights, (0, 2, 3, 1)), I8)
-        acc = b.op("CONV2D", [x, wt, bias, zero, zero], out, I32, None, *args)
+        name, layout = "CONV2D", lambda wd: np.transpose(wd, (0, 2, 3, 1))
     elif p.groups == c == p.cout:
-        wt = b.const(np.transpose(weights[:, 0], (1, 2, 0))[..., None], I8)
-        acc = b.op("DEPTHWISE_CONV2D", [x, wt, bias, zero, zero], out, I32, None, *args)
+        name, layout = "DEPTHWISE_CONV2D", lambda wd: np.transpose(wd[:, 0], (1, 2, 0))[..., None]
     else:
         raise ExportError(f"groups {p.groups}: TOSA convolves with groups 1 or depthwise")
+
+    def one_conv(xd, wd, bias):
+        zero = b.const([0], I8)
+        try:
+            bias = b.const(bias, I32)
+        except ValueError:
+            raise ExportError("a pre bias past int32 for the convolution's bias operand") \
+                from None
+        return b.op(name, [xd, b.const(layout(wd), I8), bias, zero, zero], out, I32, None,
+                    *args)
+    bias = [int(v) for v in p.rq.bias] if p.rq.bias_kind == "pre" else [0]
+    acc = mac_sum(b, x, ctx.interval(op.inputs[0]), p.weights,
+                  bias * p.cout if len(bias) == 1 else bias, one_conv, (1, 2, 3))
     return [requantise(b, acc, p.rq, p.cout, ctx.nodes[op.index].intermediates["rq.t"],
                        pre_done=True)]

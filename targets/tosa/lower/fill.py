@@ -1,5 +1,5 @@
-"""``fill`` (§5.10) with a constant value: a constant of the output's planned shape (scalars,
-whose values TOSA would need as a run-time input, are refused by the exporter)."""
+"""``fill`` (§5.10): a constant of the output's planned shape, or the scalar's model input
+added to zeros of that shape."""
 
 import numpy as np
 
@@ -7,5 +7,9 @@ from ..build import I32
 
 
 def lower(b, op, ins, ctx):
+    p = op.params
     shape = ctx.nhwc(op.outputs[0])
-    return [b.const(np.full(shape, op.params.value), I32, shape)]
+    if p.kind == 0:
+        return [b.const(np.full(shape, p.value), I32, shape)]
+    return [b.op("ADD", [b.const(np.zeros(shape, int), I32, shape), ctx.scalars[p.value]],
+                 shape, I32)]
