@@ -76,8 +76,8 @@ def read_vectors(path: Path) -> list[dict]:
     for n, line in enumerate(lines[:-1], 1):
         try:
             v = json.loads(line)
-        except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as e:
-            raise BadInput(f"{path}:{n}: not JSON: {e}") from None
+        except (json.JSONDecodeError, UnicodeDecodeError, RecursionError, ValueError) as e:
+            raise BadInput(f"{path}:{n}: not JSON: {str(e)[:200]}") from None
         if not (isinstance(v, dict) and isinstance(v.get("graph"), str)
                 and isinstance(v.get("id"), str) and isinstance(v.get("load"), str)
                 and isinstance(v.get("profiles"), list)

@@ -54,10 +54,12 @@ class Outcome:
     after: dict
     changes: list = field(default_factory=list)
     remaining: list = field(default_factory=list)
+    sources: list = field(default_factory=list)   # each rewritten node's source index
 
-    @property
-    def fits(self) -> bool:
-        return not self.remaining
+    def label(self, k: int) -> str:
+        """Node ``k`` of the rewritten graph by its source index: ``node 3 (now 2)``."""
+        src = self.sources[k] if k < len(self.sources) else k
+        return f"node {src}" if src == k else f"node {src} (now {k})"
 
 
 def _acc32(g: Graph) -> bool:
@@ -95,6 +97,7 @@ def rewrite_for(g: Graph, target: Target, name: str = "graph") -> Outcome:
     for uid in list(work.nx.graph["order"]):
         for rule in per_rq:
             attempt(rule, uid)
+    sources = [origin[uid] for uid in work.nx.graph["order"]]
     final = work.renumbered()
     data = write(final)
     final = read(data)
@@ -104,4 +107,4 @@ def rewrite_for(g: Graph, target: Target, name: str = "graph") -> Outcome:
         broken = limits(op, node, final, target)
         if broken:
             remaining.append((op.index, op.name, broken))
-    return Outcome(final, data, before, after, changes, remaining)
+    return Outcome(final, data, before, after, changes, remaining, sources)

@@ -19,9 +19,9 @@ from waiexport.refusal import Refusal
 from waiexport.rewrites.pipeline import Outcome, rewrite_for
 
 from .descriptions import Target
-from .onnx.export import DoesNotFit, build_model
+from .onnx.export import DoesNotFit, ExportError, build_model
 
-__all__ = ["Export", "export", "self_check", "probe_inputs", "DoesNotFit"]
+__all__ = ["Export", "Fit", "export", "fit", "mapped", "self_check", "probe_inputs", "DoesNotFit"]
 
 
 @dataclass
@@ -40,7 +40,7 @@ class Export:
     def tosa(self, shapes: list):
         """The TOSA model of the rewritten graph on these input shapes (TOSA is static)."""
         from .tosa.export import build_tosa
-        return build_tosa(self.graph, shapes)
+        return build_tosa(self.graph, shapes, label=self.outcome.label)
 
 
 def export(data: bytes, target: Target, name: str = "graph") -> Export:
@@ -56,8 +56,8 @@ def export(data: bytes, target: Target, name: str = "graph") -> Export:
     """
     member = load(data, profile="acc32", subset="npu", name=name)
     outcome = rewrite_for(member.graph, target, name)
-    unmapped = [f"node {i} ({op}): {limit}" for i, op, limits in outcome.remaining
-                for limit in limits if not _mapped(limit)]
+    unmapped = [f"{outcome.label(i)} ({op}): {limit}" for i, op, limits in outcome.remaining
+                for limit in limits if not mapped(limit)]
     if unmapped:
         raise DoesNotFit(f"does not fit {target.name}: " + "; ".join(unmapped))
     metadata = {
@@ -68,9 +68,44 @@ def export(data: bytes, target: Target, name: str = "graph") -> Export:
         "wai.target": target.name,
         "wai.tool": f"waiexport {__version__}",
     }
-    model = build_model(outcome.graph, metadata, target=target) if target.fmt == "onnx" \
-        else None
+    model = build_model(outcome.graph, metadata, target=target, label=outcome.label) \
+        if target.fmt == "onnx" else None
     return Export(model, outcome, metadata, member.graph)
+
+
+@dataclass
+class Fit:
+    """Whether a graph fits a target, why not, and the export when it does."""
+
+    fits: bool
+    reasons: list
+    export: Export | None = None
+
+
+def fit(data: bytes, target: Target, name: str = "graph") -> Fit:
+    """The one answer to "does this graph fit this target", which ``rewrite``, ``export``,
+    ``check --target`` and every engine give: the graph meets ``acc32`` and lies in
+    ``wai-ops/1-npu``, and after the target's rewrites and mappings every node has an exact
+    form in the target's format (computed from the target's description; no compiler runs).
+
+    Raises
+    ------
+    Refusal
+        When the graph is refused at load for a reason other than its verdict (§10.5).
+    """
+    try:
+        exp = export(data, target, name)
+        if target.fmt == "tosa":
+            probes = probe_inputs(exp.graph)
+            if probes:
+                exp.tosa([tuple(x.shape) for x in probes[0][0]])
+    except Refusal as r:
+        if r.code != "model_mismatch" or r.where != "graph":
+            raise
+        return Fit(False, [r.detail])
+    except ExportError as e:
+        return Fit(False, [str(e)])
+    return Fit(True, [], exp)
 
 
 def self_check(exp: Export) -> tuple[int, str | None]:
@@ -93,7 +128,7 @@ def self_check(exp: Export) -> tuple[int, str | None]:
     return len(probes), None
 
 
-def _mapped(limit: str) -> bool:
+def mapped(limit: str) -> bool:
     """Whether the exporter maps what ``limit`` (a :func:`targets.fit.limits` line) names."""
     return "target mapping" in limit or "general phase decomposition" in limit
 

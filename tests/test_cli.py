@@ -70,7 +70,7 @@ def test_refused_file_prints_one_line_and_exits_2(tmp_path):
 def test_missing_file_exits_2(tmp_path):
     r = run("inspect", str(tmp_path / "nope.whg1"))
     assert r.exit_code == 2
-    assert "cannot read" in r.output
+    assert ": not-found: " in r.output
 
 
 def test_help_reads_like_a_manual():
@@ -169,8 +169,9 @@ def test_rewrite_writes_the_result_and_says_what_changed(tmp_path):
     r = run("rewrite", EXAMPLE, "--target", "npu-int8", "-o", str(out), "--json")
     assert r.exit_code == 1
     d = json.loads(r.output)
-    assert d["target"] == "npu-int8" and {x["op"] for x in d["remaining"]} == {"pixel_shuffle",
-                                                                               "conv"}
+    assert d["target"] == "npu-int8" and d["fits"] is False
+    assert {x["op"] for x in d["mapped_at_export"]} == {"pixel_shuffle"}
+    assert "(conv): a multiply operand of 13 bits" in d["reasons"][0]
     assert run("rewrite", EXAMPLE, "--target", "nope", "-o", str(out)).exit_code == 2
 
 

@@ -10,6 +10,8 @@ CAPABILITY_CODES = {
     # integer-payloads §8: every refusal is payload_malformed
     "wai.neural.int_synth": {code: "payload_malformed" for code in (
         "model_mismatch", "too_large", "field_range", "geometry_mismatch", "payload_malformed")},
+    # §13.6.1: the scale path reports §4's own codes
+    "wai.image.jpegai": {},
 }
 
 

@@ -15,7 +15,7 @@ import click
 
 from . import __version__
 from .describe import describe, render_text
-from .jsonio import BadInput, dumps, parse_decode, tensor_json
+from .jsonio import BadInput, ascii_text, dumps, parse_decode, tensor_json
 from .load import load
 from .report import render_check
 from .refusal import Refusal
@@ -24,28 +24,104 @@ from .whg1 import read, write
 __all__ = ["main"]
 
 
+def fail(what: str, code: str, where: str, why: str) -> None:
+    """End the command with one line, ``WHAT: CODE: WHERE: WHY``, and exit 2."""
+    click.echo(f"{what}: {code}: {where}: {why}", err=True)
+    sys.exit(2)
+
+
 def _read(path: str) -> bytes:
+    """A file's bytes; a path that is missing, a folder or unreadable ends in one line."""
+    p = Path(path)
+    if not path:
+        fail("''", "not-found", "-", "an empty path")
+    if p.is_dir():
+        fail(path, "not-a-file", "-", "a folder, where a file is expected")
     try:
-        return Path(path).read_bytes()
+        return p.read_bytes()
+    except FileNotFoundError:
+        fail(path, "not-found", "-", "no such file")
     except OSError as e:
-        raise click.BadParameter(f"cannot read {path}: {e.strerror}") from None
+        fail(path, "unreadable", "-", e.strerror or str(e))
+
+
+def _write(path: str, data: bytes) -> None:
+    """Write ``data`` to ``path``; a path that cannot be written ends in one line."""
+    if not path:
+        fail("''", "unwritable", "-", "an empty path")
+    if Path(path).is_dir():
+        fail(path, "not-a-file", "-", "a folder, where a file is expected")
+    try:
+        Path(path).write_bytes(data)
+    except OSError as e:
+        fail(path, "unwritable", "-", e.strerror or str(e))
+
+
+def _folder(path: str) -> Path:
+    """The folder ``path``, made if absent; one that cannot be ends in one line."""
+    if not path:
+        fail("''", "unwritable", "-", "an empty path")
+    p = Path(path)
+    if p.exists() and not p.is_dir():
+        fail(path, "not-a-folder", "-", "a file, where a folder is expected")
+    try:
+        p.mkdir(parents=True, exist_ok=True)
+        probe = p / ".waiexport-write-probe"
+        probe.write_bytes(b"")
+        probe.unlink()
+    except OSError as e:
+        fail(path, "unwritable", "-", e.strerror or str(e))
+    return p
 
 
 def _load(path: str, as_json: bool = False, loader=read, capability: str | None = None):
     """The bytes and what ``loader`` makes of them; a refusal prints one line (or
-    ``{"refuse": code}`` with ``as_json``), in ``capability``'s codes when given, and exits 2."""
+    ``{"refuse": code}`` with ``as_json``), in ``capability``'s codes when given, and exits 2;
+    so does an engine that cannot take the graph."""
     from .capabilities import reported_code
+    from .targets.engines import NotForEngine
+    from .targets.onnx.lower import ExportError
     data = _read(path)
     try:
         return data, loader(data)
     except Refusal as r:
         code = reported_code(capability, r.code)
-        click.echo(dumps({"refuse": code}) if as_json else f"{path}: {code}: {r.where}: "
-                   f"{r.detail}", err=not as_json)
-        sys.exit(2)
+        hint = " (a JSON file: 'waiexport lower int_synth FILE -o DIR' lowers an int_synth " \
+               "set to WHG1)" if data[:1] == b"{" and r.code == "model_mismatch" else ""
+        if as_json:
+            click.echo(dumps({"refuse": code}))
+            sys.exit(2)
+        fail(path, code, r.where, f"{r.detail}{hint}")
+    except (ExportError, NotForEngine) as e:
+        fail(path, "does-not-fit", "-", str(e))
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class _Cli(click.Group):
+    """The command group: a mistake click catches (a bad option value, a missing argument)
+    ends in one line too, not a usage block."""
+
+    def main(self, *args, **kwargs):
+        kwargs.pop("standalone_mode", None)
+        try:
+            code = super().main(*args, standalone_mode=False, **kwargs)
+        except click.exceptions.NoArgsIsHelpError as e:
+            click.echo(e.ctx.get_help())
+            sys.exit(2)
+        except click.UsageError as e:
+            hint = getattr(e, "param_hint", None)
+            if isinstance(hint, (list, tuple)):
+                hint = " / ".join(hint)
+            command = e.ctx.command_path if e.ctx else "waiexport"
+            fail(str(hint or command).replace("'", ""), "usage", "-",
+                 f"{e.format_message()} (see '{command} --help')")
+        except click.ClickException as e:
+            fail("waiexport", "error", "-", e.format_message())
+        except click.Abort:
+            fail("waiexport", "aborted", "-", "interrupted")
+        sys.exit(code if isinstance(code, int) else 0)
+
+
+@click.group(cls=_Cli, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="waiexport")
 def main():
     """Check, export and validate exact-integer networks (wai-ops/1).
@@ -56,7 +132,7 @@ def main():
 
 
 @main.command()
-@click.argument("file", type=click.Path(dir_okay=False))
+@click.argument("file")
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON description instead.")
 def inspect(file, as_json):
     """Show a WHG1 graph: header, inputs, scalars, tensors with policy and range, operators
@@ -74,8 +150,8 @@ def inspect(file, as_json):
 
 
 @main.command()
-@click.argument("graph", type=click.Path(dir_okay=False))
-@click.option("--decode", "decode_file", required=True, type=click.Path(dir_okay=False),
+@click.argument("graph")
+@click.option("--decode", "decode_file", required=True,
               help="A §14.1 decode object, or a JSON array of them for a sequence.")
 @click.option("--json", "as_json", is_flag=True,
               help='Print {"outputs": [...]} or {"refuse": code} per decode, canonical JSON.')
@@ -106,22 +182,27 @@ def run(graph, decode_file, as_json, literal, engine_name, capability):
     from .targets.engines import Loaded
 
     eng = _engine(engine_name)
-    from .capabilities import reported_code
+    from .capabilities import CAPABILITY_CODES, reported_code
+    if capability is not None and capability not in CAPABILITY_CODES:
+        fail("--capability", "usage", "-", f"unknown capability {capability!r}; known: "
+             + ", ".join(CAPABILITY_CODES))
     _, loaded = _load(graph, as_json, eng.load, capability)
     if literal:
         loaded = Loaded(loaded.graph, lambda i, s: decode(loaded.graph, i, s, literal=True))
     g = loaded.graph
     try:
         doc = json.loads(_read(decode_file))
-    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as e:
-        raise click.BadParameter(f"{decode_file}: not JSON: {e}") from None
+    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError, ValueError) as e:
+        fail(decode_file, "bad-json", "-", f"not JSON: {str(e)[:200]}")
     decodes = doc if isinstance(doc, list) else [doc]
+    if not decodes:
+        fail(decode_file, "bad-decode", "-", "an empty array: nothing to run")
     n_data = sum(1 for i in g.inputs if i.kind == "data")
     try:
         parsed = [parse_decode(d, n_data, len(g.scalars), f"decode {k}")
                   for k, d in enumerate(decodes)]
     except BadInput as e:
-        raise click.BadParameter(f"{decode_file}: {e}") from None
+        fail(decode_file, "bad-decode", "-", str(e))
     seq = loaded.sequence()
     results = []
     for inputs, scalars in parsed:
@@ -146,7 +227,7 @@ def run(graph, decode_file, as_json, literal, engine_name, capability):
 
 
 @main.command()
-@click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False))
+@click.argument("files", nargs=-1, required=True)
 @click.option("--role", "roles", multiple=True,
               help="The role of each FILE, in order (default: the file's stem).")
 @click.option("--capability", default=None, help="The capability string the certificate names.")
@@ -155,12 +236,16 @@ def run(graph, decode_file, as_json, literal, engine_name, capability):
                    "acc64 with --subset full).")
 @click.option("--subset", type=click.Choice(["npu", "full"]), default="npu", show_default=True,
               help="npu: the set must also be in wai-ops/1-npu (§9.2).")
-@click.option("--certificate", "cert_path", type=click.Path(dir_okay=False), default=None,
+@click.option("--certificate", "cert_path", default=None,
               help="Write the canonical certificate (§8.5) here, whatever the verdict.")
 @click.option("--set-sha256", default=None,
               help="The set's digest, for set_sha256 (default null: certified on their own).")
+@click.option("--target", "target_name", default=None,
+              help="Also say, per graph, whether it fits this target after its rewrites and "
+                   "mappings (the answer rewrite, export and validate give) and what it lacks.")
 @click.option("--json", "as_json", is_flag=True, help="Print the certificate instead of the report.")
-def check(files, roles, capability, profile, subset, cert_path, set_sha256, as_json):
+def check(files, roles, capability, profile, subset, cert_path, set_sha256, target_name,
+          as_json):
     """Does a set fit the accelerator subset, and if not, why?
 
     Loads every FILE (§10.5 steps 1–7, then the bounds pass of step 8), computes the bounds
@@ -168,8 +253,10 @@ def check(files, roles, capability, profile, subset, cert_path, set_sha256, as_j
     wai-ops/1-npu, and per node its output bits against the 32-bit line, its multiply
     operands' bits and its flags, each with the §9.4 rewrite that addresses it.
 
-    Exit status: 0 when the set meets the profile (and the subset), 1 when it does not, 2
-    when a graph is refused at load.
+    \b
+    Exit status: 0 when the set meets the profile (and the subset), or with --target when
+    every graph fits the target; 1 when not; 2 when a graph is refused at load.
+    Example: waiexport check synth.whg1 --target tosa
     """
     from .certificate import Member, certificate_bytes, certify
 
@@ -188,10 +275,24 @@ def check(files, roles, capability, profile, subset, cert_path, set_sha256, as_j
     except ValueError as e:  # a role or capability outside printable ASCII (§8.5)
         raise click.BadParameter(str(e)) from None
     if cert_path:
-        Path(cert_path).write_bytes(blob)
+        _write(cert_path, blob)
     click.echo(blob.decode() if as_json else render_check(cert, profile, subset))
     v = cert["verdict"]
-    sys.exit(0 if v[profile] and (subset != "npu" or v["npu"]) else 1)
+    if subset == "npu" and profile == "acc64" and not as_json:
+        click.echo("note: wai-ops/1-npu needs acc32 (section 9.2 item 1), so the npu subset is "
+                   "judged against acc32 whatever --profile says")
+    if target_name is None:
+        sys.exit(0 if v[profile] and (subset != "npu" or v["npu"]) else 1)
+    from .targets.exporter import fit
+    tgt = _target(target_name)
+    fits = True
+    for name, path in zip(names, files):
+        verdict = _fit(path, fit, _read(path), tgt)
+        fits &= verdict.fits
+        if not as_json:
+            click.echo(f"target {tgt.name}: {name} {'fits' if verdict.fits else 'does not fit'}"
+                       + "".join(f"\n  {reason}" for reason in verdict.reasons))
+    sys.exit(0 if fits else 1)
 
 
 @main.group()
@@ -219,9 +320,9 @@ def targets_show(name):
 
 
 @main.command()
-@click.argument("source", type=click.Path(dir_okay=False))
+@click.argument("source")
 @click.option("--target", "target_name", required=True, help="A target (waiexport targets list).")
-@click.option("-o", "--output", required=True, type=click.Path(dir_okay=False),
+@click.option("-o", "--output", required=True,
               help="Where to write the rewritten WHG1 graph.")
 @click.option("--json", "as_json", is_flag=True, help="Print the changes as canonical JSON.")
 def rewrite(source, target_name, output, as_json):
@@ -238,23 +339,26 @@ def rewrite(source, target_name, output, as_json):
     SOURCE is refused at load.
     """
     from .rewrites.pipeline import rewrite_for
-    from .targets.descriptions import target
+    from .targets.exporter import fit, mapped
 
-    try:
-        tgt = target(target_name)
-    except KeyError as e:
-        raise click.BadParameter(e.args[0], param_hint="--target") from None
-    _, member = _load(source, as_json, load)
+    tgt = _target(target_name)
+    data, member = _load(source, as_json, load)
     outcome = rewrite_for(member.graph, tgt, Path(source).stem)
-    Path(output).write_bytes(outcome.data)
+    _write(output, outcome.data)
+    verdict = _fit(source, fit, data, tgt)
+    at_export = [(i, op, lim) for i, op, lims in outcome.remaining for lim in lims
+                 if mapped(lim)]
     if as_json:
         click.echo(dumps({
             "after": outcome.after["verdict"], "before": outcome.before["verdict"],
-            "changes": [{"applied": c.applied, "node": c.node, "op": c.op, "reason": c.reason,
-                         "rewrite": c.key} for c in outcome.changes],
+            "changes": [{"applied": c.applied, "node": c.node, "op": c.op,
+                         "reason": ascii_text(c.reason or ""), "rewrite": c.key}
+                        for c in outcome.changes],
+            "fits": verdict.fits, "reasons": [ascii_text(r) for r in verdict.reasons],
+            "mapped_at_export": [{"mapping": ascii_text(lim), "node": outcome.sources[i],
+                                  "now": i, "op": op} for i, op, lim in at_export],
             "output_sha256": outcome.after["graphs"][0]["graph_sha256"],
-            "remaining": [{"limits": lim, "node": i, "op": op} for i, op, lim in outcome.remaining],
-            "target": tgt.name}, strict=False))
+            "target": tgt.name}))
     else:
         click.echo(f"{source} → {output} for {tgt.name}")
         for c in outcome.changes:
@@ -262,15 +366,32 @@ def rewrite(source, target_name, output, as_json):
             click.echo(f"  node {c.node} {c.op}: {c.rewrite}: {what}")
         if not outcome.changes:
             click.echo("  nothing to rewrite")
-        if outcome.remaining:
-            click.echo(f"still not fitting {tgt.name} (nodes of the rewritten graph):")
-        for i, op, lim in outcome.remaining:
-            click.echo(f"  node {i} {op}: " + "; ".join(lim))
+        for i, op, lim in at_export:
+            click.echo(f"  {outcome.label(i)} {op}: at export: {lim}")
+        for reason in verdict.reasons:
+            click.echo(f"  does not fit: {reason}")
         yes = {True: "yes", False: "no"}
         b, a = outcome.before["verdict"], outcome.after["verdict"]
         click.echo(f"acc32 before {yes[b['acc32']]}, after {yes[a['acc32']]}; "
-                   f"{'fits' if outcome.fits else 'does not fit'} {tgt.name}")
-    sys.exit(0 if outcome.fits else 1)
+                   f"{'fits' if verdict.fits else 'does not fit'} {tgt.name}")
+    sys.exit(0 if verdict.fits else 1)
+
+
+def _target(name: str):
+    """The target called ``name``; an unknown one ends in one line, exit 2."""
+    from .targets.descriptions import target
+    try:
+        return target(name)
+    except KeyError as e:
+        fail("--target", "usage", "-", e.args[0])
+
+
+def _fit(path: str, fit, data: bytes, tgt):
+    """:func:`waiexport.targets.exporter.fit`, a load refusal ending in one line."""
+    try:
+        return fit(data, tgt, Path(path).stem)
+    except Refusal as r:
+        fail(path, r.code, r.where, r.detail)
 
 
 def _size(text: str) -> tuple[int, int]:
@@ -285,11 +406,11 @@ def _size(text: str) -> tuple[int, int]:
 
 
 @main.command()
-@click.argument("graph", type=click.Path(dir_okay=False))
+@click.argument("graph")
 @click.option("--target", "target_name", default="ort-cpu", show_default=True,
               help="A target (waiexport targets list): ort-cpu and npu-int8 write ONNX, tosa "
                    "writes a TOSA 1.0 flatbuffer.")
-@click.option("-o", "--output", required=True, type=click.Path(dir_okay=False),
+@click.option("-o", "--output", required=True,
               help="The model file to write (one file for every target here); a TOSA model "
                    "gets its provenance beside it in OUTPUT.json.")
 @click.option("--size", "sizes", multiple=True,
@@ -309,14 +430,10 @@ def export(graph, target_name, output, sizes):
     does not fit, cannot be mapped, or the self-check differs; 2 when GRAPH is refused at load.
     Example: waiexport export hs_y.whg1 --target tosa --size 16x16 -o hs_y.tosa
     """
-    from .targets.descriptions import target
     from .targets.exporter import export as export_graph, self_check
     from .targets.onnx.export import ExportError
 
-    try:
-        tgt = target(target_name)
-    except KeyError as e:
-        raise click.BadParameter(e.args[0], param_hint="--target") from None
+    tgt = _target(target_name)
     data, _ = _load(graph)
     try:
         exp = export_graph(data, tgt, Path(graph).stem)
@@ -336,7 +453,7 @@ def export(graph, target_name, output, sizes):
         click.echo(f"self-check failed: {difference}", err=True)
         sys.exit(1)
     blob = exp.model.SerializeToString()
-    Path(output).write_bytes(blob)
+    _write(output, blob)
     click.echo(f"{output}: {len(exp.model.graph.node)} nodes, {len(blob)} bytes, integer "
                f"tensors only; self-check: {probes} decodes bit-exact against the reference")
     sys.exit(0)
@@ -387,10 +504,11 @@ def _export_tosa(graph: str, exp, output: str, sizes: list) -> None:
         if not same:
             click.echo(f"self-check failed: decode {n}: {why}", err=True)
             sys.exit(1)
-    Path(output).write_bytes(model.data)
-    Path(output + ".json").write_text(dumps({
+    _write(output, model.data)
+    _write(output + ".json", (dumps({
         **exp.metadata, "wai.inputs": [{"dtype": d, "nhwc": list(s)} for s, d in model.inputs],
         "wai.outputs": [{"dtype": d, "nhwc": list(s)} for s, d in model.outputs]}) + "\n")
+        .encode())
     click.echo(f"{output}: TOSA 1.0, {len(model.data)} bytes, integer tensors only, inputs "
                + ", ".join(f"{d} {list(s)}" for s, d in model.inputs)
                + f"; self-check: {len(probes)} decodes bit-exact on the TOSA reference model; "
@@ -404,27 +522,29 @@ def vectors():
 
 
 @vectors.command("generate")
-@click.argument("outdir", type=click.Path(file_okay=False))
+@click.argument("outdir")
 def vectors_generate(outdir):
     """Write every case as vectors under OUTDIR (vectors/<operator>.jsonl,
     graphs/<name>.jsonl), deterministically, expectations from the reference."""
     from .conformance.generate import generate
-    for path in generate(Path(outdir)):
+    for path in generate(_folder(outdir)):
         click.echo(str(path))
 
 
 @vectors.command("check")
-@click.argument("directory", type=click.Path(file_okay=False, exists=True))
+@click.argument("directory")
 def vectors_check(directory):
     """Recompute every vector under DIRECTORY with the literal evaluator and the
     term-by-term bounds fold, write each file again and compare bytes. Exit 0 when every file
     is reproduced; files under stage/ or certificates/ are skipped with a note."""
     from .conformance.checker import check_dir
     from .jsonio import BadInput
+    if not Path(directory).is_dir():
+        fail(directory, "not-a-folder", "-", "a folder of vector files is expected")
     try:
         checks, skipped = check_dir(Path(directory))
     except BadInput as e:
-        raise click.BadParameter(str(e)) from None
+        fail(directory, "bad-vector", "-", str(e))
     for path in skipped:
         click.echo(f"skipped {path}: stage and certificate vectors are not checked yet")
     for c in checks:
@@ -446,7 +566,7 @@ def _engine(name: str, fallback: bool = False):
 
 
 @main.command()
-@click.argument("paths", nargs=-1, type=click.Path(exists=True))
+@click.argument("paths", nargs=-1)
 @click.option("--engine", "engine_name", default="reference", show_default=True,
               help="reference, ort-cpu, npu-int8, ort:<ExecutionProvider> (CPU fallback "
                    "disabled), or an engine registered under the entry point group "
@@ -504,8 +624,8 @@ def validate(paths, engine_name, allow_fallback, as_json, locate):
 
 @main.command()
 @click.argument("form", type=click.Choice(["int_synth", "jpegai"]))
-@click.argument("source", type=click.Path(exists=True))
-@click.option("-o", "--output", required=True, type=click.Path(file_okay=False),
+@click.argument("source")
+@click.option("-o", "--output", required=True,
               help="The folder for <role>.whg1 and certificate.json.")
 def lower(form, source, output):
     """Lower a set in a registered form to canonical WHG1 graphs (§13).
@@ -518,17 +638,23 @@ def lower(form, source, output):
     """
     from .certificate import certificate_bytes
     from .pipeline import lower_set
+    src = Path(source)
+    if form == "int_synth":
+        _read(source)
+    elif not src.is_dir():
+        fail(source, "not-found" if not src.exists() else "not-a-folder", "-",
+             "a wai.image.jpegai bundle is a folder holding norm.json and weights/")
     try:
-        graphs, cert = lower_set(form, Path(source))
+        graphs, cert = lower_set(form, src)
     except Refusal as r:
-        click.echo(f"{source}: {r}", err=True)
-        sys.exit(2)
-    out = Path(output)
-    out.mkdir(parents=True, exist_ok=True)
+        fail(source, r.code, r.where, r.detail)
+    except OSError as e:
+        fail(source, "unreadable", "-", e.strerror or str(e))
+    out = _folder(output)
     for role, g in graphs.items():
-        (out / f"{role}.whg1").write_bytes(write(g))
+        _write(str(out / f"{role}.whg1"), write(g))
         click.echo(str(out / f"{role}.whg1"))
-    (out / "certificate.json").write_bytes(certificate_bytes(cert))
+    _write(str(out / "certificate.json"), certificate_bytes(cert))
     click.echo(str(out / "certificate.json"))
 
 
@@ -538,19 +664,19 @@ def examples():
 
 
 @examples.command("make")
-@click.argument("directory", type=click.Path(file_okay=False))
+@click.argument("directory")
 @click.option("--full", is_flag=True, help="Realistic sizes (192→128→64→3 int_synth, "
                                            "128-channel jpegai blocks), not the small ones.")
 def examples_make(directory, full):
     """Write example sets, deterministically: an int_synth.json, a jpegai bundle, the two
     boundary sets of §14.3, and tiny_synth.whg1."""
     from .examples import make
-    for path in make(Path(directory), full):
+    for path in make(_folder(directory), full):
         click.echo(str(path))
 
 
 @examples.command("run")
-@click.argument("directory", type=click.Path(file_okay=False, exists=True), default=None,
+@click.argument("directory", default=None,
                 required=False)
 def examples_run(directory):
     """The main job on the example sets (default: the bundled examples/): lower → check →

@@ -62,13 +62,19 @@ def _escape(ch: str) -> str:
     return "".join(f"\\u{units[i] << 8 | units[i + 1]:04x}" for i in range(0, len(units), 2))
 
 
+def _short(value) -> str:
+    """``value`` as a message shows it: at most 40 characters of its ``repr``."""
+    text = repr(value)
+    return text if len(text) <= 40 else f"{text[:20]}...({len(text)} characters)"
+
+
 def parse_int(value, where: str) -> int:
     """An integer given as a decimal string or a JSON number (not a float, not a boolean)."""
     if isinstance(value, bool) or not isinstance(value, (int, str)):
-        raise BadInput(f"{where}: {value!r} is not an integer")
+        raise BadInput(f"{where}: {_short(value)} is not an integer")
     if isinstance(value, str):
         if not _DECIMAL.match(value):
-            raise BadInput(f"{where}: {value!r} is not a decimal integer")
+            raise BadInput(f"{where}: {_short(value)} is not a decimal integer")
         try:
             return int(value)
         except ValueError as e:  # more digits than Python converts

@@ -1,6 +1,16 @@
 """The one exception a refusal raises (§4, §10.5): the spec's code, where, and why."""
 
-__all__ = ["Refusal", "CODES"]
+import re
+
+__all__ = ["Refusal", "CODES", "brief"]
+
+_LONG = re.compile(r"\d{41,}")
+
+
+def brief(text: str) -> str:
+    """``text`` with every run of more than 40 digits shown by its first 12 and its length:
+    a hostile 4,000-digit value is not echoed whole into an error line."""
+    return _LONG.sub(lambda m: f"{m.group()[:12]}...({len(m.group())} digits)", text)
 
 #: The refusal codes this toolchain reports (§4, §10.5, §13).
 CODES = frozenset({
@@ -28,6 +38,7 @@ class Refusal(Exception):
     def __init__(self, code: str, where: str, detail: str):
         if code not in CODES:
             raise ValueError(f"unknown refusal code {code!r}")
+        detail = brief(str(detail))
         super().__init__(code, where, detail)
         self.code = code
         self.where = where

@@ -39,7 +39,11 @@ def _io_names(g: Graph) -> list[str]:
     return names
 
 
-def _fold_depth_to_space(g: Graph) -> dict:
+def _operator(k: int) -> str:
+    return f"operator {k}"
+
+
+def _fold_depth_to_space(g: Graph, label=_operator) -> dict:
     """For a target whose depth-to-space reads ``(i·r + j)·C′ + c``: the permutation of each
     ``pixel_shuffle`` input's channels, folded into the ``conv`` that produces it (§9.4).
     Raises :class:`DoesNotFit` where no such producer can take it."""
@@ -50,7 +54,7 @@ def _fold_depth_to_space(g: Graph) -> dict:
         t, r = op.inputs[0], op.params.r
         producer = g.producer(t)
         if producer is None or g.op(producer).name != "conv" or len(g.consumers(t)) != 1:
-            raise DoesNotFit(f"operator {op.index} (pixel_shuffle): its input is not a conv's "
+            raise DoesNotFit(f"{label(op.index)} (pixel_shuffle): its input is not a conv's "
                               "output read by it alone, so the channel order cannot be folded")
         c = g.tensor(t).channels // (r * r)
         perms[t] = [k % c * r * r + k // c for k in range(c * r * r)]
@@ -58,11 +62,11 @@ def _fold_depth_to_space(g: Graph) -> dict:
 
 
 def build_model(g: Graph, metadata: dict, expose: bool = False,
-                target=None) -> onnx.ModelProto:
+                target=None, label=_operator) -> onnx.ModelProto:
     """The ONNX model of ``g``, a graph that meets ``acc32`` and lies in ``wai-ops/1-npu``
     (after the target's rewrites). With ``expose``, every graph tensor ``t`` is also an output
     ``tensor<t>`` (for locating a difference). Raises :class:`ExportError` for an operator it
-    cannot map."""
+    cannot map, naming the node by ``label(index)``."""
     gb = certify_graph(g)
     e = Emitter()
     names = {}
@@ -74,17 +78,21 @@ def build_model(g: Graph, metadata: dict, expose: bool = False,
     scalars = [f"scalar{j}" for j in range(len(g.scalars))]
     inputs += [helper.make_tensor_value_info(s, I64, [1]) for s in scalars]
     from ..descriptions import DCR
-    perms = _fold_depth_to_space(g) if target is not None and target.depth_to_space == DCR else {}
+    perms = _fold_depth_to_space(g, label) if target is not None and \
+        target.depth_to_space == DCR else {}
     ctx = LowerCtx(gb.tensors, scalars, g, target, perms)
     for op in g.ops:
         e.scope = f"op{op.index}"
         if op.name not in LOWER:
-            raise ExportError(f"operator {op.index} ({op.name}) is outside wai-ops/1-npu")
-        outs = LOWER[op.name](e, op, [names[t] for t in op.inputs], ctx)
+            raise ExportError(f"{label(op.index)} ({op.name}) is outside wai-ops/1-npu")
+        try:
+            outs = LOWER[op.name](e, op, [names[t] for t in op.inputs], ctx)
+        except ExportError as err:
+            raise type(err)(f"{label(op.index)} ({op.name}): {err}") from None
         for t, out in zip(op.outputs, outs):
             rec = g.tensor(t)
             if rec.policy == "check":
-                raise ExportError(f"operator {op.index} ({op.name}): a check policy inside "
+                raise ExportError(f"{label(op.index)} ({op.name}): a check policy inside "
                                   "the graph needs a refusal no accelerator can make (§9.2)")
             names[t] = clip(e, out, rec.lo, rec.hi) if rec.policy == "clamp" else out
     e.scope = "model"

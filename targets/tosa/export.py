@@ -57,10 +57,11 @@ class TosaCtx:
         return narrowest(*self.intervals[t])
 
 
-def build_tosa(g: Graph, shapes: list, scalars: list | tuple = ()) -> TosaModel:
+def build_tosa(g: Graph, shapes: list, scalars: list | tuple = (),
+               label=lambda k: f"operator {k}") -> TosaModel:
     """The TOSA model of ``g`` on these input shapes (``(C, H, W)`` each, state inputs
-    included). Raises :class:`ExportError` naming the operator, the feature and why where
-    TOSA has no exact form for it."""
+    included). Raises :class:`ExportError` naming the node (``label(index)``), the feature
+    and why where TOSA has no exact form for it."""
     gb = certify_graph(g)
     b = TosaBuilder()
     ctx = TosaCtx(run_plan(g, shapes, list(scalars) or [s.lo for s in g.scalars]), gb.tensors,
@@ -69,16 +70,16 @@ def build_tosa(g: Graph, shapes: list, scalars: list | tuple = ()) -> TosaModel:
     ctx.scalars = [b.input((1, 1, 1, 1), I32) for _ in g.scalars]
     for op in g.ops:
         if op.name not in LOWER:
-            raise ExportError(f"operator {op.index} ({op.name}): no TOSA lowering in this "
+            raise ExportError(f"{label(op.index)} ({op.name}): no TOSA lowering in this "
                               "exporter")
         try:
             outs = LOWER[op.name](b, op, [names[t] for t in op.inputs], ctx)
         except ExportError as e:
-            raise type(e)(f"operator {op.index} ({op.name}): {e}") from None
+            raise type(e)(f"{label(op.index)} ({op.name}): {e}") from None
         for t, out in zip(op.outputs, outs):
             rec = g.tensor(t)
             if rec.policy == "check":
-                raise ExportError(f"operator {op.index} ({op.name}): a check policy inside "
+                raise ExportError(f"{label(op.index)} ({op.name}): a check policy inside "
                                   "the graph needs a refusal no accelerator can make (§9.2)")
             if rec.policy == "clamp":
                 out = clip(b, out, rec.lo, rec.hi)

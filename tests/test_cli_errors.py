@@ -1,0 +1,81 @@
+"""Every mistake a user can make at the command line ends in one line, ``WHAT: CODE: WHERE:
+WHY``, and exit 2: never a traceback, never click's usage block."""
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from waiexport.cli import main
+
+ROOT = Path(__file__).resolve().parent.parent
+G = str(ROOT / "examples" / "tiny_synth.whg1")
+SYNTH = str(ROOT / "examples" / "int_synth.json")
+JPEGAI = str(ROOT / "examples" / "jpegai")
+
+
+@pytest.fixture(scope="module")
+def decodes(tmp_path_factory):
+    d = tmp_path_factory.mktemp("decodes")
+    files = {
+        "ok": {"inputs": [{"data": [0] * 128, "shape": [8, 4, 4]}]},
+        "empty": [],
+        "long": {"inputs": [{"data": ["1" * 400] + [0] * 127, "shape": [8, 4, 4]}]},
+        "huge": {"inputs": [{"data": ["1" * 4301] + [0] * 127, "shape": [8, 4, 4]}]},
+        "short": {"inputs": [{"data": [0] * 3, "shape": [8, 4, 4]}]},
+    }
+    for name, doc in files.items():
+        (d / f"{name}.json").write_text(json.dumps(doc))
+    (d / "bad.json").write_text("{")
+    return d
+
+
+def cases(d):
+    return [
+        ["export", G, "-o", "/proc/x.onnx"], ["export", G, "-o", "/nonexistent_dir/x.onnx"],
+        ["export", G, "-o", ""], ["rewrite", G, "--target", "ort-cpu", "-o", "/proc/x.whg1"],
+        ["lower", "int_synth", SYNTH, "-o", "/proc/d"], ["lower", "int_synth", JPEGAI, "-o",
+                                                         str(d / "D")],
+        ["lower", "jpegai", SYNTH, "-o", str(d / "D")],
+        ["check", G, "--certificate", "/nonexistent/c.json"], ["examples", "make", "/proc/ex"],
+        ["vectors", "generate", "/proc/v"], ["vectors", "check", "/nonexistent"],
+        ["run", G, "--decode", str(d / "ok.json"), "--engine", "npu-int8"],
+        ["check", "/nonexistent.whg1"], ["check", str(d)], ["inspect", SYNTH],
+        ["run", G, "--decode", str(d / "empty.json")],
+        ["run", G, "--decode", str(d / "bad.json")],
+        ["run", G, "--decode", str(d / "huge.json")],
+        ["run", G, "--decode", str(d / "short.json")],
+        ["run", G, "--decode", str(d / "ok.json"), "--capability", "bogus.cap"],
+        ["run", G], ["validate", "--engine", "nope"], ["export", G, "--target", "nope", "-o",
+                                                       str(d / "x")],
+        ["targets", "show", "nope"], ["export", G, "--target", "tosa", "-o", str(d / "x"),
+                                      "--size", "axb"],
+    ]
+
+
+def test_every_case_is_run(decodes):
+    assert len(cases(decodes)) == 25
+
+
+@pytest.mark.parametrize("k", range(25))
+def test_one_line_and_exit_2(decodes, k):
+    args = cases(decodes)[k]
+    r = CliRunner().invoke(main, args)
+    lines = [line for line in r.output.splitlines()
+             if not line.startswith(("rewrite:", "WARNING"))]
+    assert r.exit_code == 2, (args, r.output)
+    assert len(lines) == 1 and "Traceback" not in r.output and "Usage:" not in r.output, \
+        (args, r.output)
+    assert len(lines[0].split(": ")) >= 4, lines[0]
+    assert len(lines[0]) < 600
+
+
+def test_a_json_file_given_for_a_graph_says_which_command_takes_it():
+    r = CliRunner().invoke(main, ["check", SYNTH])
+    assert r.exit_code == 2 and "waiexport lower int_synth" in r.output
+
+
+def test_a_long_number_is_not_echoed_whole(decodes):
+    r = CliRunner().invoke(main, ["run", G, "--decode", str(decodes / "long.json")])
+    assert "(400 digits)" in r.output and "1" * 50 not in r.output
