@@ -79,3 +79,21 @@ def test_a_json_file_given_for_a_graph_says_which_command_takes_it():
 def test_a_long_number_is_not_echoed_whole(decodes):
     r = CliRunner().invoke(main, ["run", G, "--decode", str(decodes / "long.json")])
     assert "(400 digits)" in r.output and "1" * 50 not in r.output
+
+
+@pytest.mark.parametrize("command", ["inspect", "run", "check", "rewrite", "export", "lower",
+                                     "validate", "targets list", "targets show",
+                                     "vectors generate", "vectors check", "examples make",
+                                     "examples run"])
+def test_every_help_gives_exit_codes_and_an_example(command):
+    r = CliRunner().invoke(main, [*command.split(), "--help"])
+    assert r.exit_code == 0 and "Exit status" in r.output and "Example: waiexport" in r.output
+
+
+def test_engine_lists_come_from_the_registry():
+    from waiexport.targets.engines import ENGINES
+    for command in ("run", "validate"):
+        text = " ".join(CliRunner().invoke(main, [command, "--help"]).output.split())
+        assert all(name.split(":")[0] in text for name in ENGINES), (command, text)
+    r = CliRunner().invoke(main, ["validate", "--engine", "nope"])
+    assert all(name in r.output for name in ENGINES)

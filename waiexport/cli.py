@@ -133,20 +133,22 @@ def main():
 
 @main.command()
 @click.argument("file")
-@click.option("--json", "as_json", is_flag=True, help="Print a JSON description instead.")
+@click.option("--json", "as_json", is_flag=True,
+              help="Print the description as canonical JSON: {bytes, inputs, max_elems, "
+                   "operators, outputs, scalars, sha256, tensors}.")
 def inspect(file, as_json):
     """Show a WHG1 graph: header, inputs, scalars, tensors with policy and range, operators
-    with their parameters summarised, and the planned shapes when the inputs declare sizes.
+    with their parameters summarised, and every tensor's planned shape (in the inputs' sides
+    H and W when they declare none: [3, 8H, 8W]).
 
-    The file is loaded with the checks of §10.5 steps 1–7; a refused file prints its code and
-    reason and exits 2.
+    \b
+    The file is loaded with the checks of §10.5 steps 1–7.
+    Exit status: 0 when it loads; 2 when it is refused or cannot be read.
+    Example: waiexport inspect examples/tiny_synth.whg1
     """
     data, graph = _load(file)
     d = describe(graph, data)
-    if as_json:
-        click.echo(json.dumps(d, indent=1))
-    else:
-        click.echo(render_text(d, file))
+    click.echo(dumps(d) if as_json else render_text(d, file))
 
 
 @main.command()
@@ -158,8 +160,8 @@ def inspect(file, as_json):
 @click.option("--literal", is_flag=True,
               help="Run the literal implementation (scalar loops; slow, small inputs).")
 @click.option("--engine", "engine_name", default="reference", show_default=True,
-              help="reference, ort-cpu, npu-int8, or ort:<ExecutionProvider> (an exported "
-                   "model on onnxruntime; the host loads against acc32 and wai-ops/1-npu).")
+              help="reference, ort-cpu, npu-int8, tosa-ref, or ort:<ExecutionProvider> (an "
+                   "exported model; the host loads against acc32 and wai-ops/1-npu).")
 @click.option("--capability", default=None,
               help="Report refusals in this capability's codes (§4): wai.neural.int_synth "
                    "reports payload_malformed for every one.")
@@ -175,8 +177,10 @@ def run(graph, decode_file, as_json, literal, engine_name, capability):
     sequence, whose state inputs start at their init and carry from each completed decode
     (§10.3). A refused decode changes no state and the sequence goes on.
 
-    Exit status: 0 when every decode completes, 1 when a decode is refused, 2 when the graph
-    is refused at load or the input is malformed.
+    \b
+    Exit status: 0 when every decode completes; 1 when a decode is refused; 2 when the graph
+    is refused at load or does not fit the engine, or the input is malformed.
+    Example: waiexport run examples/tiny_synth.whg1 --decode d.json --engine ort-cpu
     """
     from .reference import decode
     from .targets.engines import Loaded
@@ -243,7 +247,10 @@ def run(graph, decode_file, as_json, literal, engine_name, capability):
 @click.option("--target", "target_name", default=None,
               help="Also say, per graph, whether it fits this target after its rewrites and "
                    "mappings (the answer rewrite, export and validate give) and what it lacks.")
-@click.option("--json", "as_json", is_flag=True, help="Print the certificate instead of the report.")
+@click.option("--json", "as_json", is_flag=True,
+              help="Print the report as canonical JSON: {certificate_sha256, graphs: [{name, "
+                   "nodes: [{flags, index, op, out_bits}]}], meets, profile, subset, target, "
+                   "verdict}; the certificate itself is what --certificate writes.")
 def check(files, roles, capability, profile, subset, cert_path, set_sha256, target_name,
           as_json):
     """Does a set fit the accelerator subset, and if not, why?
@@ -276,23 +283,40 @@ def check(files, roles, capability, profile, subset, cert_path, set_sha256, targ
         raise click.BadParameter(str(e)) from None
     if cert_path:
         _write(cert_path, blob)
-    click.echo(blob.decode() if as_json else render_check(cert, profile, subset))
     v = cert["verdict"]
-    if subset == "npu" and profile == "acc64" and not as_json:
-        click.echo("note: wai-ops/1-npu needs acc32 (section 9.2 item 1), so the npu subset is "
-                   "judged against acc32 whatever --profile says")
-    if target_name is None:
-        sys.exit(0 if v[profile] and (subset != "npu" or v["npu"]) else 1)
-    from .targets.exporter import fit
-    tgt = _target(target_name)
-    fits = True
-    for name, path in zip(names, files):
-        verdict = _fit(path, fit, _read(path), tgt)
-        fits &= verdict.fits
-        if not as_json:
-            click.echo(f"target {tgt.name}: {name} {'fits' if verdict.fits else 'does not fit'}"
-                       + "".join(f"\n  {reason}" for reason in verdict.reasons))
-    sys.exit(0 if fits else 1)
+    meets = bool(v[profile] and (subset != "npu" or v["npu"]))
+    if not as_json:
+        click.echo(render_check(cert, profile, subset))
+        if subset == "npu" and profile == "acc64":
+            click.echo("note: wai-ops/1-npu needs acc32 (section 9.2 item 1), so the npu "
+                       "subset is judged against acc32 whatever --profile says")
+    fits = None
+    if target_name is not None:
+        from .targets.exporter import fit
+        tgt = _target(target_name)
+        fits = {}
+        for name, path in zip(names, files):
+            verdict = _fit(path, fit, _read(path), tgt)
+            fits[name] = verdict
+            if not as_json:
+                click.echo(f"target {tgt.name}: {name} "
+                           f"{'fits' if verdict.fits else 'does not fit'}"
+                           + "".join(f"\n  {reason}" for reason in verdict.reasons))
+    if as_json:
+        import hashlib
+        click.echo(dumps({
+            "certificate_sha256": hashlib.sha256(blob).hexdigest(),
+            "graphs": [{"name": gr["name"], "nodes": [
+                {"flags": n["npu_flags"], "index": n["index"], "op": n["op"],
+                 "out_bits": [o["bits"] for o in n["out"]]} for n in gr["nodes"]]}
+                for gr in cert["graphs"]],
+            "meets": meets, "profile": profile, "subset": subset, "verdict": v,
+            "target": None if fits is None else {
+                "name": tgt.name, "fits": {n: f.fits for n, f in fits.items()},
+                "reasons": {n: [ascii_text(r) for r in f.reasons] for n, f in fits.items()}}}))
+    if fits is not None:
+        sys.exit(0 if all(f.fits for f in fits.values()) else 1)
+    sys.exit(0 if meets else 1)
 
 
 @main.group()
@@ -301,30 +325,52 @@ def targets():
 
 
 @targets.command("list")
-def targets_list():
-    """Name every target with a line about it."""
+@click.option("--json", "as_json", is_flag=True,
+              help="Print [{engine, format, name, summary}] as canonical JSON.")
+def targets_list(as_json):
+    """Name every target with a line about it.
+
+    \b
+    Exit status: 0.
+    Example: waiexport targets list
+    """
     from .targets.descriptions import TARGETS
+    if as_json:
+        click.echo(dumps([{"engine": t.engine, "format": t.fmt, "name": t.name,
+                           "summary": t.summary} for t in TARGETS.values()]))
+        return
     for t in TARGETS.values():
         click.echo(f"{t.name:<10} {t.summary}")
 
 
 @targets.command("show")
 @click.argument("name")
-def targets_show(name):
-    """Print target NAME's supported-operators report."""
-    from .targets.descriptions import target
-    try:
-        click.echo(target(name).report())
-    except KeyError as e:
-        raise click.BadParameter(e.args[0], param_hint="NAME") from None
+@click.option("--json", "as_json", is_flag=True,
+              help="Print the description's fields as canonical JSON.")
+def targets_show(name, as_json):
+    """Print target NAME's supported-operators report.
+
+    \b
+    Exit status: 0; 2 for an unknown target.
+    Example: waiexport targets show tosa
+    """
+    import dataclasses
+    t = _target(name)
+    click.echo(dumps({k: [ascii_text(str(x)) for x in v] if isinstance(v, tuple) else
+                      ascii_text(v) if isinstance(v, str) else v
+                      for k, v in dataclasses.asdict(t).items()})
+               if as_json else t.report())
 
 
 @main.command()
 @click.argument("source")
-@click.option("--target", "target_name", required=True, help="A target (waiexport targets list).")
+@click.option("--target", "target_name", default="ort-cpu", show_default=True,
+              help="A target (waiexport targets list).")
 @click.option("-o", "--output", required=True,
               help="Where to write the rewritten WHG1 graph.")
-@click.option("--json", "as_json", is_flag=True, help="Print the changes as canonical JSON.")
+@click.option("--json", "as_json", is_flag=True,
+              help="Print {after, before, changes, fits, mapped_at_export, output_sha256, "
+                   "reasons, target} as canonical JSON (section 8.5).")
 def rewrite(source, target_name, output, as_json):
     """Rewrite SOURCE for a target with the exact rewrites of §9.3 and §9.4.
 
@@ -333,10 +379,15 @@ def rewrite(source, target_name, output, as_json):
     multiplier to positive, shift rescaling, floor to half_up — each only where the target
     needs it, its precondition holds, and an acc32 graph stays acc32. Prints what changed node
     by node, and each node of the result that still breaks a limit of the target, in words.
-    OUTPUT is written whenever SOURCE loads: every rewrite applied is exact.
+    OUTPUT is written whenever SOURCE loads: every rewrite applied is exact. Nodes are named
+    by their index in SOURCE, with the rewritten graph's beside it where it differs; the
+    mappings export applies (a depth-to-space order, replicate padding, digit splitting) are
+    listed, and "fits" is the answer export, check --target and validate give.
 
-    Exit status: 0 when the result fits the target, 1 when nodes remain that do not, 2 when
-    SOURCE is refused at load.
+    \b
+    Exit status: 0 when the graph fits the target; 1 when it does not; 2 when SOURCE is
+    refused at load or a path cannot be read or written.
+    Example: waiexport rewrite hs_y.whg1 --target npu-int8 -o hs_y.npu.whg1
     """
     from .rewrites.pipeline import rewrite_for
     from .targets.exporter import fit, mapped
@@ -416,7 +467,10 @@ def _size(text: str) -> tuple[int, int]:
 @click.option("--size", "sizes", multiple=True,
               help="HxW of each data input, for a TOSA model (TOSA shapes are static) when "
                    "the graph declares no sizes.")
-def export(graph, target_name, output, sizes):
+@click.option("--json", "as_json", is_flag=True,
+              help="Print {bytes, metadata, model, nodes, rewrites, self_check, target} as "
+                   "canonical JSON when written.")
+def export(graph, target_name, output, sizes, as_json):
     """Export GRAPH to a model of integer tensors only, for a target.
 
     check (acc32 and wai-ops/1-npu) → rewrite for the target → export → a self-check of the
@@ -443,23 +497,33 @@ def export(graph, target_name, output, sizes):
     except ExportError as e:
         click.echo(f"{graph}: cannot export for {tgt.name}: {e}", err=True)
         sys.exit(1)
-    for c in exp.outcome.changes:
-        if c.applied:
-            click.echo(f"rewrite: node {c.node} {c.op}: {c.rewrite}")
+    rewrites = [f"node {c.node} {c.op}: {c.rewrite}" for c in exp.outcome.changes if c.applied]
+    if not as_json:
+        for line in rewrites:
+            click.echo(f"rewrite: {line}")
     if tgt.fmt == "tosa":
-        _export_tosa(graph, exp, output, [_size(s) for s in sizes])
+        _export_tosa(graph, exp, output, [_size(s) for s in sizes], as_json, rewrites)
     probes, difference = self_check(exp)
     if difference:
         click.echo(f"self-check failed: {difference}", err=True)
         sys.exit(1)
     blob = exp.model.SerializeToString()
     _write(output, blob)
-    click.echo(f"{output}: {len(exp.model.graph.node)} nodes, {len(blob)} bytes, integer "
-               f"tensors only; self-check: {probes} decodes bit-exact against the reference")
+    if as_json:
+        click.echo(dumps({"bytes": len(blob), "metadata": exp.metadata, "model": output,
+                          "nodes": len(exp.model.graph.node),
+                          "rewrites": [ascii_text(r) for r in rewrites],
+                          "self_check": {"bit_exact": True, "decodes": probes},
+                          "target": tgt.name}))
+    else:
+        click.echo(f"{output}: {len(exp.model.graph.node)} nodes, {len(blob)} bytes, integer "
+                   f"tensors only; self-check: {probes} decodes bit-exact against the "
+                   "reference")
     sys.exit(0)
 
 
-def _export_tosa(graph: str, exp, output: str, sizes: list) -> None:
+def _export_tosa(graph: str, exp, output: str, sizes: list, as_json: bool,
+                 rewrites: list) -> None:
     """Write the TOSA model of ``exp`` on one decode shape, self-checked on the TOSA
     reference model, and its provenance beside it; exits."""
     from .plan import run_plan
@@ -504,11 +568,17 @@ def _export_tosa(graph: str, exp, output: str, sizes: list) -> None:
         if not same:
             click.echo(f"self-check failed: decode {n}: {why}", err=True)
             sys.exit(1)
+    provenance = {**exp.metadata,
+                  "wai.inputs": [{"dtype": d, "nhwc": list(s)} for s, d in model.inputs],
+                  "wai.outputs": [{"dtype": d, "nhwc": list(s)} for s, d in model.outputs]}
     _write(output, model.data)
-    _write(output + ".json", (dumps({
-        **exp.metadata, "wai.inputs": [{"dtype": d, "nhwc": list(s)} for s, d in model.inputs],
-        "wai.outputs": [{"dtype": d, "nhwc": list(s)} for s, d in model.outputs]}) + "\n")
-        .encode())
+    _write(output + ".json", (dumps(provenance) + "\n").encode())
+    if as_json:
+        click.echo(dumps({"bytes": len(model.data), "metadata": provenance, "model": output,
+                          "rewrites": [ascii_text(r) for r in rewrites],
+                          "self_check": {"bit_exact": True, "decodes": len(probes)},
+                          "target": "tosa"}))
+        sys.exit(0)
     click.echo(f"{output}: TOSA 1.0, {len(model.data)} bytes, integer tensors only, inputs "
                + ", ".join(f"{d} {list(s)}" for s, d in model.inputs)
                + f"; self-check: {len(probes)} decodes bit-exact on the TOSA reference model; "
@@ -523,20 +593,34 @@ def vectors():
 
 @vectors.command("generate")
 @click.argument("outdir")
-def vectors_generate(outdir):
+@click.option("--json", "as_json", is_flag=True, help="Print {written: [paths]} as JSON.")
+def vectors_generate(outdir, as_json):
     """Write every case as vectors under OUTDIR (vectors/<operator>.jsonl,
-    graphs/<name>.jsonl), deterministically, expectations from the reference."""
+    graphs/<name>.jsonl), deterministically, expectations from the reference.
+
+    \b
+    Exit status: 0 when written; 2 when OUTDIR cannot be written.
+    Example: waiexport vectors generate /tmp/corpus
+    """
     from .conformance.generate import generate
-    for path in generate(_folder(outdir)):
-        click.echo(str(path))
+    written = [str(p) for p in generate(_folder(outdir))]
+    click.echo(dumps({"written": written}) if as_json else "\n".join(written))
 
 
 @vectors.command("check")
 @click.argument("directory")
-def vectors_check(directory):
+@click.option("--json", "as_json", is_flag=True,
+              help="Print {files: [{difference, path, same}], skipped: [paths]} as JSON.")
+def vectors_check(directory, as_json):
     """Recompute every vector under DIRECTORY with the literal evaluator and the
-    term-by-term bounds fold, write each file again and compare bytes. Exit 0 when every file
-    is reproduced; files under stage/ or certificates/ are skipped with a note."""
+    term-by-term bounds fold, write each file again and compare bytes; files under stage/
+    or certificates/ are skipped with a note.
+
+    \b
+    Exit status: 0 when every file is reproduced; 1 when one differs; 2 when DIRECTORY is
+    not a folder or holds a line that is not a vector.
+    Example: waiexport vectors check conformance/corpus
+    """
     from .conformance.checker import check_dir
     from .jsonio import BadInput
     if not Path(directory).is_dir():
@@ -545,6 +629,11 @@ def vectors_check(directory):
         checks, skipped = check_dir(Path(directory))
     except BadInput as e:
         fail(directory, "bad-vector", "-", str(e))
+    if as_json:
+        click.echo(dumps({"files": [{"difference": ascii_text(c.first_difference or ""),
+                                     "path": str(c.path), "same": c.same} for c in checks],
+                          "skipped": [str(p) for p in skipped]}))
+        sys.exit(0 if all(c.same for c in checks) else 1)
     for path in skipped:
         click.echo(f"skipped {path}: stage and certificate vectors are not checked yet")
     for c in checks:
@@ -568,8 +657,8 @@ def _engine(name: str, fallback: bool = False):
 @main.command()
 @click.argument("paths", nargs=-1)
 @click.option("--engine", "engine_name", default="reference", show_default=True,
-              help="reference, ort-cpu, npu-int8, ort:<ExecutionProvider> (CPU fallback "
-                   "disabled), or an engine registered under the entry point group "
+              help="reference, ort-cpu, npu-int8, tosa-ref, ort:<ExecutionProvider> (CPU "
+                   "fallback disabled), or an engine registered under the entry point group "
                    "waiexport.engines.")
 @click.option("--allow-fallback", is_flag=True,
               help="Let an ort:<Provider> engine place the nodes its provider declines on "
@@ -627,14 +716,20 @@ def validate(paths, engine_name, allow_fallback, as_json, locate):
 @click.argument("source")
 @click.option("-o", "--output", required=True,
               help="The folder for <role>.whg1 and certificate.json.")
-def lower(form, source, output):
+@click.option("--json", "as_json", is_flag=True,
+              help="Print {verdict, written: [paths]} as canonical JSON.")
+def lower(form, source, output, as_json):
     """Lower a set in a registered form to canonical WHG1 graphs (§13).
 
     SOURCE is an int_synth.json file (int_synth/1, §13.1), or a wai.image.jpegai bundle
     folder holding norm.json and weights/ (jpegai-int/1, §13.6.1). Writes OUTPUT/<role>.whg1
     for each graph (synth; hs_y, hs_uv) and OUTPUT/certificate.json, the set's certificate
-    with its lowering and capability. A refused set prints its code (payload_malformed for
-    int_synth, model_mismatch for jpegai) and exits 2.
+    with its lowering and capability.
+
+    \b
+    Exit status: 0 when lowered; 2 when the set is refused (payload_malformed for int_synth,
+    model_mismatch for jpegai) or a path cannot be read or written.
+    Example: waiexport lower int_synth examples/int_synth.json -o /tmp/synth
     """
     from .certificate import certificate_bytes
     from .pipeline import lower_set
@@ -651,11 +746,14 @@ def lower(form, source, output):
     except OSError as e:
         fail(source, "unreadable", "-", e.strerror or str(e))
     out = _folder(output)
+    written = []
     for role, g in graphs.items():
         _write(str(out / f"{role}.whg1"), write(g))
-        click.echo(str(out / f"{role}.whg1"))
+        written.append(str(out / f"{role}.whg1"))
     _write(str(out / "certificate.json"), certificate_bytes(cert))
-    click.echo(str(out / "certificate.json"))
+    written.append(str(out / "certificate.json"))
+    click.echo(dumps({"verdict": cert["verdict"], "written": written}) if as_json
+               else "\n".join(written))
 
 
 @main.group()
@@ -667,25 +765,43 @@ def examples():
 @click.argument("directory")
 @click.option("--full", is_flag=True, help="Realistic sizes (192→128→64→3 int_synth, "
                                            "128-channel jpegai blocks), not the small ones.")
-def examples_make(directory, full):
-    """Write example sets, deterministically: an int_synth.json, a jpegai bundle, the two
-    boundary sets of §14.3, and tiny_synth.whg1."""
+@click.option("--json", "as_json", is_flag=True, help="Print {written: [paths]} as JSON.")
+def examples_make(directory, full, as_json):
+    """Write example sets, deterministically: an int_synth.json (each layer's shift chosen
+    from its activations on seeded latents, so its output spans most of 0..255), a jpegai
+    bundle, the two boundary sets of §14.3, and tiny_synth.whg1.
+
+    \b
+    Exit status: 0 when written; 2 when DIRECTORY cannot be written.
+    Example: waiexport examples make /tmp/ex --full
+    """
     from .examples import make
-    for path in make(_folder(directory), full):
-        click.echo(str(path))
+    written = [str(p) for p in make(_folder(directory), full)]
+    click.echo(dumps({"written": written}) if as_json else "\n".join(written))
 
 
 @examples.command("run")
 @click.argument("directory", default=None,
                 required=False)
-def examples_run(directory):
+@click.option("--json", "as_json", is_flag=True,
+              help="Print {passed, steps: [lines]} as canonical JSON at the end.")
+def examples_run(directory, as_json):
     """The main job on the example sets (default: the bundled examples/): lower → check →
     rewrite for ort-cpu → export → run on onnxruntime → bit-exact against the reference, then
-    validate the committed corpus on the reference and on onnxruntime. Exit 0 when every
-    check passes."""
+    validate the committed corpus on the reference and on onnxruntime.
+
+    \b
+    Exit status: 0 when every check passes; 1 when one fails; 2 when DIRECTORY holds no
+    int_synth.json.
+    Example: waiexport examples run
+    """
     from .pipeline import main_job
     root = Path(directory) if directory else Path(__file__).resolve().parent.parent / "examples"
     if not (root / "int_synth.json").exists():
-        raise click.BadParameter(f"{root} holds no int_synth.json; make one with "
-                                 "'waiexport examples make DIR'")
-    sys.exit(0 if main_job(root, click.echo) else 1)
+        fail(str(root), "not-found", "int_synth.json",
+             "no int_synth.json here; make one with 'waiexport examples make DIR'")
+    steps: list = []
+    ok = main_job(root, steps.append if as_json else click.echo)
+    if as_json:
+        click.echo(dumps({"passed": ok, "steps": [ascii_text(line) for line in steps]}))
+    sys.exit(0 if ok else 1)

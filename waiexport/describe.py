@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+from fractions import Fraction
 
 import numpy as np
 
@@ -47,10 +48,52 @@ def _params(p: Params) -> dict:
     return out
 
 
+def _side(values: list[int], sizes: list[int], name: str) -> str | None:
+    """``values`` (a tensor's side at each input side in ``sizes``) as ``aX + b`` in the
+    input side ``name``, when one such line passes through every point and holds for every
+    side (an integer slope, or a fraction with no offset: a side the plan divides)."""
+    (x0, y0), (x1, y1) = zip(sizes[:2], values[:2])
+    a = Fraction(y1 - y0, x1 - x0)
+    b = y0 - a * x0
+    if any(a * x + b != y for x, y in zip(sizes, values)) or b.denominator != 1 or \
+            (a.denominator != 1 and b):   # a floor of a fraction: no one line for every side
+        return None
+    if a == 0:
+        return str(int(b))
+    term = name if a == 1 else f"{a.numerator}{name}" if a.denominator == 1 else \
+        f"{name}/{a.denominator}" if a.numerator == 1 else f"{a.numerator}{name}/{a.denominator}"
+    return term + (f"{int(b):+d}" if b else "")
+
+
+def symbolic_shapes(g: Graph) -> dict:
+    """Every tensor's shape in the data inputs' sides ``H`` and ``W``, for a graph whose
+    inputs declare no sizes: planned on a few sides the strides divide, each side written as
+    ``aH + b`` where one such line fits them all; ``?`` where none does."""
+    from .plan import run_plan
+    from .refusal import Refusal
+    sizes = [64, 128, 192]
+    plans = []
+    for h, w in [(sizes[0], sizes[0]), (sizes[1], sizes[0]), (sizes[2], sizes[0]),
+                 (sizes[0], sizes[1]), (sizes[0], sizes[2])]:
+        shapes = [(g.tensor(i.tensor).channels, h, w) for i in g.inputs]
+        try:
+            plans.append(run_plan(g, shapes, [s.lo for s in g.scalars]))
+        except (Refusal, ValueError):
+            return {}
+    out = {}
+    for t in plans[0]:
+        c = plans[0][t][0]
+        hs = _side([plans[k][t][1] for k in (0, 1, 2)], sizes, "H")
+        ws = _side([plans[k][t][2] for k in (0, 3, 4)], sizes, "W")
+        out[t] = (str(c), hs or "?", ws or "?")
+    return out
+
+
 def describe(g: Graph, data: bytes | None = None) -> dict:
     """A JSON-ready description of ``g``: header, tables, tensors with their planned shapes
-    (when the inputs declare sizes), operators with their parameters summarised."""
-    shapes = load_plan(g) or {}
+    (when the inputs declare sizes; else in the inputs' sides ``H`` and ``W``), operators
+    with their parameters summarised."""
+    shapes = load_plan(g) or symbolic_shapes(g)
     out: dict = {}
     if data is not None:
         out["bytes"] = str(len(data))
