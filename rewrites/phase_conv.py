@@ -69,7 +69,7 @@ class PhaseConvolution(Rewrite):
     ops = ("conv_transpose",)
 
     def needed(self, op, target) -> bool:
-        return not target.transposed_conv
+        return not target.takes_transposed(op.params)
 
     def check(self, op, g, target) -> str | None:
         p = op.params

@@ -10,7 +10,7 @@ the exporter reads it to choose its mappings.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 __all__ = ["Target", "TARGETS", "target", "CRD", "DCR"]
 
@@ -39,7 +39,11 @@ class Target:
     state: bool                 # a value kept across decodes (state inputs)
     mac_digits: bool = False    # wider operands are split into mac_bits digits at export
     fmt: str = "onnx"           # the model format the export writes: onnx or tosa
-    engine: str = ""            # the engine that runs this target's models here
+    engine: str = ""            # the engine that runs this target's models here ("": none)
+    transposed_strides: tuple = ()   # the strides the transposed-convolution unit takes (all)
+    max_in_channels: int = 0    # the most input channels a convolution takes (0: no limit)
+    vela: str = ""              # Vela's --accelerator-config, for an Ethos-U NPU
+    measured: str = ""          # where the limits come from
 
     @property
     def mult_range(self) -> tuple[int, int]:
@@ -47,6 +51,11 @@ class Target:
         when it is not ``mult_signed``."""
         top = (1 << (self.mult_bits - 1)) - 1
         return (-top - 1 if self.mult_signed else 0, top)
+
+    def takes_transposed(self, p) -> bool:
+        """Whether the unit runs the transposed convolution with parameters ``p`` itself."""
+        return self.transposed_conv and (not self.transposed_strides or (
+            p.sh in self.transposed_strides and p.sw in self.transposed_strides))
 
     def report(self) -> str:
         """The supported-operators report: what the units accept, and what that leaves."""
@@ -65,8 +74,18 @@ class Target:
             f"  table lookup:         {'yes' if self.table_lookup else 'no'}",
             f"  run-time row select:  {'yes' if self.row_select else 'no'}",
             f"  state across decodes: {'yes' if self.state else 'no'}",
-            f"  model format:         {self.fmt}, run here by engine {self.engine}",
+            f"  model format:         {self.fmt}"
+            + (f", compiled by Vela for {self.vela}" if self.vela else "")
+            + (f", run here by engine {self.engine}" if self.engine else
+               "; no engine here runs it: its numerics are checked on a board or an FVP "
+               "(waiexport vectors pack)"),
         ]
+        if self.transposed_strides:
+            lines.insert(4, f"  transposed strides:   {', '.join(map(str, self.transposed_strides))}")
+        if self.max_in_channels:
+            lines.insert(4, f"  input channels:       at most {self.max_in_channels}")
+        if self.measured:
+            lines.append(f"  limits from:          {self.measured}")
         return "\n".join(lines)
 
 
@@ -94,6 +113,23 @@ TARGETS = {t.name: t for t in (
         depth_to_space=CRD, padding=("zero",), table_lookup=True, row_select=True,
         state=True, mac_digits=True, fmt="tosa", engine="tosa-ref"),
 )}
+
+_TOSA = TARGETS["tosa"]
+_VELA = ("Vela 5.2's supported-operator documentation and our measurements (shared notes; "
+         "on U55, Vela 5.2 also refuses BITWISE_AND, GREATER_EQUAL, EQUAL and so SELECT, "
+         "measured here: the lowerings use none of the first two)")
+
+TARGETS.update({t.name: t for t in (
+    replace(_TOSA, name="ethos-u55-128",
+            summary="Arm Ethos-U55, 128 MACs/cycle, through Vela: the tosa target without "
+                    "GATHER or EQUAL/SELECT, transposed strides 1 and 2",
+            table_lookup=False, row_select=False, transposed_strides=(1, 2),
+            max_in_channels=65536,
+            engine="", vela="ethos-u55-128", measured=_VELA),
+    replace(_TOSA, name="ethos-u85-256",
+            summary="Arm Ethos-U85, 256 MACs/cycle, through Vela: the tosa target",
+            max_in_channels=65536, engine="", vela="ethos-u85-256", measured=_VELA),
+)})
 
 
 def target(name: str) -> Target:

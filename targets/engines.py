@@ -34,9 +34,9 @@ from waiexport.reference.arrays import fit
 
 from .descriptions import target
 
-__all__ = ["Loaded", "ReferenceEngine", "OrtEngine", "OrtRuntime", "TosaRefEngine", "engine",
-           "run_session", "host_feed", "EngineUnavailable", "NotForEngine", "EngineFailure",
-           "ENGINES", "CPU"]
+__all__ = ["Loaded", "ReferenceEngine", "OrtEngine", "OrtRuntime", "TosaRefEngine",
+           "IreeCpuEngine", "engine", "run_session", "host_feed", "tosa_feed", "run_tosa",
+           "EngineUnavailable", "NotForEngine", "EngineFailure", "ENGINES", "CPU"]
 
 CPU = "CPUExecutionProvider"
 
@@ -310,15 +310,133 @@ class TosaRefEngine:
             raise NotForEngine(f"tosa export refuses it: {e}") from None
 
         def run(inputs, scalars):
-            feed = host_feed(exp.graph, inputs, scalars)
             m = model(tuple(tuple(np.shape(x)) for x in inputs))
-            return _run_tosa(m, [(v.reshape(1, 1, 1, 1) if name.startswith("scalar") else
-                                  np.transpose(v[0], (1, 2, 0))[None]).astype(dtype)
-                                 for (name, v), (_, dtype) in zip(feed.items(), m.inputs)])
+            return self._execute(m, tosa_feed(exp.graph, m, inputs, scalars))
         return Loaded(exp.graph, run)
 
+    def _execute(self, m, inputs) -> list:
+        """One run of the TOSA model ``m`` on NHWC ``inputs``: the outputs, CHW int64."""
+        return run_tosa(m, inputs)
 
-def _run_tosa(m, inputs) -> list:
+
+def _cache_dir(kind: str) -> str:
+    """A folder any install can write: ``$XDG_CACHE_HOME/waiexport/KIND`` (``~/.cache`` by
+    default), made when absent."""
+    root = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    path = os.path.join(root, "waiexport", kind)
+    os.makedirs(path, exist_ok=True)
+    return path
+
+
+def _host_cpu() -> str:
+    """This CPU, for a compile cache key: the machine and its model name."""
+    try:
+        with open("/proc/cpuinfo") as f:
+            model = next((line.split(":", 1)[1].strip() for line in f
+                          if line.startswith("model name")), "")
+    except OSError:
+        model = ""
+    return f"{platform.machine()} {model or platform.processor()}".strip()
+
+
+def _tosa_opt() -> str:
+    """tosa-tools' ``tosa-opt``: beside this interpreter's scripts, on PATH, or in the
+    ``bin/`` folder the wheel installs into site-packages."""
+    import shutil
+    import sysconfig
+    for candidate in (os.path.join(sysconfig.get_path("scripts"), "tosa-opt"),
+                      shutil.which("tosa-opt"),
+                      os.path.join(sysconfig.get_path("purelib"), "bin", "tosa-opt")):
+        if candidate and os.path.exists(candidate):
+            return candidate
+    raise EngineUnavailable("tosa-opt (from tosa-tools) is not installed: pip install "
+                            "'waiexport[tosa]'")
+
+
+class IreeCpuEngine(TosaRefEngine):
+    """The ``tosa`` target's model compiled by IREE for this CPU and run by IREE's runtime,
+    an executor independent of the TOSA reference model: the flatbuffer → ``tosa-opt``
+    (generic MLIR) → IREE ``llvm-cpu`` (``--iree-llvmcpu-target-cpu=host``) → a ``.vmfb``,
+    cached on disk by the flatbuffer's digest, the IREE compiler's version and this CPU, so a
+    second run compiles nothing. IREE checks none of TOSA's domain conditions: the export
+    keeps every value inside them on its own. A compile or runtime error fails that decode
+    with IREE's message."""
+
+    name, profile, subset = "iree-cpu", "acc32", "npu"
+
+    def __init__(self):
+        super().__init__()
+        try:
+            import iree.compiler  # noqa: F401  (availability, here rather than mid-run)
+            import iree.runtime  # noqa: F401
+        except ImportError:
+            raise EngineUnavailable("IREE is not installed: pip install 'waiexport[iree]'") \
+                from None
+        self.compiled = 0        # compiles this engine ran (the rest came from the cache)
+        self._versions = _versions("iree-base-compiler", "iree-base-runtime")
+        self._cpu = _host_cpu()
+
+    def describe(self) -> dict:
+        return {"runs_on": f"IREE llvm-cpu code for this CPU ({self._cpu}), IREE's local-task "
+                           "runtime",
+                "packages": {**self._versions, **_versions("tosa-tools", "waiexport")},
+                "target_cpu": "host"}
+
+    def _vmfb(self, m) -> bytes:
+        import subprocess
+        import iree.compiler as ic
+        key = hashlib.sha256(m.data + json.dumps([self._versions, self._cpu]).encode())
+        path = os.path.join(_cache_dir("iree"), key.hexdigest() + ".vmfb")
+        if os.path.exists(path):
+            with open(path, "rb") as f:
+                return f.read()
+        with tempfile.TemporaryDirectory() as tmp:
+            fb, empty, mlir = (os.path.join(tmp, n) for n in ("g.tosa", "e.mlir", "g.mlir"))
+            with open(fb, "wb") as f:
+                f.write(m.data)
+            open(empty, "w").close()
+            r = subprocess.run([_tosa_opt(), f"--tosa-deserialize=tosa-flatbuffer-filename={fb}",
+                                "--mlir-print-op-generic", empty, "-o", mlir],
+                               capture_output=True, text=True)
+            if r.returncode:
+                raise EngineFailure(f"tosa-opt: {(r.stderr.strip().splitlines() or ['?'])[0]}")
+            try:
+                vmfb = ic.compile_file(mlir, target_backends=["llvm-cpu"],
+                                       extra_args=["--iree-llvmcpu-target-cpu=host"])
+            except Exception as e:   # IREE's CompilerToolError carries the compiler's output
+                raise EngineFailure(f"IREE compiler: {str(e).strip().splitlines()[0][:300]}") \
+                    from None
+        self.compiled += 1
+        with open(path + ".part", "wb") as f:
+            f.write(vmfb)
+        os.replace(path + ".part", path)
+        return vmfb
+
+    def _execute(self, m, inputs) -> list:
+        import iree.runtime as irt
+        try:
+            ctx = irt.SystemContext(config=irt.Config("local-task"))
+            ctx.add_vm_module(irt.VmModule.copy_buffer(ctx.instance, self._vmfb(m)))
+            outs = ctx.modules.module["main"](*inputs)
+        except EngineFailure:
+            raise
+        except Exception as e:   # IREE's runtime raises its own error types
+            raise EngineFailure(f"IREE runtime: {str(e).strip().splitlines()[0][:300]}") \
+                from None
+        outs = outs if isinstance(outs, (tuple, list)) else [outs]
+        return [np.transpose(np.asarray(o)[0], (2, 0, 1)).astype(np.int64) for o in outs]
+
+
+def tosa_feed(g: Graph, m, inputs, scalars) -> list:
+    """The TOSA model ``m``'s inputs for one decode, after what the host does
+    (:func:`host_feed`): NHWC in each input's storage type, each scalar ``[1, 1, 1, 1]``."""
+    feed = host_feed(g, inputs, scalars)
+    return [(v.reshape(1, 1, 1, 1) if name.startswith("scalar") else
+             np.transpose(v[0], (1, 2, 0))[None]).astype(dtype)
+            for (name, v), (_, dtype) in zip(feed.items(), m.inputs)]
+
+
+def run_tosa(m, inputs) -> list:
     import tosa_reference_model as rm
     said: list = []
     with _native_output_into(said):
@@ -376,6 +494,7 @@ ENGINES = {
     "ort-cpu": "the ort-cpu export on onnxruntime's CPU provider (acc32, wai-ops/1-npu)",
     "npu-int8": "the npu-int8 export (the strict unit's model) on onnxruntime's CPU provider",
     "tosa-ref": "the tosa export on the TOSA reference model (tosa-tools)",
+    "iree-cpu": "the tosa export compiled by IREE for this CPU (llvm-cpu) and run by IREE",
     "ort:<Provider>": "the ort-cpu export on another onnxruntime execution provider, CPU "
                       "fallback disabled",
 }
@@ -393,6 +512,8 @@ def engine(name: str, fallback: bool = False):
         return OrtEngine(target_name=name)
     if name == "tosa-ref":
         return TosaRefEngine()
+    if name == "iree-cpu":
+        return IreeCpuEngine()
     if name.startswith("ort:"):
         return OrtEngine(provider=name[4:], fallback=fallback)
     for ep in metadata.entry_points(group="waiexport.engines"):

@@ -16,9 +16,18 @@ def limits(op: Op, node: dict, g: Graph, t: Target) -> list[str]:
     out = []
     if info(op.name).npu == "no":
         out.append(f"{op.name} is outside wai-ops/1-npu")
-    if op.name == "conv_transpose" and not t.transposed_conv:
-        out.append("no transposed-convolution unit, and the output is not the stride times the "
-                   "input: the exporter's general phase decomposition maps it")
+    if op.name == "conv_transpose" and not t.takes_transposed(op.params):
+        if not t.transposed_conv:
+            out.append("no transposed-convolution unit, and the output is not the stride times "
+                       "the input: the exporter's general phase decomposition maps it")
+        else:
+            out.append(f"transposed stride {op.params.sh}x{op.params.sw}: the unit takes "
+                       f"{', '.join(map(str, t.transposed_strides))}, and the phase rewrite "
+                       "(§9.3) does not apply")
+    if op.name in ("conv", "conv_transpose") and t.max_in_channels:
+        cin = g.tensor(op.inputs[0]).channels
+        if cin > t.max_in_channels:
+            out.append(f"{cin} input channels; the unit takes at most {t.max_in_channels}")
     if op.name == "lut16" and not t.table_lookup:
         out.append("no table lookup: a unit must support it")
     if op.name == "chscale" and not t.row_select:

@@ -36,7 +36,8 @@ GRAPHS = _graphs()
 
 @pytest.fixture(scope="module")
 def engines():
-    return {name: engine(t.engine) for name, t in TARGETS.items()}
+    """Each target's engine here; an Ethos-U target has none (its models run on a board)."""
+    return {name: engine(t.engine) for name, t in TARGETS.items() if t.engine}
 
 
 @pytest.mark.parametrize("target", sorted(TARGETS))
@@ -66,6 +67,8 @@ def test_every_command_agrees_on_fits(tmp_path, target, engines):
         r = runner.invoke(main, ["export", str(src), "--target", target, "-o",
                                  str(tmp_path / "m"), *sizes])
         assert r.exit_code == want, (name, "export", r.output)
+        if target not in engines:
+            continue
         v = {"id": name, "graph_bytes": data, "load": "ok", "profiles": ["acc32"],
              "decodes": []}
         outcome = validate_vector(engines[target], "f", v)

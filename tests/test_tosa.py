@@ -39,12 +39,12 @@ def _in_npu_acc32(g) -> bool:
     return v["acc32"] and v["npu"]
 
 
-def exact_or_refused(g, decodes) -> bool:
-    """The reference and tosa-ref agree on every decode (outputs or code), or the export
-    refuses naming the node; returns whether it exported."""
+def exact_or_refused(g, decodes, engine=TosaRefEngine) -> bool:
+    """The reference and ``engine`` (tosa-ref) agree on every decode (outputs or code), or
+    the export refuses naming the node; returns whether it exported."""
     data = write(g)
     try:
-        loaded = TosaRefEngine().load(data)
+        loaded = engine().load(data)
     except (DoesNotFit, NotForEngine, ExportError) as e:
         assert "node" in str(e) or "operator" in str(e) or "graph with" in str(e), str(e)
         return False
@@ -144,7 +144,7 @@ def test_tosa_ref_passes_every_committed_acc32_npu_vector_it_takes():
 
 
 def test_a_status_other_than_valid_fails_with_the_models_message():
-    from waiexport.targets.engines import EngineFailure, _run_tosa
+    from waiexport.targets.engines import EngineFailure, run_tosa
     from waiexport.targets.tosa.build import I32, TosaBuilder
     from waiexport.targets.tosa.export import TosaModel
     b = TosaBuilder()
@@ -155,7 +155,7 @@ def test_a_status_other_than_valid_fails_with_the_models_message():
     b.output(y)
     m = TosaModel(b.serialize(), b.inputs, b.outputs)
     with pytest.raises(EngineFailure, match="UNPREDICTABLE"):
-        _run_tosa(m, [np.array([[[[1000]]]], np.int32)])   # outside [-2, 2) for shift 2
+        run_tosa(m, [np.array([[[[1000]]]], np.int32)])   # outside [-2, 2) for shift 2
 
 
 def test_export_command_writes_a_tosa_model_and_its_provenance(tmp_path):

@@ -340,7 +340,7 @@ def targets_list(as_json):
                            "summary": t.summary} for t in TARGETS.values()]))
         return
     for t in TARGETS.values():
-        click.echo(f"{t.name:<10} {t.summary}")
+        click.echo(f"{t.name:<14} {t.summary}")
 
 
 @targets.command("show")
@@ -462,8 +462,9 @@ def _size(text: str) -> tuple[int, int]:
               help="A target (waiexport targets list): ort-cpu and npu-int8 write ONNX, tosa "
                    "writes a TOSA 1.0 flatbuffer.")
 @click.option("-o", "--output", required=True,
-              help="The model file to write (one file for every target here); a TOSA model "
-                   "gets its provenance beside it in OUTPUT.json.")
+              help="ONNX and tosa targets: the model file to write (a TOSA model gets its "
+                   "provenance beside it in OUTPUT.json). Ethos-U targets: a folder, for "
+                   "GRAPH.tosa, its provenance, and Vela's GRAPH_vela.tflite and summary.")
 @click.option("--size", "sizes", multiple=True,
               help="HxW of each data input, for a TOSA model (TOSA shapes are static) when "
                    "the graph declares no sizes.")
@@ -502,7 +503,7 @@ def export(graph, target_name, output, sizes, as_json):
         for line in rewrites:
             click.echo(f"rewrite: {line}")
     if tgt.fmt == "tosa":
-        _export_tosa(graph, exp, output, [_size(s) for s in sizes], as_json, rewrites)
+        _export_tosa(graph, exp, output, [_size(s) for s in sizes], as_json, rewrites, tgt)
     probes, difference = self_check(exp)
     if difference:
         click.echo(f"self-check failed: {difference}", err=True)
@@ -522,13 +523,14 @@ def export(graph, target_name, output, sizes, as_json):
     sys.exit(0)
 
 
-def _export_tosa(graph: str, exp, output: str, sizes: list, as_json: bool,
-                 rewrites: list) -> None:
-    """Write the TOSA model of ``exp`` on one decode shape, self-checked on the TOSA
-    reference model, and its provenance beside it; exits."""
+def _tosa_model(graph: str, exp, sizes: list):
+    """The TOSA model of ``exp`` on one decode shape (``sizes``, or the declared ones), and
+    the probes it was self-checked on against the reference, on the TOSA reference model,
+    with these very bytes; a missing or unplannable size ends in one line, a difference in
+    exit 1."""
     from .plan import run_plan
     from .reference import decode
-    from .targets.engines import EngineFailure, TosaRefEngine
+    from .targets.engines import EngineFailure, run_tosa, tosa_feed
     from .targets.exporter import probe_inputs
     from .targets.onnx.export import ExportError
 
@@ -537,52 +539,67 @@ def _export_tosa(graph: str, exp, output: str, sizes: list, as_json: bool,
     if not sizes and g.declares_sizes:
         sizes = [(i.max_h, i.max_w) for i in data_inputs]
     if len(sizes) != len(data_inputs):
-        click.echo(f"{graph}: needs-size: the graph declares no input sizes and TOSA shapes "
-                   f"are static: give --size HxW for each of its {len(data_inputs)} data "
-                   "inputs", err=True)
-        sys.exit(2)
+        fail(graph, "needs-size", "-", "the graph declares no input sizes and TOSA shapes are "
+             f"static: give --size HxW for each of its {len(data_inputs)} data inputs")
     size = iter(sizes)
     shapes = [(g.tensor(i.tensor).channels, *(next(size) if i.kind == "data" else sizes[0]))
               for i in g.inputs]
     try:
         run_plan(g, shapes, [s.lo for s in g.scalars])
     except Refusal as r:
-        click.echo(f"{graph}: {r.code}: --size {' '.join(f'{h}x{w}' for h, w in sizes)}: "
-                   f"{r.where}: {r.detail}", err=True)
-        sys.exit(2)
+        fail(graph, r.code, f"--size {' '.join(f'{h}x{w}' for h, w in sizes)}: {r.where}",
+             r.detail)
     probes = probe_inputs(g, sizes=sizes[:1])
     try:
         model = exp.tosa([tuple(x.shape) for x in probes[0][0]])
     except ExportError as e:
-        click.echo(f"{graph}: cannot export for tosa: {e}", err=True)
+        click.echo(f"{graph}: cannot export for {exp.metadata['wai.target']}: {e}", err=True)
         sys.exit(1)
-    loaded = TosaRefEngine().load(write(g))
     for n, (inputs, scalars) in enumerate(probes):
         try:
-            same = all((a == b).all() for a, b in zip(decode(exp.source, inputs, scalars),
-                                                       loaded.run(inputs, scalars)))
+            same = all((a == b).all() for a, b in zip(
+                decode(exp.source, inputs, scalars),
+                run_tosa(model, tosa_feed(g, model, inputs, scalars))))
+            why = "differs from the reference"
         except EngineFailure as e:
             same, why = False, str(e)
-        else:
-            why = "differs from the reference"
         if not same:
             click.echo(f"self-check failed: decode {n}: {why}", err=True)
             sys.exit(1)
+    return model, probes
+
+
+def _export_tosa(graph: str, exp, output: str, sizes: list, as_json: bool,
+                 rewrites: list, tgt) -> None:
+    """Write the TOSA model of ``exp`` and its provenance; for an Ethos-U target, into the
+    folder ``output`` with Vela's compile of it and Vela's report. Exits."""
+    from .targets.vela import VelaError, compile_vela
+    model, probes = _tosa_model(graph, exp, sizes)
     provenance = {**exp.metadata,
                   "wai.inputs": [{"dtype": d, "nhwc": list(s)} for s, d in model.inputs],
                   "wai.outputs": [{"dtype": d, "nhwc": list(s)} for s, d in model.outputs]}
-    _write(output, model.data)
-    _write(output + ".json", (dumps(provenance) + "\n").encode())
-    if as_json:
-        click.echo(dumps({"bytes": len(model.data), "metadata": provenance, "model": output,
-                          "rewrites": [ascii_text(r) for r in rewrites],
-                          "self_check": {"bit_exact": True, "decodes": len(probes)},
-                          "target": "tosa"}))
-        sys.exit(0)
-    click.echo(f"{output}: TOSA 1.0, {len(model.data)} bytes, integer tensors only, inputs "
-               + ", ".join(f"{d} {list(s)}" for s, d in model.inputs)
-               + f"; self-check: {len(probes)} decodes bit-exact on the TOSA reference model; "
-               f"provenance in {output}.json")
+    path = str(_folder(output) / f"{Path(graph).stem}.tosa") if tgt.vela else output
+    _write(path, model.data)
+    _write(path + ".json", (dumps(provenance) + "\n").encode())
+    report = {"bytes": len(model.data), "metadata": provenance, "model": path,
+              "rewrites": [ascii_text(r) for r in rewrites],
+              "self_check": {"bit_exact": True, "decodes": len(probes),
+                             "on": "the TOSA reference model"}, "target": tgt.name}
+    lines = [f"{path}: TOSA 1.0, {len(model.data)} bytes, integer tensors only, inputs "
+             + ", ".join(f"{d} {list(s)}" for s, d in model.inputs)
+             + f"; self-check: {len(probes)} decodes bit-exact on the TOSA reference model; "
+             f"provenance in {path}.json"]
+    if tgt.vela:
+        try:
+            vela = compile_vela(Path(path), tgt.vela, Path(output))
+        except VelaError as e:
+            fail(path, "vela", tgt.vela, f"Vela refused it: {e}")
+        report["vela"] = vela.as_dict()
+        lines += [f"every node fits {tgt.name} (its limits: waiexport targets show {tgt.name})",
+                  *vela.lines()]
+        if vela.cpu_ops:
+            lines.append(f"  {vela.cpu_ops} operators are not on the NPU")
+    click.echo(dumps(report) if as_json else "\n".join(lines))
     sys.exit(0)
 
 

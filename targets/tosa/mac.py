@@ -1,6 +1,6 @@
 """Convolution sums on TOSA's int8×int8→int32 MAC operators, for operands of any width the
-certificate allows: each operand is split into base-128 digits (low digits ``v & 127`` in
-``[0, 127]``, a signed top digit ``v >> 7k``), every digit an int8, with zero points 0 (no
+certificate allows: each operand is split into base-128 digits (low digits ``v mod 128`` in
+``[0, 127]``, a signed top digit ``⌊v / 128^k⌋``), every digit an int8, with zero points 0 (no
 offset encoding, §3). The sum is ``Σ 128^(i+j)·conv(x_i, w_j)``, recombined in int32 only
 where the bounds of every digit convolution, scaled, add up within int32; else refused."""
 
@@ -34,12 +34,18 @@ def _x_digits(b: TosaBuilder, x: str, lo: int, hi: int) -> list[tuple[str, tuple
         return [(b.cast(x, I8), (lo, hi))]
     x = b.cast(x, I32)
     shape, out = b.shape(x), []
+
+    def shifted(i):   # ⌊x / 128^i⌋, exact
+        return x if i == 0 else b.op("ARITHMETIC_RIGHT_SHIFT",
+                                      [x, b.const([7 * i], I32, [1, 1, 1, 1])], shape, I32,
+                                      None, False)
+    high = shifted(0)
     for i in range(k):
-        d = x if i == 0 else b.op("ARITHMETIC_RIGHT_SHIFT",
-                                   [x, b.const([7 * i], I32, [1, 1, 1, 1])], shape, I32,
-                                   None, False)
-        if i < k - 1:
-            d = b.op("BITWISE_AND", [d, b.const([127], I32, [1, 1, 1, 1])], shape, I32)
+        low, high = high, shifted(i + 1) if i < k - 1 else None
+        # digit i is ⌊x / 128^i⌋ − 128·⌊x / 128^(i+1)⌋ (no BITWISE_AND: Ethos-U55 has none)
+        d = low if high is None else b.op("SUB", [low, b.op(
+            "MUL", [high, b.const([128], I32, [1, 1, 1, 1]), b.const([0], I8)], shape, I32)],
+            shape, I32)
         out.append((b.cast(d, I8), _digit_range(lo, hi, k, i)))
     return out
 

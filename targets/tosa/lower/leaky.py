@@ -1,7 +1,8 @@
-"""``leaky`` (§5.5): ``v`` where ``v ≥ 0``, else ``⌊v·a / 2^f⌋``. The product is formed on
-``min(v, 0)`` only (its certified interval, ``leaky.p``, covers negative ``v``), as an int32
-MUL with shift 0; the floor is RESCALE's half up of ``p − 2^(f−1)`` (§9.4); a SELECT on
-``v ≥ 0`` picks."""
+"""``leaky`` (§5.5): ``v`` where ``v ≥ 0``, else ``⌊v·a / 2^f⌋``, as
+``max(v, 0) + ⌊min(v, 0)·a / 2^f⌋`` (each term is 0 where the other is the result). The product
+is formed on ``min(v, 0)`` only (its certified interval, ``leaky.p``, covers negative ``v``), as
+an int32 MUL with shift 0; the floor is RESCALE's half up of ``p − 2^(f−1)`` (§9.4). No
+SELECT or comparison, which Ethos-U55 lacks."""
 
 from ..build import I8, I32
 from ..requant import lift
@@ -27,5 +28,5 @@ def lower(b, op, ins, ctx):
         p = b.op("RESCALE", [p, b.const([m], I32), b.const([s], I8), b.const([0], I32),
                              b.const([0], I32)], shape, I32, None, True,
                  b.ts.RoundingMode.SINGLE_ROUND, False, False, False)
-    keep = b.op("GREATER_EQUAL", [x, b.const([0], I32, [1, 1, 1, 1])], shape, "bool")
-    return [b.op("SELECT", [keep, x, p], shape, I32)]
+    pos = b.op("MAXIMUM", [x, b.const([0], I32, [1, 1, 1, 1])], shape, I32, None, b.nan())
+    return [b.op("ADD", [pos, p], shape, I32)]
