@@ -160,8 +160,9 @@ def inspect(file, as_json):
 @click.option("--literal", is_flag=True,
               help="Run the literal implementation (scalar loops; slow, small inputs).")
 @click.option("--engine", "engine_name", default="reference", show_default=True,
-              help="reference, ort-cpu, npu-int8, tosa-ref, or ort:<ExecutionProvider> (an "
-                   "exported model; the host loads against acc32 and wai-ops/1-npu).")
+              help="reference, ort-cpu, npu-int8, tosa-ref, iree-cpu, or "
+                   "ort:<ExecutionProvider> (an exported model; the host loads against acc32 "
+                   "and wai-ops/1-npu).")
 @click.option("--capability", default=None,
               help="Report refusals in this capability's codes (§4): wai.neural.int_synth "
                    "reports payload_malformed for every one.")
@@ -674,9 +675,9 @@ def _engine(name: str, fallback: bool = False):
 @main.command()
 @click.argument("paths", nargs=-1)
 @click.option("--engine", "engine_name", default="reference", show_default=True,
-              help="reference, ort-cpu, npu-int8, tosa-ref, ort:<ExecutionProvider> (CPU "
-                   "fallback disabled), or an engine registered under the entry point group "
-                   "waiexport.engines.")
+              help="reference, ort-cpu, npu-int8, tosa-ref, iree-cpu, ort:<ExecutionProvider> "
+                   "(CPU fallback disabled), or an engine registered under the entry point "
+                   "group waiexport.engines.")
 @click.option("--allow-fallback", is_flag=True,
               help="Let an ort:<Provider> engine place the nodes its provider declines on "
                    "onnxruntime's CPU provider; each vector then says where its nodes ran, and "
