@@ -660,6 +660,46 @@ def vectors_check(directory, as_json):
     sys.exit(0 if all(c.same for c in checks) else 1)
 
 
+@vectors.command("pack")
+@click.option("--target", "target_name", required=True,
+              help="The target whose models the pack holds (waiexport targets list).")
+@click.argument("directory")
+@click.argument("paths", nargs=-1)
+@click.option("--json", "as_json", is_flag=True,
+              help="Print {not_packed, packed, target} as canonical JSON.")
+def vectors_pack(target_name, directory, paths, as_json):
+    """Write a pack of the vectors in PATHS (default: the committed corpus) that the target
+    takes, for a runner this process cannot drive (a board, an FVP, a vendor runtime): each
+    vector's model exported for the target, each decode's inputs only as .npy in the model's
+    layout, the refusals the host must make, and DIRECTORY/manifest.json with every digest.
+    The expected outputs are not in the pack. The runner writes
+    outputs/<id>/<decode>/<name>.npy and results.json ({"ran_on": "..."}) into DIRECTORY;
+    'waiexport validate --results DIRECTORY' judges them.
+
+    \b
+    Exit status: 0 when written; 2 for an unknown target, an unreadable vector file or an
+    unwritable DIRECTORY.
+    Example: waiexport vectors pack --target ethos-u55-128 /tmp/pack
+    """
+    from .conformance.generate import CORPUS
+    from .conformance.packs import make_pack
+    from .conformance.validate import files_under
+    tgt = _target(target_name)
+    out = _folder(directory)
+    try:
+        manifest = make_pack(tgt, files_under([Path(p) for p in paths] or [CORPUS]), out)
+    except BadInput as e:
+        fail(" ".join(paths) or "corpus", "bad-vector", "-", str(e))
+    packed = [v["id"] for v in manifest["vectors"]]
+    if as_json:
+        click.echo(dumps({"not_packed": manifest["not_packed"], "packed": packed,
+                          "target": tgt.name}))
+        return
+    click.echo(f"{out}: {len(packed)} vectors packed for {tgt.name} "
+               f"({manifest['layout']}), {len(manifest['not_packed'])} not for this target; "
+               f"manifest {out / 'manifest.json'}")
+
+
 def _engine(name: str, fallback: bool = False):
     """The engine called ``name``; an unknown or unavailable one ends in one line, exit 2."""
     from .targets.engines import EngineUnavailable, engine
@@ -689,7 +729,13 @@ def _engine(name: str, fallback: bool = False):
               help="For a differing output, ask the engine for every intermediate tensor and "
                    "name the first operator that differs, the first node inside its lowering "
                    "that differs from onnx's reference evaluator, and a diagnosis.")
-def validate(paths, engine_name, allow_fallback, as_json, locate):
+@click.option("--results", "results", default=None,
+              help="Judge the outputs a runner elsewhere wrote for a pack (waiexport vectors "
+                   "pack) instead of running an engine: RESULTS holds outputs/ and "
+                   "results.json.")
+@click.option("--pack", "pack", default=None,
+              help="The pack the results are for (default: RESULTS itself).")
+def validate(paths, engine_name, allow_fallback, as_json, locate, results, pack):
     """Run conformance vectors on an engine, bit for bit, refusals included.
 
     PATHS are .jsonl files or folders of them (default: the committed corpus). Every vector
@@ -709,6 +755,8 @@ def validate(paths, engine_name, allow_fallback, as_json, locate):
     from .conformance.validate import files_under, read_all, render, report
     from .conformance.validate import validate as run_all
 
+    if results is not None:
+        _judge_results(Path(results), Path(pack or results), as_json)
     eng = _engine(engine_name, allow_fallback)
     where = " ".join(paths) or str(CORPUS)
     try:
@@ -727,6 +775,26 @@ def validate(paths, engine_name, allow_fallback, as_json, locate):
     rep = report(eng, results)
     click.echo(dumps(rep) if as_json else render(rep))
     sys.exit(0 if all(r.status in ("pass", "skip") for r in results) else 1)
+
+
+def _judge_results(results: Path, pack: Path, as_json: bool) -> None:
+    """``validate --results``: the report of a pack's results; exits."""
+    from .conformance.packs import judge
+    from .conformance.validate import render, report
+    if not results.is_dir():
+        fail(str(results), "not-a-folder", "-", "a folder of results is expected")
+    try:
+        outcomes, eng, problems = judge(pack, results)
+    except BadInput as e:
+        fail(str(pack), "bad-pack", "-", str(e))
+    for line in problems:
+        click.echo(line, err=True)
+    rep = report(eng, outcomes)
+    if problems:
+        rep["claim"] = None
+    rep["result_problems"] = problems
+    click.echo(dumps(rep) if as_json else render(rep))
+    sys.exit(0 if all(o.status in ("pass", "skip") for o in outcomes) and not problems else 1)
 
 
 @main.command()

@@ -1,0 +1,129 @@
+"""Offline vector packs: a pack for ort-cpu and one for tosa, run by a small runner on
+onnxruntime / the TOSA reference model, pass ``validate --results``; a runner that makes one
+mistake fails that vector by id with its difference; a missing file is named."""
+
+import json
+import shutil
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from waiexport.cli import main
+from waiexport.conformance.generate import CORPUS
+
+FILES = [str(CORPUS / "vectors" / f) for f in ("conv.jsonl", "relu.jsonl", "pixel_shuffle.jsonl")] \
+    + [str(CORPUS / "graphs" / "graphs.jsonl")]
+
+
+def _onnx(path, feed, order):
+    import onnxruntime as ort
+    s = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+    return dict(zip([o.name for o in s.get_outputs()], s.run(None, feed)))
+
+
+def _tosa(path, feed, order):
+    import tosa_reference_model as rm
+    outs, status = rm.run(path.read_bytes(), [feed[n] for n in order])
+    assert status == rm.GraphStatus.TOSA_VALID
+    return {f"out{j}": o for j, o in enumerate(outs)}
+
+
+def run_pack(pack, execute, mistake=None):
+    """A runner as a board would be: each decode's model on its inputs, state carried from
+    the outputs the manifest names, the outputs written where the manifest says."""
+    m = json.loads((pack / "manifest.json").read_text())
+    for v in m["vectors"]:
+        done = {}
+        for k, d in enumerate(v["decodes"]):
+            if "host_refuses" in d:
+                continue
+            feed = {i["name"]: np.load(pack / i["path"]) for i in d["inputs"]}
+            feed.update({s["name"]: done[int(s["from_decode"])][s["output"]]
+                         for s in d["state"]})
+            done[k] = execute(pack / d["model"]["path"], feed, d["order"])
+            for o in d["outputs"]:
+                a = done[k][o["name"]]
+                if mistake == (v["id"], k):
+                    a = a.copy()
+                    a.reshape(-1)[0] += 1
+                (pack / o["path"]).parent.mkdir(parents=True, exist_ok=True)
+                np.save(pack / o["path"], a)
+    (pack / "results.json").write_text(json.dumps({"ran_on": "a test runner, in process"}))
+
+
+@pytest.fixture(scope="module", params=[("ort-cpu", _onnx), ("tosa", _tosa)])
+def pack(request, tmp_path_factory):
+    target, execute = request.param
+    out = tmp_path_factory.mktemp(target)
+    r = CliRunner().invoke(main, ["vectors", "pack", "--target", target, str(out), *FILES])
+    assert r.exit_code == 0, r.output
+    return out, execute
+
+
+def _validate(results, *extra):
+    return CliRunner().invoke(main, ["validate", "--results", str(results), "--json", *extra])
+
+
+def test_a_pack_holds_no_expected_outputs(pack):
+    out, _ = pack
+    m = json.loads((out / "manifest.json").read_text())
+    assert m["vectors"] and not (out / "outputs").exists()
+    assert "expect" not in (out / "manifest.json").read_text()
+
+
+def test_a_faithful_runner_passes(pack, tmp_path):
+    out, execute = pack
+    work = tmp_path / "p"
+    shutil.copytree(out, work)
+    run_pack(work, execute)
+    r = _validate(work)
+    d = json.loads(r.stdout)
+    assert r.exit_code == 0, r.output
+    assert int(d["totals"]["pass"]) >= 5 and int(d["totals"]["fail"]) == 0
+    assert "as stated by the submitter, not verified: a test runner" in d["claim"]["runs_on"]
+
+
+def test_one_wrong_element_fails_that_vector_by_id(pack, tmp_path):
+    out, execute = pack
+    work = tmp_path / "p"
+    shutil.copytree(out, work)
+    run_pack(work, execute, mistake=("conv_basic", 0))
+    r = _validate(work)
+    d = json.loads(r.stdout)
+    assert r.exit_code == 1 and d["claim"] is None
+    [bad] = [v for v in d["vectors"] if v["status"] == "fail"]
+    assert bad["id"] == "conv_basic" and bad["diffs"][0]["histogram"] == {"1": "1"}
+
+
+def test_a_missing_result_is_named(pack, tmp_path):
+    out, execute = pack
+    work = tmp_path / "p"
+    shutil.copytree(out, work)
+    run_pack(work, execute)
+    gone = next((work / "outputs" / "relu_basic").rglob("*.npy"))
+    gone.unlink()
+    r = _validate(work)
+    assert r.exit_code == 1 and f"{gone}: missing" in r.output
+
+
+def test_a_pack_whose_vectors_changed_is_refused(pack, tmp_path):
+    out, _ = pack
+    work = tmp_path / "p"
+    shutil.copytree(out, work)
+    m = json.loads((work / "manifest.json").read_text())
+    m["vector_files"][0]["sha256"] = "0" * 64
+    (work / "manifest.json").write_text(json.dumps(m))
+    r = _validate(work)
+    assert r.exit_code == 2 and "does not match the pack's digest" in r.output
+
+
+def test_an_ethos_u_pack_holds_vela_s_models(tmp_path):
+    pytest.importorskip("ethosu.vela")
+    r = CliRunner().invoke(main, ["vectors", "pack", "--target", "ethos-u55-128",
+                                  str(tmp_path), str(CORPUS / "vectors" / "relu.jsonl")])
+    assert r.exit_code == 0, r.output
+    m = json.loads((tmp_path / "manifest.json").read_text())
+    model = m["vectors"][0]["decodes"][0]["model"]
+    assert model["path"].endswith("_vela.tflite") and (tmp_path / model["path"]).exists()
+    assert m["layout"].startswith("NHWC")
