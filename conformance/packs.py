@@ -89,8 +89,8 @@ def make_pack(target, files: list[Path], out: Path, progress=None) -> dict:
                      "decodes": []}
             last_ok = None
             for k, (inputs, scalars) in enumerate(vector_inputs(v, g)):
-                every = seq.inputs(inputs)
                 try:
+                    every = seq.inputs(inputs)
                     feed = host_feed(g, every, scalars)
                 except Refusal as r:
                     entry["decodes"].append({"host_refuses": r.code})

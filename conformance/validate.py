@@ -101,8 +101,8 @@ def validate_vector(engine, file: str, v: dict, locate: bool = False) -> Outcome
     for k, ((inputs, scalars), d) in enumerate(zip(vector_inputs(v, loaded.graph),
                                                    v["decodes"])):
         kind, want = parse_expect(d)
-        every_input = seq.inputs(inputs)
         try:
+            every_input = seq.inputs(inputs)
             got = ("outputs", seq.step(inputs, scalars))
         except Refusal as r:
             got = ("refuse", r.code)

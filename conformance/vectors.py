@@ -15,7 +15,7 @@ import numpy as np
 
 from waiexport.bounds import certify_graph
 from waiexport.certificate import Member, verdict_of
-from waiexport.jsonio import BadInput, dumps, parse_decode, parse_int, tensor_json
+from waiexport.jsonio import BadInput, dumps, parse_decode, parse_int, parse_tensor, tensor_json
 from waiexport.reference import Decoder, decode
 from waiexport.refusal import Refusal
 from waiexport.whg1 import read
@@ -87,11 +87,36 @@ def read_vectors(path: Path) -> list[dict]:
             v["graph_bytes"] = bytes.fromhex(v["graph"])
         except ValueError:
             raise BadInput(f"{path}:{n}: graph is not hexadecimal") from None
-        if not all(isinstance(d, dict) and isinstance(d.get("expect"), dict)
-                   for d in v.get("decodes", [])):
-            raise BadInput(f"{path}:{n}: a decode has no expect")
+        _check(v, f"{path}:{n}: vector {v['id'][:60]!r}")
         vectors.append(v)
     return vectors
+
+
+def _check(v: dict, where: str) -> None:
+    """§14.1's vector format, every member; ``BadInput`` says which is wrong. A vector read
+    here runs without another check of its members."""
+    if not v["profiles"] or not all(isinstance(p, str) for p in v["profiles"]) or \
+            not set(v["profiles"]) <= {"acc32", "acc64"}:
+        raise BadInput(f"{where}: profiles {str(v['profiles'])[:80]} are not acc32 / acc64")
+    if v["load"] == "ok" and "decodes" not in v:
+        raise BadInput(f"{where}: load ok with no decodes")
+    for k, d in enumerate(v.get("decodes", [])):
+        at = f"{where} decode {k}"
+        if not isinstance(d, dict) or not isinstance(d.get("expect"), dict):
+            raise BadInput(f"{at}: a decode is an object with an expect")
+        if not isinstance(d.get("inputs"), list) or not isinstance(d.get("scalars", []), list):
+            raise BadInput(f"{at}: inputs and scalars are lists")
+        for i, t in enumerate(d["inputs"]):
+            parse_tensor(t, f"{at} input {i}")
+        for j, x in enumerate(d.get("scalars", [])):
+            parse_int(x, f"{at} scalar {j}")
+        e = d["expect"]
+        if set(e) == {"refuse"} and isinstance(e["refuse"], str):
+            continue
+        if set(e) != {"outputs"} or not isinstance(e["outputs"], list):
+            raise BadInput(f"{at}: expect is {{\"outputs\": [...]}} or {{\"refuse\": code}}")
+        for j, t in enumerate(e["outputs"]):
+            parse_tensor(t, f"{at} expected output {j}")
 
 
 def vector_inputs(v: dict, g) -> list:

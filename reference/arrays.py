@@ -138,13 +138,30 @@ def trunc_div(a, b: int) -> np.ndarray:
     return fit(np.where(a >= 0, q, -q))
 
 
-def pad(x: np.ndarray, ph: int, pw: int) -> np.ndarray:
-    """``x`` with ``ph`` zero rows above and below and ``pw`` zero columns each side, in its own
-    dtype (``np.pad`` would put numpy zeros into a Python-integer array)."""
+def pad(x: np.ndarray, ph: int, pw: int, bottom: int | None = None,
+        right: int | None = None) -> np.ndarray:
+    """``x`` with ``ph`` zero rows above (``bottom`` below, ``ph`` unless given) and ``pw``
+    zero columns on the left (``right`` on the right), in its own dtype (``np.pad`` would put
+    numpy zeros into a Python-integer array)."""
     c, h, w = x.shape
-    out = np.zeros((c, h + 2 * ph, w + 2 * pw), dtype=x.dtype)
+    bottom, right = ph if bottom is None else bottom, pw if right is None else right
+    out = np.zeros((c, h + ph + bottom, w + pw + right), dtype=x.dtype)
     out[:, ph:ph + h, pw:pw + w] = x
     return out
+
+
+def reached(size: int, pad_: int, k: int, stride: int, out: int):
+    """For one side of a padded window sweep: the outputs ``[lo, hi]`` whose window meets
+    the input, the input rows ``[r0, r1]`` they read, and the zeros to add before and after
+    them; ``None`` when no window meets the input. Memory then follows the input and the
+    output, never the padded plane (a padding of 2^25 reads no more than a padding of 0)."""
+    lo = max(0, -(-(pad_ - k + 1) // stride))
+    hi = min(out - 1, (size - 1 + pad_) // stride)
+    if lo > hi:
+        return None
+    first, last = lo * stride - pad_, hi * stride - pad_ + k - 1
+    r0, r1 = max(first, 0), min(last, size - 1)
+    return lo, hi, r0, r1, r0 - first, last - r1
 
 
 def total(a: np.ndarray, axis: int, keepdims: bool = False) -> np.ndarray:

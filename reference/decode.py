@@ -9,7 +9,7 @@ from typing import Sequence
 import numpy as np
 
 from waiexport.graph import Graph, Tensor
-from waiexport.plan import run_plan
+from waiexport.plan import check_inputs, run_plan
 from waiexport.refusal import Refusal
 
 from .literal import OPS as literal_ops
@@ -95,9 +95,16 @@ class Decoder:
     state: dict = field(default_factory=dict)
 
     def inputs(self, data: Sequence[np.ndarray]) -> list[np.ndarray]:
-        """Every input in table order: the data inputs given, the state inputs carried."""
+        """Every input in table order: the data inputs given, the state inputs carried. §4 run
+        step 1 runs first on every input's shape, so a state is never allocated at a size the
+        spec refuses (``Refusal``)."""
         data = list(data)
         _, h, w = data[0].shape
+        given = iter(data)
+        check_inputs(self.graph, [tuple(np.shape(next(given))) if i.kind == "data" else
+                                  tuple(np.shape(self.state[k])) if k in self.state else
+                                  (self.graph.tensor(i.tensor).channels, h, w)
+                                  for k, i in enumerate(self.graph.inputs)])
         out = []
         for i, inp in enumerate(self.graph.inputs):
             if inp.kind == "data":

@@ -126,14 +126,36 @@ class Graph:
     # --- operators ----------------------------------------------------------------------
     @property
     def ops(self) -> list[Op]:
-        """The operators in evaluation order."""
-        return [self.op(uid) for uid in self.nx.graph["order"]]
+        """The operators in evaluation order (built once until the graph changes)."""
+        cached = self.nx.graph.get("_ops")
+        if cached is None:
+            cached = [self._op(uid, k) for k, uid in enumerate(self.nx.graph["order"])]
+            self.nx.graph["_ops"] = cached
+        return list(cached)
+
+    def _changed(self) -> None:
+        """Forget what was derived from the operators: their list and their places."""
+        self.nx.graph.pop("_ops", None)
+        self.nx.graph.pop("_position", None)
 
     def op(self, uid: tuple) -> Op:
+        return self._op(uid, self._position()[uid])
+
+    def _position(self) -> dict:
+        """Each operator node's place in evaluation order, kept until the order changes, so
+        a lookup is O(1) and a load stays linear in the number of operators."""
+        order = self.nx.graph["order"]
+        cached = self.nx.graph.get("_position")
+        if cached is None or cached[0] is not order or cached[1] != len(order):
+            cached = (order, len(order), {uid: k for k, uid in enumerate(order)})
+            self.nx.graph["_position"] = cached
+        return cached[2]
+
+    def _op(self, uid: tuple, index: int) -> Op:
         node = self.nx.nodes[uid]
         ins = sorted((k[1], t) for t, _, k in self.nx.in_edges(uid, keys=True))
         outs = sorted((k[1], t) for _, t, k in self.nx.out_edges(uid, keys=True))
-        return Op(uid, self.nx.graph["order"].index(uid), node["name"], node["params"],
+        return Op(uid, index, node["name"], node["params"],
                   tuple(t for _, t in ins), tuple(t for _, t in outs))
 
     def append(self, name: str, ins: Sequence[int], outs: Sequence[int], params: Params) -> tuple:
@@ -147,6 +169,7 @@ class Graph:
         for slot, t in enumerate(outs):
             self.nx.add_edge(uid, t, key=("out", slot))
         self.nx.graph["order"].append(uid)
+        self._changed()
         return uid
 
     def add_tensor(self, rec: Tensor) -> int:
@@ -158,18 +181,20 @@ class Graph:
     def set_params(self, uid: tuple, params: Params) -> None:
         """Replace operator ``uid``'s parameters."""
         self.nx.nodes[uid]["params"] = params
+        self._changed()
 
     def replace(self, uid: tuple, ops: Sequence[tuple[str, Sequence[int], Sequence[int], Params]]
                 ) -> list[tuple]:
         """Replace operator ``uid`` by ``ops`` (name, inputs, outputs, params), which take its
         place in evaluation order; returns their nodes."""
         order = self.nx.graph["order"]
-        at = order.index(uid)
+        at = self._position()[uid]
         self.nx.remove_node(uid)
-        order.remove(uid)
+        del order[at]
         new = [self.append(*op) for op in ops]
         order[len(order) - len(new):] = []
         order[at:at] = new
+        self._changed()
         return new
 
     def copy(self) -> "Graph":
@@ -198,9 +223,9 @@ class Graph:
 
     def consumers(self, t: int) -> list[tuple[tuple, int]]:
         """``(operator node, input slot)`` for every read of tensor ``t``, in graph order."""
-        order = self.nx.graph["order"]
+        position = self._position()
         reads = [(uid, k[1]) for _, uid, k in self.nx.out_edges(t, keys=True)]
-        return sorted(reads, key=lambda r: (order.index(r[0]), r[1]))
+        return sorted(reads, key=lambda r: (position[r[0]], r[1]))
 
     def input_position(self, t: int) -> int | None:
         """The position of tensor ``t`` in the input table, or ``None``."""

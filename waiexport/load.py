@@ -3,11 +3,28 @@ step 8, the bounds pass and the declared profile and subset against the verdict 
 
 from __future__ import annotations
 
+import gc
+from contextlib import contextmanager
+
 from .certificate import Member, verdict_of
 from .refusal import Refusal
 from .whg1 import read
 
 __all__ = ["load", "SUBSETS"]
+
+
+@contextmanager
+def _no_collection():
+    """Python's cycle collector paused while a graph's many small objects are built: its
+    full passes grow with the heap, which made loading superlinear (measured,
+    ``benchmarks/load.py``); nothing built here is a cycle that needs collecting early."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
 
 SUBSETS = ("full", "npu")
 
@@ -28,7 +45,8 @@ def load(data: bytes, *, profile: str = "acc64", subset: str = "full",
         the table, an empty ``check`` interval, or a verdict that does not meet ``profile``,
         or, with ``subset="npu"``, a graph outside ``wai-ops/1-npu``.
     """
-    member = Member.of(name, data, read(data))
+    with _no_collection():
+        member = Member.of(name, data, read(data))
     verdict = verdict_of([member])
     problems, where = [], "graph"
     if not verdict[profile]:

@@ -304,6 +304,25 @@ def load_plan(g: Graph) -> dict | None:
     return _walk(g, env, crop_side, "model_mismatch")
 
 
+def check_inputs(g: Graph, shapes: Sequence[Shape]) -> dict:
+    """§4 run step 1: each input's shape, one at a time in table order, state inputs
+    included; no value is read, so it runs before anything is allocated. Returns each
+    input tensor's shape."""
+    env = {}
+    for i, (inp, shape) in enumerate(zip(g.inputs, shapes)):
+        c, h, w = shape
+        where = f"input {i}"
+        if c != g.tensor(inp.tensor).channels or h < 1 or w < 1:
+            raise Refusal("model_mismatch", where, f"shape {_fmt(shape)} does not fit its "
+                                                   f"{g.tensor(inp.tensor).channels} channels")
+        if inp.max_h and (h > inp.max_h or w > inp.max_w):
+            raise Refusal("too_large", where, f"{h}×{w} passes the declared {inp.max_h}×{inp.max_w}")
+        if c * h * w > g.max_elems:
+            raise Refusal("too_large", where, f"{_fmt(shape)} passes max_elems {g.max_elems}")
+        env[inp.tensor] = (c, h, w)
+    return env
+
+
 def run_plan(g: Graph, shapes: Sequence[Shape], scalars: Sequence[int]) -> dict:
     """§4 run steps 1–3 for one decode.
 
@@ -331,19 +350,9 @@ def run_plan(g: Graph, shapes: Sequence[Shape], scalars: Sequence[int]) -> dict:
     if len(shapes) != len(g.inputs) or len(scalars) != len(g.scalars):
         raise ValueError(f"expected {len(g.inputs)} input shapes and {len(g.scalars)} scalars, "
                          f"got {len(shapes)} and {len(scalars)}")
-    env = {}
-    for i, (inp, shape) in enumerate(zip(g.inputs, shapes)):
-        c, h, w = shape
-        where = f"input {i}"
-        if c != g.tensor(inp.tensor).channels or h < 1 or w < 1:
-            raise Refusal("model_mismatch", where, f"shape {_fmt(shape)} does not fit its "
-                                                   f"{g.tensor(inp.tensor).channels} channels")
-        if inp.max_h and (h > inp.max_h or w > inp.max_w):
-            raise Refusal("too_large", where, f"{h}×{w} passes the declared {inp.max_h}×{inp.max_w}")
-        if c * h * w > g.max_elems:
-            raise Refusal("too_large", where, f"{_fmt(shape)} passes max_elems {g.max_elems}")
-        env[inp.tensor] = (c, h, w)
+    env = check_inputs(g, shapes)
     for j, (s, v) in enumerate(zip(g.scalars, scalars)):
+
         if not s.lo <= v <= s.hi:
             raise Refusal("field_range", f"scalar {j}", f"{v} is outside [{s.lo}, {s.hi}]")
 

@@ -4,7 +4,7 @@ import numpy as np
 
 from waiexport.params import Conv
 
-from ..arrays import fit, pad, sum_width, wide
+from ..arrays import fit, pad, reached, sum_width, wide
 from ..kernels import conv_acc
 from ..rq import rq
 
@@ -19,17 +19,26 @@ def run(p: Conv, ins, ctx):
     ho = (h + 2 * p.ph - p.kh) // p.sh + 1
     wo = (w + 2 * p.pw - p.kw) // p.sw + 1
     dtype = sum_width(x, p.weights, cg * p.kh * p.kw)
+    acc = np.zeros((p.cout, ho, wo), dtype or np.int64)
+    rows, cols = reached(h, p.ph, p.kh, p.sh, ho), reached(w, p.pw, p.kw, p.sw, wo)
+    if rows is None or cols is None:   # every window lies in the padding: the sums are 0
+        return [rq(acc, p.rq)]
+    (y0, y1, r0, r1, top, bottom), (x0, x1, c0, c1, left, right) = rows, cols
+    xp = pad(x[:, r0:r1 + 1, c0:c1 + 1], top, left, bottom, right)
     if dtype is None:
-        return [rq(_exact(p, x, ho, wo), p.rq)]
-    acc = np.zeros((p.cout, ho, wo), dtype)
-    conv_acc(pad(x, p.ph, p.pw).astype(dtype), p.weights.astype(dtype), p.sh, p.sw, p.groups, acc)
+        acc = acc.astype(object)
+        acc[:, y0:y1 + 1, x0:x1 + 1] = _exact(p, xp, y1 - y0 + 1, x1 - x0 + 1)
+        return [rq(fit(acc), p.rq)]
+    part = np.zeros((p.cout, y1 - y0 + 1, x1 - x0 + 1), dtype)
+    conv_acc(xp.astype(dtype), p.weights.astype(dtype), p.sh, p.sw, p.groups, part)
+    acc[:, y0:y1 + 1, x0:x1 + 1] = part
     return [rq(fit(acc), p.rq)]
 
 
-def _exact(p: Conv, x, ho, wo):
-    """The same sum on Python integers, one tap at a time."""
-    cg, og = x.shape[0] // p.groups, p.cout // p.groups
-    xp, wt = pad(wide(x), p.ph, p.pw), wide(p.weights)
+def _exact(p: Conv, xp, ho, wo):
+    """The same sum on Python integers, one tap at a time, over the padded input ``xp``."""
+    cg, og = xp.shape[0] // p.groups, p.cout // p.groups
+    xp, wt = wide(xp), wide(p.weights)
     acc = np.zeros((p.cout, ho, wo), dtype=object)
     for g in range(p.groups):
         xg = xp[g * cg:(g + 1) * cg]

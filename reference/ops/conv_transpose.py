@@ -19,6 +19,9 @@ def run(p: ConvTranspose, ins, ctx):
     cin, h, w = x.shape
     uh, uw = (h - 1) * p.sh + p.kh + p.oph, (w - 1) * p.sw + p.kw + p.opw
     dtype = sum_width(x, p.weights, cin * p.kh * p.kw)
+    ho, wo = uh - 2 * p.ph, uw - 2 * p.pw
+    if uh * uw > 4 * ho * wo + p.kh * p.kw:
+        return [rq(fit(_gathered(p, x, ho, wo, dtype)), p.rq)]
     plane = np.zeros((p.cout, uh, uw), dtype or object)
     if dtype is None:
         xs, wt = wide(x), wide(p.weights)
@@ -29,3 +32,28 @@ def run(p: ConvTranspose, ins, ctx):
     else:
         conv_transpose_acc(x.astype(dtype), p.weights.astype(dtype), p.sh, p.sw, plane)
     return [rq(fit(plane[:, p.ph:uh - p.ph, p.pw:uw - p.pw]), p.rq)]
+
+
+def _gathered(p: ConvTranspose, x, ho, wo, dtype):
+    """The same sums written straight into the output, one tap at a time: tap ``(i, j)`` of
+    input ``(u, v)`` lands on output ``(u·sh + i − ph, v·sw + j − pw)`` when that lies inside.
+    Used where the uncropped plane is much larger than the output (a large padding or
+    stride), so memory follows the output, not the plane."""
+    cin, h, w = x.shape
+    acc = np.zeros((p.cout, ho, wo), dtype or object)
+    xs, wt = (x, p.weights) if dtype else (wide(x), wide(p.weights))
+    us, vs = np.arange(h), np.arange(w)
+    for i in range(p.kh):
+        ys = us * p.sh + i - p.ph
+        ry = (ys >= 0) & (ys < ho)
+        if not ry.any():
+            continue
+        for j in range(p.kw):
+            xo = vs * p.sw + j - p.pw
+            rx = (xo >= 0) & (xo < wo)
+            if not rx.any():
+                continue
+            taps = xs[:, us[ry]][:, :, vs[rx]]
+            acc[np.ix_(np.arange(p.cout), ys[ry], xo[rx])] += np.tensordot(
+                wt[:, :, i, j].T.astype(acc.dtype), taps.astype(acc.dtype), 1)
+    return acc

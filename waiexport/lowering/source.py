@@ -18,8 +18,9 @@ class Source:
         self.code, self.where, self._refusal = code, where, Refusal
         try:
             self.doc = json.loads(data)
-        except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as e:
-            raise self.refuse(where, f"not JSON: {e}") from None
+        except (json.JSONDecodeError, UnicodeDecodeError, RecursionError, ValueError) as e:
+            # ValueError: an integer past Python's int-string limit (4,300 digits)
+            raise self.refuse(where, f"not JSON: {str(e)[:200]}") from None
 
     def refuse(self, where: str, why: str):
         return self._refusal(self.code, where, why)

@@ -6,40 +6,63 @@ follows, the phases are interleaved into the uncropped plane, and the plane is c
 
 import numpy as np
 
-from ..emit import I64
+from ..emit import I32, I64
 from ..mac import mac_sum
 from ..requant import requantise, rq_args
 from ._common import narrow
 
 
 def phase_weights(w: np.ndarray, sh: int, sw: int) -> np.ndarray:
-    """``[cout·sh·sw, cin, th, tw]``: channel ``o·sh·sw + ρy·sw + ρx`` holds the sub-kernel
+    """``[cout·rh·rw, cin, th, tw]`` for the residues some tap reaches (``rh = min(sh, kh)``,
+    ``rw = min(sw, kw)``): channel ``o·rh·rw + ρy·rw + ρx`` holds the sub-kernel
     ``W[ci][o][ρy + sh·t][ρx + sw·t′]`` flipped, aligned to the bottom-right, so that a
-    correlation padded by ``th − 1`` above computes ``Z_ρ[a] = Σ_t W[ρ + s·t]·X̃[a − t]``."""
+    correlation padded by ``th − 1`` above computes ``Z_ρ[a] = Σ_t W[ρ + s·t]·X̃[a − t]``.
+    Residues no tap reaches hold ``rq_o(0)`` and need no weights, so the size follows the
+    kernel, never the stride."""
     cin, cout, kh, kw = w.shape
     th, tw = -(-kh // sh), -(-kw // sw)
-    out = np.zeros((cout, sh, sw, cin, th, tw), dtype=np.int64)
-    for ry in range(min(sh, kh)):
-        for rx in range(min(sw, kw)):
+    rh, rw = min(sh, kh), min(sw, kw)
+    out = np.zeros((cout, rh, rw, cin, th, tw), dtype=np.int64)
+    for ry in range(rh):
+        for rx in range(rw):
             sub = w[:, :, ry::sh, rx::sw][:, :, ::-1, ::-1].transpose(1, 0, 2, 3)
             out[:, ry, rx, :, th - sub.shape[2]:, tw - sub.shape[3]:] = sub
-    return out.reshape(cout * sh * sw, cin, th, tw)
+    return out.reshape(cout * rh * rw, cin, th, tw)
+
+
+def _unreached(e, y, p, rh: int, rw: int) -> str:
+    """``y`` (``[1, cout, rh, rw, A, B]``, the reached residues) widened to every residue,
+    ``[1, cout, sh, sw, A, B]``: the others hold ``rq_o(0)``, built by PAD so that no
+    constant has a side of the stride's size."""
+    from waiexport.reference.rq import rq
+    if (rh, rw) == (p.sh, p.sw):
+        return y
+    zero = rq(np.zeros((p.cout, 1, 1), dtype=np.int64), p.rq).astype(np.int64).reshape(-1)
+    widen = e.const([0, 0, 0, 0, 0, 0, 0, 0, p.sh - rh, p.sw - rw, 0, 0], I64)
+    y = e.node("Pad", [y, widen])
+    if not zero.any():
+        return y
+    reached = e.node("Pad", [e.const(np.ones((1, 1, rh, rw, 1, 1)), I32), widen])
+    others = e.node("Sub", [e.const(np.ones((1, 1, 1, 1, 1, 1)), I32), reached])
+    fill = e.node("Mul", [others, e.const(zero.reshape(1, -1, 1, 1, 1, 1), I32)])
+    return e.node("Add", [y, fill])
 
 
 def lower(e, op, ins, ctx):
     p = op.params
     sh, sw = p.sh, p.sw
+    rh, rw = min(sh, p.kh), min(sw, p.kw)
     w = phase_weights(p.weights, sh, sw)
     th, tw = w.shape[2:]
     # rows a of each phase: 0 .. ⌈uh / sh⌉ − 1 = H − 1 + ⌈(kh + oph) / sh⌉ − 1
     below, right = -(-(p.kh + p.oph) // sh) - 1, -(-(p.kw + p.opw) // sw) - 1
     acc = mac_sum(e, ins[0], ctx.range_of(op.inputs[0]), w, ctx.target, groups=1,
                   strides=(1, 1), pads=(th - 1, tw - 1, below, right))
-    rq = {k: [x for x in v for _ in range(sh * sw)] if isinstance(v, list) else v
+    rq = {k: [x for x in v for _ in range(rh * rw)] if isinstance(v, list) else v
           for k, v in rq_args(p.rq, p.cout).items()}
     y = narrow(e, requantise(e, acc, **rq))
     a, b = e.hw(y)
-    y = e.reshape(y, [1, p.cout, sh, sw, a, b])
+    y = _unreached(e, e.reshape(y, [1, p.cout, rh, rw, a, b]), p, rh, rw)
     y = e.node("Transpose", [y], perm=[0, 1, 4, 2, 5, 3])
     y = e.reshape(y, [1, p.cout, e.times(a, sh), e.times(b, sw)])
     hin, win = e.hw(ins[0])

@@ -1,0 +1,170 @@
+"""Structure-aware mutations of every input family the public API reads (WHG1 files, decodes,
+``int_synth.json`` files, ``jpegai`` bundles, vector files), and the one property they are
+held to: every input ends in a result, a ``Refusal`` with one of the spec's codes, or the
+documented bad-input error (``BadInput``), never another exception.
+
+``tests/test_hostile.py`` runs a short seeded sample; ``benchmarks/fuzz.py`` runs long ones,
+each input in a child process under a memory limit, and prints the counts, the worst time
+and the worst memory.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+from waiexport.jsonio import BadInput
+from waiexport.refusal import CODES, Refusal
+
+__all__ = ["FAMILIES", "mutate", "outcome", "seeds"]
+
+#: Values a hostile writer reaches for, as integers and as JSON text.
+HOSTILE = [0, 1, -1, 2**7, 2**15, 2**26, 2**26 + 1, 2**31 - 1, 2**31, 2**32 - 1, 2**63 - 1,
+           -(2**63), 2**64, 10**400]
+TEXT = ["1" * 4301, "-" + "9" * 5000, "1e309", "NaN", "[]", "{}", '"x"', "null", "true",
+        "[" * 2000 + "]" * 2000, ""]
+
+
+def seeds() -> dict:
+    """One valid input per family, the starting points of the mutations."""
+    from waiexport.builder import GraphBuilder, conv, rq
+    from waiexport.conformance.generate import CORPUS
+    from waiexport.examples import int_synth_source, jpegai_bundle, tiny_synth
+    from waiexport.whg1 import write
+    b = GraphBuilder()
+    x = b.input(2, -100, 100, max_h=6, max_w=6)
+    y = b.op("conv", x, conv(np.ones((2, 2, 3, 3), int), pad=1, rq=rq(shift=2)))
+    b.output(b.op("relu", y))
+    small = write(b.build())
+    bundle = Path(tempfile.mkdtemp()) / "jpegai"
+    jpegai_bundle(bundle, c1=2, c2=2, seed=3)
+    return {
+        "whg1": [small, write(tiny_synth())],
+        "decode": [json.dumps({"inputs": [{"data": [1] * 72, "shape": [2, 6, 6]}]})],
+        "int_synth": [int_synth_source((3, 2, 3), seed=5).decode()],
+        "jpegai": [{p.relative_to(bundle).as_posix(): p.read_text()
+                    for p in bundle.rglob("*.json")}],
+        "vectors": [line for f in ("relu.jsonl", "clamp.jsonl")
+                    for line in (CORPUS / "vectors" / f).read_text().splitlines()[:2]],
+        "_graph": [small],
+    }
+
+
+def _mutate_json(rng: random.Random, text: str) -> str:
+    """Replace a value of a JSON document (a number, a string, a list, an object) with a
+    hostile one, or cut it."""
+    kind = rng.random()
+    if kind < 0.15:
+        return text[:rng.randrange(len(text) + 1)]
+    try:
+        doc = json.loads(text)
+    except ValueError:
+        return text
+    paths = []
+
+    def walk(node, path):
+        paths.append(path)
+        if isinstance(node, dict):
+            for k, v in node.items():
+                walk(v, path + [k])
+        elif isinstance(node, list) and node:
+            for i in {0, len(node) - 1, rng.randrange(len(node))}:
+                walk(node[i], path + [i])
+    walk(doc, [])
+    path = rng.choice(paths)
+    if not path:
+        return rng.choice(TEXT)
+    parent = doc
+    for step in path[:-1]:
+        parent = parent[step]
+    choice = rng.random()
+    if choice < 0.5:
+        parent[path[-1]] = rng.choice(HOSTILE)
+    elif choice < 0.7:
+        parent[path[-1]] = rng.choice([str(rng.choice(HOSTILE)), "x", [], {}, None, True, 1.5])
+    elif choice < 0.85 and isinstance(parent, dict):
+        del parent[path[-1]]
+    else:
+        marker = "\0MARK\0"
+        parent[path[-1]] = marker
+        return json.dumps(doc).replace(json.dumps(marker), rng.choice(TEXT))
+    return json.dumps(doc)
+
+
+def _mutate_bytes(rng: random.Random, data: bytes) -> bytes:
+    data = bytearray(data)
+    kind = rng.random()
+    if kind < 0.2:
+        return bytes(data[:rng.randrange(len(data) + 1)])
+    for _ in range(rng.randrange(1, 4)):
+        at = rng.randrange(len(data))
+        if rng.random() < 0.5:
+            data[at] = rng.randrange(256)
+        else:
+            value = rng.choice(HOSTILE) % 2**32
+            data[at:at + 4] = value.to_bytes(4, "little")
+    return bytes(data[:len(data)])
+
+
+def mutate(rng: random.Random, family: str, seed):
+    """One mutated input of ``family`` from ``seed``."""
+    if family == "whg1":
+        return _mutate_bytes(rng, seed)
+    if family == "jpegai":
+        out = dict(seed)
+        name = rng.choice(sorted(out))
+        out[name] = _mutate_json(rng, out[name])
+        return out
+    return _mutate_json(rng, seed)
+
+
+def outcome(family: str, item, graph: bytes) -> str:
+    """Run one input through the public API: ``ok``, a spec code, or ``bad-input``. Any
+    other exception propagates (the property fails)."""
+    from waiexport.whg1 import read
+    try:
+        if family == "whg1":
+            g = read(item)
+            from waiexport.reference import decode
+            decode(g, [np.zeros((g.tensor(i.tensor).channels, 1, 1), np.int64)
+                       for i in g.inputs], [s.lo for s in g.scalars])
+        elif family == "decode":
+            from waiexport.jsonio import parse_decode
+            from waiexport.targets.engines import engine
+            try:   # the CLI's own reading of a decode file (one line on each of these)
+                doc = json.loads(item)
+            except (ValueError, RecursionError):
+                return "bad-input"
+            loaded = engine("reference").load(graph)
+            inputs, scalars = parse_decode(doc, 1, 0, "decode")
+            loaded.sequence().step(inputs, scalars)
+        elif family == "int_synth":
+            from waiexport.lowering.int_synth import lower_int_synth
+            lower_int_synth(item.encode("utf-8", "surrogatepass"))
+        elif family == "jpegai":
+            from waiexport.lowering.jpegai import lower_jpegai
+            with tempfile.TemporaryDirectory() as tmp:
+                for name, text in item.items():
+                    (Path(tmp) / name).parent.mkdir(parents=True, exist_ok=True)
+                    (Path(tmp) / name).write_text(text, "utf-8", "surrogatepass")
+                lower_jpegai(Path(tmp))
+        elif family == "vectors":
+            from waiexport.conformance.validate import validate
+            from waiexport.targets.engines import engine
+            with tempfile.TemporaryDirectory() as tmp:
+                f = Path(tmp) / "v.jsonl"
+                f.write_text(item + "\n", "utf-8", "surrogatepass")
+                validate(engine("reference"), [f])
+    except Refusal as r:
+        assert r.code in CODES, r.code
+        return r.code
+    except BadInput:
+        return "bad-input"
+    return "ok"
+
+
+FAMILIES = ("whg1", "decode", "int_synth", "jpegai", "vectors")
