@@ -6,14 +6,43 @@ caller has proved holds every partial sum, and never wrap: the caller's bound co
 partial sum in every order (§8.2).
 """
 
-import numpy as np
-from numba import njit, prange
+import hashlib
+import os
+import sys
+from pathlib import Path
 
-__all__ = ["conv_acc", "conv_transpose_acc"]
+import numpy as np
+
+#: numba's cache, where any install can write (beside a non-editable install it may not):
+#: ``$XDG_CACHE_HOME/waiexport/numba``, ``~/.cache`` by default, unless NUMBA_CACHE_DIR says.
+CACHE = Path(os.environ.get("NUMBA_CACHE_DIR") or Path(
+    os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "waiexport" / "numba")
+os.environ.setdefault("NUMBA_CACHE_DIR", str(CACHE))
+
+from numba import __version__ as _numba, njit, prange  # noqa: E402  (reads the variable)
+
+__all__ = ["conv_acc", "conv_transpose_acc", "CACHE"]
+
+_MARK = CACHE / f"compiled-{_numba}-{hashlib.sha256(Path(__file__).read_bytes()).hexdigest()[:16]}"
+
+
+def _announced(kernel):
+    """``kernel``, saying on stderr, once, when it is about to be compiled on this install
+    (the first decode of a fresh install otherwise sits silent for a quarter of a minute)."""
+    def run(*args):
+        if not _MARK.exists():
+            print("waiexport: compiling the reference's integer kernels, once per install "
+                  "(about 20 s)...", file=sys.stderr, flush=True)
+        kernel(*args)
+        if not _MARK.exists():
+            CACHE.mkdir(parents=True, exist_ok=True)
+            _MARK.touch()
+    run.kernel = kernel
+    return run
 
 
 @njit(cache=True, parallel=True)
-def conv_acc(xp, w, sh, sw, groups, acc):  # pragma: no cover - compiled
+def _conv_acc(xp, w, sh, sw, groups, acc):  # pragma: no cover - compiled
     """``acc[o][y][x] = Σ w[o][ci][i][j] · xp[g·cg + ci][y·sh + i][x·sw + j]`` over a padded
     input ``xp``; one output row at a time, so the row stays in cache."""
     cout, cg, kh, kw = w.shape
@@ -40,7 +69,7 @@ def conv_acc(xp, w, sh, sw, groups, acc):  # pragma: no cover - compiled
 
 
 @njit(cache=True, parallel=True)
-def conv_transpose_acc(x, w, sh, sw, plane):  # pragma: no cover - compiled
+def _conv_transpose_acc(x, w, sh, sw, plane):  # pragma: no cover - compiled
     """The scatter form of §5.3: ``plane[o][u·sh + i][v·sw + j] += w[ci][o][i][j] · x[ci][u][v]``
     over the uncropped plane. Each output row is gathered from the input rows that reach it,
     its columns kept by phase (``j mod sw``) so every inner loop is contiguous."""
@@ -68,3 +97,7 @@ def conv_transpose_acc(x, w, sh, sw, plane):  # pragma: no cover - compiled
                 for k in range(npc):
                     if rx + k * sw < uw:
                         plane[o, y, rx + k * sw] = prow[rx, k]
+
+
+conv_acc = _announced(_conv_acc)
+conv_transpose_acc = _announced(_conv_transpose_acc)

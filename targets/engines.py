@@ -33,21 +33,13 @@ from waiexport.reference import Decoder, apply_policy, decode
 from waiexport.reference.arrays import fit
 
 from .descriptions import target
+from .errors import EngineFailure, EngineUnavailable, NotForEngine
 
 __all__ = ["Loaded", "ReferenceEngine", "OrtEngine", "OrtRuntime", "TosaRefEngine",
            "IreeCpuEngine", "engine", "run_session", "host_feed", "tosa_feed", "run_tosa",
            "EngineUnavailable", "NotForEngine", "EngineFailure", "ENGINES", "CPU"]
 
 CPU = "CPUExecutionProvider"
-
-
-class EngineUnavailable(Exception):
-    """The engine cannot run on this machine at all (a provider that is not installed)."""
-
-
-class NotForEngine(Exception):
-    """The engine cannot run this graph (a provider that takes not every node): the vector is
-    not for this engine, never a pass."""
 
 
 @dataclass
@@ -244,11 +236,6 @@ class OrtEngine:
                     for n in model.graph.node if n.name.startswith(f"op{op_index}/")]
         return Loaded(exp.graph, lambda i, s: run_session(exp.graph, main, i, s), run_all,
                       inside, main.placement)
-
-
-class EngineFailure(Exception):
-    """The engine ran and reported an error of its own (a status other than success): that
-    decode's failure, with the engine's message, never a pass."""
 
 
 @contextmanager

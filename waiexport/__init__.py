@@ -1,8 +1,19 @@
-"""waiexport: check, export and validate exact-integer networks (``wai-ops/1``)."""
+"""waiexport: check, export and validate exact-integer networks (``wai-ops/1``).
 
-from .graph import Graph, Input, Scalar, Tensor
-from .refusal import Refusal
-from .whg1 import read, write
+The names below are imported when first used, so a command that needs none of them (the
+command line's ``--help``, ``targets``) starts without networkx or numpy's graph machinery.
+"""
+
+from importlib import import_module
 
 __all__ = ["Graph", "Input", "Scalar", "Tensor", "Refusal", "read", "write", "__version__"]
 __version__ = "0.1.0"
+
+_WHERE = {"Graph": "graph", "Input": "graph", "Scalar": "graph", "Tensor": "graph",
+          "Refusal": "refusal", "read": "whg1", "write": "whg1"}
+
+
+def __getattr__(name: str):
+    if name in _WHERE:
+        return getattr(import_module(f".{_WHERE[name]}", __name__), name)
+    raise AttributeError(f"module 'waiexport' has no attribute {name!r}")

@@ -14,12 +14,8 @@ from pathlib import Path
 import click
 
 from . import __version__
-from .describe import describe, render_text
 from .jsonio import BadInput, ascii_text, dumps, parse_decode, tensor_json
-from .load import load
-from .report import render_check
 from .refusal import Refusal
-from .whg1 import read, write
 
 __all__ = ["main"]
 
@@ -74,16 +70,16 @@ def _folder(path: str) -> Path:
     return p
 
 
-def _load(path: str, as_json: bool = False, loader=read, capability: str | None = None):
+def _load(path: str, as_json: bool = False, loader=None, capability: str | None = None):
     """The bytes and what ``loader`` makes of them; a refusal prints one line (or
     ``{"refuse": code}`` with ``as_json``), in ``capability``'s codes when given, and exits 2;
     so does an engine that cannot take the graph."""
     from .capabilities import reported_code
-    from .targets.engines import NotForEngine
-    from .targets.onnx.lower import ExportError
+    from .targets.errors import ExportError, NotForEngine
+    from .whg1 import read
     data = _read(path)
     try:
-        return data, loader(data)
+        return data, (loader or read)(data)
     except Refusal as r:
         code = reported_code(capability, r.code)
         hint = " (a JSON file: 'waiexport lower int_synth FILE -o DIR' lowers an int_synth " \
@@ -146,6 +142,7 @@ def inspect(file, as_json):
     Exit status: 0 when it loads; 2 when it is refused or cannot be read.
     Example: waiexport inspect examples/tiny_synth.whg1
     """
+    from .describe import describe, render_text
     data, graph = _load(file)
     d = describe(graph, data)
     click.echo(dumps(d) if as_json else render_text(d, file))
@@ -267,6 +264,7 @@ def check(files, roles, capability, profile, subset, cert_path, set_sha256, targ
     Example: waiexport check synth.whg1 --target tosa
     """
     from .certificate import Member, certificate_bytes, certify
+    from .whg1 import read
 
     if roles and len(roles) != len(files):
         raise click.BadParameter(f"{len(roles)} roles for {len(files)} files", param_hint="--role")
@@ -277,6 +275,7 @@ def check(files, roles, capability, profile, subset, cert_path, set_sha256, targ
     members = []
     for name, path in zip(names, files):
         members.append(_load(path, as_json, lambda d, n=name: Member.of(n, d, read(d)))[1])
+    from .report import render_check
     try:
         cert = certify(members, capability=capability, set_sha256=set_sha256)
         blob = certificate_bytes(cert)
@@ -394,6 +393,7 @@ def rewrite(source, target_name, output, as_json):
     from .targets.exporter import fit, mapped
 
     tgt = _target(target_name)
+    from .load import load
     data, member = _load(source, as_json, load)
     outcome = rewrite_for(member.graph, tgt, Path(source).stem)
     _write(output, outcome.data)
@@ -702,7 +702,8 @@ def vectors_pack(target_name, directory, paths, as_json):
 
 def _engine(name: str, fallback: bool = False):
     """The engine called ``name``; an unknown or unavailable one ends in one line, exit 2."""
-    from .targets.engines import EngineUnavailable, engine
+    from .targets.engines import engine
+    from .targets.errors import EngineUnavailable
     try:
         return engine(name, fallback=fallback)
     except KeyError as e:
@@ -831,6 +832,7 @@ def lower(form, source, output, as_json):
         fail(source, r.code, r.where, r.detail)
     except OSError as e:
         fail(source, "unreadable", "-", e.strerror or str(e))
+    from .whg1 import write
     out = _folder(output)
     written = []
     for role, g in graphs.items():

@@ -4,17 +4,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ...errors import DoesNotFit, ExportError
 from ..emit import I32, I64, Emitter
 
 __all__ = ["LowerCtx", "wide", "narrow", "clip", "ExportError", "DoesNotFit"]
 
 
-class ExportError(ValueError):
-    """An operator this exporter cannot map exactly onto the target."""
-
-
-class DoesNotFit(ExportError):
-    """The graph, rewritten, still breaks a limit of the target that no mapping handles."""
 
 
 @dataclass

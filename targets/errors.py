@@ -1,0 +1,26 @@
+"""The ways an export or an engine says no, in one light module every part can import
+(the command line among them, without loading an exporter or a runtime)."""
+
+__all__ = ["ExportError", "DoesNotFit", "NotForEngine", "EngineUnavailable", "EngineFailure"]
+
+
+class ExportError(ValueError):
+    """An operator this exporter cannot map exactly onto the target."""
+
+
+class DoesNotFit(ExportError):
+    """The graph, rewritten, still breaks a limit of the target that no mapping handles."""
+
+
+class NotForEngine(Exception):
+    """The engine cannot run this graph (a provider that takes not every node): the vector is
+    not for this engine, never a pass."""
+
+
+class EngineUnavailable(Exception):
+    """The engine cannot run on this machine at all (a provider that is not installed)."""
+
+
+class EngineFailure(Exception):
+    """The engine ran and reported an error of its own (a status other than success): that
+    decode's failure, with the engine's message, never a pass."""

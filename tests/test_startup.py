@@ -1,0 +1,45 @@
+"""Start-up: the command line's help and targets import no heavy module, and numba's kernels
+compile once per install, into a cache any install can write, announced on the first run."""
+
+import json
+import os
+import subprocess
+import sys
+
+HEAVY = ("networkx", "onnx", "onnxruntime", "numba", "waiexport.reference")
+
+
+def test_help_and_targets_import_nothing_heavy():
+    code = ("import sys; from click.testing import CliRunner; from waiexport.cli import main; "
+            "[CliRunner().invoke(main, a) for a in (['--help'], ['targets', 'list'], "
+            "['targets', 'show', 'tosa'])]; "
+            f"print([m for m in {HEAVY!r} if m in sys.modules])")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout
+    assert out.strip() == "[]"
+
+
+DECODE = """
+import json, numpy as np
+from waiexport.builder import GraphBuilder, conv
+from waiexport.reference import decode
+from waiexport.reference.kernels import conv_acc
+b = GraphBuilder()
+b.output(b.op("conv", b.input(2, -5, 5), conv(np.ones((2, 2, 3, 3), int), pad=1)))
+decode(b.build(), [np.ones((2, 4, 4), int)], [])
+s = conv_acc.kernel.stats
+print(json.dumps({"hits": sum(s.cache_hits.values()), "misses": sum(s.cache_misses.values())}))
+"""
+
+
+def test_kernels_compile_once_into_the_user_cache(tmp_path):
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path)}
+    env.pop("NUMBA_CACHE_DIR", None)
+    runs = [subprocess.run([sys.executable, "-c", DECODE], capture_output=True, text=True,
+                           env=env, check=True) for _ in range(2)]
+    first, second = (json.loads(r.stdout.strip().splitlines()[-1]) for r in runs)
+    assert "compiling the reference's integer kernels" in runs[0].stderr
+    assert first["misses"] >= 1
+    assert "compiling" not in runs[1].stderr
+    assert second == {"hits": second["hits"], "misses": 0} and second["hits"] >= 1
+    assert any((tmp_path / "waiexport" / "numba").rglob("*.nbi"))
