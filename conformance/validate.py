@@ -169,7 +169,8 @@ def claim(engine, results: list[Outcome]) -> dict | None:
         return None
     describe = getattr(engine, "describe", None)
     ran = describe() if describe else {"packages": "not reported by the engine"}
-    subset = "wai-ops/1-npu" if engine.subset == "npu" else "wai-ops/1"
+    subset = "wai-ops/1-npu" if engine.subset == "npu" else \
+        "wai-ops/1-i32" if engine.profile == "acc32" else "wai-ops/1"
     return {
         "engine": engine.name, "profile": engine.profile, "subset": subset,
         "machine": ascii_text(machine()), **ran,

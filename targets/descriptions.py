@@ -44,6 +44,7 @@ class Target:
     max_in_channels: int = 0    # the most input channels a convolution takes (0: no limit)
     vela: str = ""              # Vela's --accelerator-config, for an Ethos-U NPU
     measured: str = ""          # where the limits come from
+    subset: str = "npu"         # the graphs it takes: npu (wai-ops/1-npu) or full (all acc32)
 
     @property
     def mult_range(self) -> tuple[int, int]:
@@ -92,11 +93,12 @@ class Target:
 TARGETS = {t.name: t for t in (
     Target(
         name="ort-cpu",
-        summary="onnxruntime's CPU execution provider, integer kernels only (our ONNX export)",
+        summary="onnxruntime's CPU execution provider, integer kernels only (our ONNX export): "
+                "acc32, all of wai-ops/1-i32",
         mac_bits=64, mac_signed=True, roundings=("floor", "half_up", "half_even"),
         shift_range=(0, 63), mult_bits=64, mult_signed=True, post_bias=True,
         transposed_conv=False, depth_to_space=CRD, padding=("zero", "replicate"),
-        table_lookup=True, row_select=True, state=True, engine="ort-cpu"),
+        table_lookup=True, row_select=True, state=True, engine="ort-cpu", subset="full"),
     Target(
         name="npu-int8",
         summary="a strict fixed-function unit: 8-bit MACs, one half_up requantisation pattern",

@@ -185,6 +185,7 @@ class OrtEngine:
                 f"it has {', '.join(available)}")
         self.provider, self.fallback = provider, fallback
         self.target = target(target_name)
+        self.subset = self.target.subset
         self.name = target_name if provider == CPU else f"ort:{provider}"
         self._cache: dict = {}
 

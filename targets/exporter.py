@@ -54,7 +54,7 @@ def export(data: bytes, target: Target, name: str = "graph") -> Export:
     ExportError
         When an operator cannot be mapped onto the target exactly.
     """
-    member = load(data, profile="acc32", subset="npu", name=name)
+    member = load(data, profile="acc32", subset=target.subset, name=name)
     outcome = rewrite_for(member.graph, target, name)
     unmapped = [f"{outcome.label(i)} ({op}): {limit}" for i, op, limits in outcome.remaining
                 for limit in limits if not mapped(limit)]
@@ -91,18 +91,18 @@ def fit(data: bytes, target: Target, name: str = "graph") -> Fit:
     Raises
     ------
     Refusal
-        When the graph is refused at load for a reason other than its verdict (§10.5).
+        When the graph is refused at load as a ``wai-ops/1`` graph at all (§10.5, against
+        ``acc64``): that is the file's refusal, not the target's.
     """
+    load(data, profile="acc64", subset="full", name=name)
     try:
         exp = export(data, target, name)
         if target.fmt == "tosa":
             probes = probe_inputs(exp.graph)
             if probes:
                 exp.tosa([tuple(x.shape) for x in probes[0][0]])
-    except Refusal as r:
-        if r.code != "model_mismatch" or r.where != "graph":
-            raise
-        return Fit(False, [r.detail])
+    except Refusal as r:   # the verdict against the target's profile and subset
+        return Fit(False, [f"{r.where}: {r.detail}"])
     except ExportError as e:
         return Fit(False, [str(e)])
     return Fit(True, [], exp)

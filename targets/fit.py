@@ -14,7 +14,7 @@ __all__ = ["limits"]
 def limits(op: Op, node: dict, g: Graph, t: Target) -> list[str]:
     """The limits of ``t`` that operator ``op`` (with its certificate entry ``node``) breaks."""
     out = []
-    if info(op.name).npu == "no":
+    if info(op.name).npu == "no" and t.subset == "npu":
         out.append(f"{op.name} is outside wai-ops/1-npu")
     if op.name == "conv_transpose" and not t.takes_transposed(op.params):
         if not t.transposed_conv:

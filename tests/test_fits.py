@@ -22,8 +22,9 @@ from test_lowering import ROOT
 def _graphs():
     out = {"tiny_synth": (ROOT / "examples" / "tiny_synth.whg1").read_bytes()}
     for form, src in (("int_synth", ROOT / "examples" / "int_synth.json"),
+                      ("int_synth", ROOT / "examples" / "int_synth_acc32_one_weight_past.json"),
                       ("jpegai", ROOT / "examples" / "jpegai")):
-        out.update({role: write(g) for role, g in lower_set(form, src)[0].items()})
+        out.update({f"{src.stem}:{role}": write(g) for role, g in lower_set(form, src)[0].items()})
     for path in files_under([CORPUS]):
         for v in read_vectors(path):
             if v["load"] == "ok" and "acc32" in v["profiles"]:
@@ -50,7 +51,7 @@ def test_every_command_agrees_on_fits(tmp_path, target, engines):
         except Refusal:
             continue
         seen[verdict] += 1
-        src = tmp_path / f"{name}.whg1"
+        src = tmp_path / f"{name.replace(':', '_')}.whg1"
         src.write_bytes(data)
         want = 0 if verdict else 1
         r = runner.invoke(main, ["rewrite", str(src), "--target", target, "-o",

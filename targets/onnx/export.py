@@ -80,7 +80,8 @@ def build_model(g: Graph, metadata: dict, expose: bool = False,
     from ..descriptions import DCR
     perms = _fold_depth_to_space(g, label) if target is not None and \
         target.depth_to_space == DCR else {}
-    ctx = LowerCtx(gb.tensors, scalars, g, target, perms)
+    ctx = LowerCtx(gb.tensors, scalars, g, target, perms,
+                   {n.op.index: n.result for n in gb.nodes})
     for op in g.ops:
         e.scope = f"op{op.index}"
         if op.name not in LOWER:

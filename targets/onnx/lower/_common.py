@@ -23,6 +23,7 @@ class LowerCtx:
     graph: object
     target: object = None
     perms: dict = field(default_factory=dict)
+    nodes: dict = field(default_factory=dict)   # each operator's certified intermediates
 
     def range_of(self, t: int) -> tuple[int, int]:
         return self.intervals[t]

@@ -1,11 +1,16 @@
-"""``crop`` (§5.10) with constant operands (the only ones in ``wai-ops/1-npu``): a ``Slice``."""
+"""``crop`` (§5.10): a ``Slice``, its window from the constants or, for a scalar operand,
+from the scalar's model input at run time (the host's run-time plan has already refused a
+window that does not fit, §4 run step 3)."""
 
-from ._common import ExportError
+from ..emit import I64
 
 
 def lower(e, op, ins, ctx):
     p = op.params
-    if any(o.kind for o in (p.y0, p.x0, p.h, p.w)):
-        raise ExportError("a crop with a scalar operand is outside wai-ops/1-npu")
-    return [e.slice(ins[0], [p.y0.value, p.x0.value],
-                    [p.y0.value + p.h.value, p.x0.value + p.w.value], [2, 3])]
+
+    def value(o):
+        return e.const([o.value], I64) if o.kind == 0 else ctx.scalars[o.value]
+    y0, x0 = value(p.y0), value(p.x0)
+    ends = [e.node("Add", [y0, value(p.h)]), e.node("Add", [x0, value(p.w)])]
+    return [e.slice(ins[0], e.node("Concat", [y0, x0], axis=0),
+                    e.node("Concat", ends, axis=0), [2, 3])]

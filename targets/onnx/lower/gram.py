@@ -1,0 +1,16 @@
+"""``gram`` (§5.9): per group, ``A·Bᵀ`` over every position as an int64 ``MatMul`` (exact on
+integers, measured; never ``ReduceSum``, which goes through double), then the rounding
+shift. The sums fit i32 (the graph meets acc32), so int64 never wraps."""
+
+from ..requant import requantise
+from ._common import narrow, wide
+
+
+def lower(e, op, ins, ctx):
+    c = ctx.graph.tensor(op.inputs[0]).channels
+    g, d = op.params.groups, c // op.params.groups
+    a, b = (e.reshape(wide(e, x), [g, d, -1]) for x in ins)
+    acc = e.node("MatMul", [a, e.node("Transpose", [b], perm=[0, 2, 1])])
+    acc = e.reshape(acc, [1, c, 1, d])
+    return [narrow(e, requantise(e, acc, round=op.params.rq.round,
+                                 shifts=[int(op.params.rq.shift[0])] * c))]
