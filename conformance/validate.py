@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 
-from waiexport.jsonio import BadInput, ascii_text
+from waiexport.jsonio import ascii_text
 from waiexport.refusal import Refusal
 from waiexport.targets.engines import EngineFailure, NotForEngine, machine
 from waiexport.targets.exporter import DoesNotFit

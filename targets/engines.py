@@ -21,7 +21,7 @@ import tempfile
 from collections import Counter
 from contextlib import contextmanager
 from dataclasses import dataclass
-from importlib import metadata
+from importlib import import_module, metadata
 from typing import Callable
 
 import numpy as np
@@ -354,9 +354,9 @@ class IreeCpuEngine(TosaRefEngine):
 
     def __init__(self):
         super().__init__()
-        try:
-            import iree.compiler  # noqa: F401  (availability, here rather than mid-run)
-            import iree.runtime  # noqa: F401
+        try:   # availability, here rather than mid-run
+            for module in ("iree.compiler", "iree.runtime"):
+                import_module(module)
         except ImportError:
             raise EngineUnavailable("IREE is not installed: pip install 'waiexport[iree]'") \
                 from None

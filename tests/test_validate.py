@@ -279,7 +279,7 @@ def test_no_int64_max_in_the_sign_split():
     # onnxruntime 1.24.1 computes int64 Max(x, 0) as 0 for x in [2^31, 2^32) (measured):
     # the export takes the max on int32 and forms x⁻ by a subtraction.
     from waiexport import write
-    from waiexport.builder import GraphBuilder, conv, rq
+    from waiexport.builder import GraphBuilder, conv
     from waiexport.targets.descriptions import target
     from waiexport.targets.exporter import export
     b = GraphBuilder()

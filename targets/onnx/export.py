@@ -20,6 +20,7 @@ from waiexport.bounds import certify_graph
 from waiexport.graph import Graph
 
 from .emit import I32, I64, Emitter
+from ..lowering import lower_ops
 from .lower import LOWER, DoesNotFit, ExportError, LowerCtx, clip
 
 __all__ = ["build_model", "every_node_model", "OPSET", "lowest_opset", "check_integer_only", "ExportError",
@@ -82,20 +83,9 @@ def build_model(g: Graph, metadata: dict, expose: bool = False,
         target.depth_to_space == DCR else {}
     ctx = LowerCtx(gb.tensors, scalars, g, target, perms,
                    {n.op.index: n.result for n in gb.nodes})
-    for op in g.ops:
-        e.scope = f"op{op.index}"
-        if op.name not in LOWER:
-            raise ExportError(f"{label(op.index)} ({op.name}) is outside wai-ops/1-npu")
-        try:
-            outs = LOWER[op.name](e, op, [names[t] for t in op.inputs], ctx)
-        except ExportError as err:
-            raise type(err)(f"{label(op.index)} ({op.name}): {err}") from None
-        for t, out in zip(op.outputs, outs):
-            rec = g.tensor(t)
-            if rec.policy == "check":
-                raise ExportError(f"{label(op.index)} ({op.name}): a check policy inside "
-                                  "the graph needs a refusal no accelerator can make (§9.2)")
-            names[t] = clip(e, out, rec.lo, rec.hi) if rec.policy == "clamp" else out
+    lower_ops(g, LOWER, e, ctx, names, label=label, fmt="ONNX",
+              clamp=lambda x, rec: clip(e, x, rec.lo, rec.hi),
+              before=lambda op: setattr(e, "scope", f"op{op.index}"))
     e.scope = "model"
     outputs = []
     for k, t in enumerate(g.outputs):

@@ -18,7 +18,7 @@ from waiexport.bounds import certify_graph
 from waiexport.graph import Graph
 from waiexport.plan import run_plan
 
-from ..onnx.lower import ExportError
+from ..lowering import lower_ops
 from .build import I32, TosaBuilder, narrowest
 from .lower import LOWER
 from .lower._common import clip
@@ -68,22 +68,9 @@ def build_tosa(g: Graph, shapes: list, scalars: list | tuple = (),
                   {n.op.index: n.result for n in gb.nodes}, g)
     names = {i.tensor: b.input(ctx.nhwc(i.tensor), ctx.storage(i.tensor)) for i in g.inputs}
     ctx.scalars = [b.input((1, 1, 1, 1), I32) for _ in g.scalars]
-    for op in g.ops:
-        if op.name not in LOWER:
-            raise ExportError(f"{label(op.index)} ({op.name}): no TOSA lowering in this "
-                              "exporter")
-        try:
-            outs = LOWER[op.name](b, op, [names[t] for t in op.inputs], ctx)
-        except ExportError as e:
-            raise type(e)(f"{label(op.index)} ({op.name}): {e}") from None
-        for t, out in zip(op.outputs, outs):
-            rec = g.tensor(t)
-            if rec.policy == "check":
-                raise ExportError(f"{label(op.index)} ({op.name}): a check policy inside "
-                                  "the graph needs a refusal no accelerator can make (§9.2)")
-            if rec.policy == "clamp":
-                out = clip(b, out, rec.lo, rec.hi)
-            names[t] = b.cast(out, ctx.storage(t))
+    lower_ops(g, LOWER, b, ctx, names, label=label, fmt="TOSA",
+              clamp=lambda x, rec: clip(b, x, rec.lo, rec.hi),
+              store=lambda t, x: b.cast(x, ctx.storage(t)))
     for t in g.outputs:
         b.output(names[t])
     return TosaModel(b.serialize(), b.inputs, b.outputs)

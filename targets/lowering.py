@@ -1,0 +1,32 @@
+"""What every format's exporter does with a graph's operators: each through its lowering in
+graph order, a failure named by the node, each output through its tensor's policy."""
+
+from __future__ import annotations
+
+from .errors import ExportError
+
+__all__ = ["lower_ops"]
+
+
+def lower_ops(g, table: dict, builder, ctx, names: dict, *, label, clamp, fmt: str,
+              store=lambda t, x: x, before=lambda op: None) -> dict:
+    """Lower every operator of ``g`` with ``table[name](builder, op, inputs, ctx)``, the
+    names of its inputs taken from (and its outputs added to) ``names``; ``clamp(x, rec)``
+    applies a ``clamp`` policy, ``store(t, x)`` keeps the result for tensor ``t``. A ``check``
+    policy inside the graph, an operator without a lowering, or a lowering's own refusal
+    raises :class:`ExportError` naming the node by ``label(index)``."""
+    for op in g.ops:
+        before(op)
+        if op.name not in table:
+            raise ExportError(f"{label(op.index)} ({op.name}): no {fmt} lowering")
+        try:
+            outs = table[op.name](builder, op, [names[t] for t in op.inputs], ctx)
+        except ExportError as e:
+            raise type(e)(f"{label(op.index)} ({op.name}): {e}") from None
+        for t, out in zip(op.outputs, outs):
+            rec = g.tensor(t)
+            if rec.policy == "check":
+                raise ExportError(f"{label(op.index)} ({op.name}): a check policy inside "
+                                  "the graph needs a refusal no accelerator can make (§9.2)")
+            names[t] = store(t, clamp(out, rec) if rec.policy == "clamp" else out)
+    return names
