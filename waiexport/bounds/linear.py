@@ -16,10 +16,12 @@ def _sign_sums(w: np.ndarray) -> tuple[list[int], list[int]]:
     """Per row of ``w`` (2-D), the sum of its positive and of its negative entries, exact."""
     if w.shape[1] == 0:
         return [0] * w.shape[0], [0] * w.shape[0]
-    pos, neg = np.where(w > 0, w, 0), np.where(w < 0, w, 0)
     if w.shape[1] * max(-int(w.min()), int(w.max())) >= 1 << 63:
-        pos, neg = pos.astype(object), neg.astype(object)
-    return [int(v) for v in pos.sum(axis=1)], [int(v) for v in neg.sum(axis=1)]
+        w = w.astype(object)
+    # S⁺ = (Σw + Σ|w|) / 2 and S⁻ = (Σw − Σ|w|) / 2, exactly: two passes, no masked copies
+    total, size = w.sum(axis=1), np.abs(w).sum(axis=1)
+    return [int(t + a) // 2 for t, a in zip(total, size)], \
+        [int(t - a) // 2 for t, a in zip(total, size)]
 
 
 def partial_sums(sat: Sat, iv: Iv, s_pos: int, s_neg: int, b: int, wmax: int) -> Iv:
