@@ -660,7 +660,7 @@ def vectors_check(directory, as_json):
 
 
 @vectors.command("pack")
-@click.option("--target", "target_name", required=True,
+@click.option("--target", "target_name", default="ort-cpu", show_default=True,
               help="The target whose models the pack holds (waiexport targets list).")
 @click.argument("directory")
 @click.argument("paths", nargs=-1)
