@@ -266,6 +266,11 @@ class TosaRefEngine:
     name, profile, subset = "tosa-ref", "acc32", "npu"
 
     def __init__(self):
+        try:   # availability, here rather than mid-run
+            import_module("tosa_reference_model")
+        except ImportError:
+            raise EngineUnavailable("tosa-tools is not installed: pip install "
+                                    "'waiexport[tosa]'") from None
         self.target = target("tosa")
         self._cache: dict = {}
 

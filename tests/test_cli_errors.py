@@ -97,3 +97,20 @@ def test_engine_lists_come_from_the_registry():
         assert all(name.split(":")[0] in text for name in ENGINES), (command, text)
     r = CliRunner().invoke(main, ["validate", "--engine", "nope"])
     assert all(name in r.output for name in ENGINES)
+
+
+def test_a_missing_optional_tool_is_one_line(tmp_path):
+    # as on a base install without the tosa extra: every tosa path says how to get it
+    import subprocess
+    import sys
+    code = ("import sys; sys.modules['tosa_serializer'] = None; "
+            "sys.modules['tosa_reference_model'] = None; "
+            "from waiexport.cli import main; main()")
+    for args in (["export", SYNTH.replace("int_synth.json", "tiny_synth.whg1"), "--target",
+                  "tosa", "-o", str(tmp_path / "m.tosa"), "--size", "4x4"],
+                 ["validate", "--engine", "tosa-ref"],
+                 ["check", G, "--target", "tosa"]):
+        r = subprocess.run([sys.executable, "-c", code, *args], capture_output=True,
+                           text=True)
+        assert r.returncode == 2 and "Traceback" not in r.stderr, (args, r.stderr)
+        assert "pip install 'waiexport[tosa]'" in r.stderr, (args, r.stderr)

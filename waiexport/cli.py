@@ -438,11 +438,15 @@ def _target(name: str):
 
 
 def _fit(path: str, fit, data: bytes, tgt):
-    """:func:`waiexport.targets.exporter.fit`, a load refusal ending in one line."""
+    """:func:`waiexport.targets.exporter.fit`, a load refusal or a missing tool ending in
+    one line."""
+    from .targets.errors import EngineUnavailable
     try:
         return fit(data, tgt, Path(path).stem)
     except Refusal as r:
         fail(path, r.code, r.where, r.detail)
+    except EngineUnavailable as e:
+        fail(path, "unavailable", tgt.name, str(e))
 
 
 def _size(text: str) -> tuple[int, int]:
@@ -485,11 +489,20 @@ def export(graph, target_name, output, sizes, as_json):
     does not fit, cannot be mapped, or the self-check differs; 2 when GRAPH is refused at load.
     Example: waiexport export hs_y.whg1 --target tosa --size 16x16 -o hs_y.tosa
     """
-    from .targets.exporter import export as export_graph, self_check
-    from .targets.onnx.export import ExportError
+    from .targets.errors import EngineUnavailable
 
     tgt = _target(target_name)
     data, _ = _load(graph)
+    try:
+        _export(graph, tgt, data, output, sizes, as_json)
+    except EngineUnavailable as e:
+        fail(graph, "unavailable", tgt.name, str(e))
+
+
+def _export(graph: str, tgt, data: bytes, output: str, sizes, as_json: bool) -> None:
+    """The body of ``export``, once GRAPH has loaded: exits."""
+    from .targets.errors import ExportError
+    from .targets.exporter import export as export_graph, self_check
     try:
         exp = export_graph(data, tgt, Path(graph).stem)
     except Refusal as r:

@@ -23,7 +23,12 @@ class TosaBuilder:
     """One TOSA 1.0 graph: :meth:`input` in feed order, :meth:`op`, :meth:`output`."""
 
     def __init__(self):
-        import tosa_serializer as ts
+        try:
+            import tosa_serializer as ts
+        except ImportError:
+            from ..errors import EngineUnavailable
+            raise EngineUnavailable("tosa-tools is not installed: pip install "
+                                    "'waiexport[tosa]'") from None
         self.ts = ts
         self.ser = ts.TosaSerializer("", targetMinor=0, targetDraft=False)
         self.types: dict = {}           # tensor name → (shape, dtype)
