@@ -51,13 +51,10 @@ def _npy(a: np.ndarray) -> bytes:
 def make_pack(target, files: list[Path], out: Path, progress=None) -> dict:
     """Write the pack for ``target`` of the vectors in ``files`` under ``out``; returns the
     manifest. A vector the target cannot take is listed, with the reason, as not packed."""
-    from waiexport.reference import Decoder
-    from waiexport.targets.engines import host_feed, tosa_feed
     from waiexport.targets.exporter import fit
 
-    onnx_model = target.fmt == "onnx"
     manifest = {"format": FORMAT, "target": target.name,
-                "layout": "NCHW [1, C, H, W]" if onnx_model else "NHWC [1, H, W, C]",
+                "layout": "NCHW [1, C, H, W]" if target.fmt == "onnx" else "NHWC [1, H, W, C]",
                 "vector_files": [], "vectors": [], "not_packed": []}
     for path in files:
         raw = path.read_bytes()
@@ -82,57 +79,58 @@ def make_pack(target, files: list[Path], out: Path, progress=None) -> dict:
                 manifest["not_packed"].append({**where,
                                                "reason": ascii_text("; ".join(verdict.reasons))})
                 continue
-            exp = verdict.export
-            g = exp.graph
-            seq = Decoder(exp.source)
-            entry = {**where, "file_sha256": _sha(raw), "graph_sha256": _sha(v["graph_bytes"]),
-                     "decodes": []}
-            last_ok = None
-            for k, (inputs, scalars) in enumerate(vector_inputs(v, g)):
-                try:
-                    every = seq.inputs(inputs)
-                    feed = host_feed(g, every, scalars)
-                except Refusal as r:
-                    entry["decodes"].append({"host_refuses": r.code})
-                    continue
-                d = {"inputs": [], "outputs": [], "state": []}
-                if onnx_model:
-                    model = exp.model.SerializeToString()
-                    d["model"] = _save(out, f"models/{v['id']}.onnx", model)
-                    arrays = dict(feed)
-                    outs = [(f"out{j}", np.int32, (1, g.tensor(t).channels))
-                            for j, t in enumerate(g.outputs)]
-                else:
-                    m = exp.tosa([tuple(x.shape) for x in every])
-                    tag = "_".join(f"{x.shape[1]}x{x.shape[2]}" for x in every[:1])
-                    d["model"] = _model_for(target, m, out, f"{v['id']}_{tag}")
-                    arrays = dict(zip(feed, tosa_feed(g, m, every, scalars)))
-                    outs = [(f"out{j}", np.dtype(dtype).type, shape)
-                            for j, (shape, dtype) in enumerate(m.outputs)]
-                d["order"] = list(arrays)   # the model's inputs, in the order it takes them
-                state_names = [n for n in arrays if n.startswith("state")]
-                for name, a in arrays.items():
-                    if name in state_names and last_ok is not None:
-                        src = g.inputs[[i for i in range(len(g.inputs))
-                                        if g.inputs[i].kind == "state"][
-                            state_names.index(name)]].src
-                        d["state"].append({"name": name, "from_decode": last_ok,
-                                           "output": f"out{src}"})
-                        continue
-                    d["inputs"].append({"name": name, "dtype": str(a.dtype),
-                                        "shape": list(a.shape),
-                                        **_save(out, f"inputs/{v['id']}/{k}/{name}.npy",
-                                                _npy(a))})
-                planned = seq.step(inputs, scalars)   # the shapes the outputs take; the state
-                for (name, dtype, shape), o in zip(outs, planned):
-                    d["outputs"].append({"name": name, "dtype": np.dtype(dtype).name,
-                                         "shape": _out_shape(onnx_model, o.shape),
-                                         "path": f"outputs/{v['id']}/{k}/{name}.npy"})
-                last_ok = k
-                entry["decodes"].append(d)
-            manifest["vectors"].append(entry)
+            manifest["vectors"].append(
+                {**where, "file_sha256": _sha(raw), "graph_sha256": _sha(v["graph_bytes"]),
+                 "decodes": _pack_decodes(target, verdict.export, v, out)})
     (out / "manifest.json").write_text(dumps(manifest) + "\n")
     return manifest
+
+
+def _pack_decodes(target, exp, v: dict, out: Path) -> list:
+    """One vector's decodes as the pack holds them: each decode's model, its inputs only
+    (a state input after the first completed decode comes from that decode's output), where
+    its outputs go, or the host's refusal. The source graph's reference carries the state
+    and plans the output shapes; its values are not written."""
+    from waiexport.reference import Decoder
+    from waiexport.targets.engines import host_feed, tosa_feed
+    g, onnx_model = exp.graph, target.fmt == "onnx"
+    state_src = {f"state{k}": inp.src
+                 for k, inp in enumerate(i for i in g.inputs if i.kind == "state")}
+    onnx_file = _save(out, f"models/{v['id']}.onnx", exp.model.SerializeToString()) \
+        if onnx_model else None
+    seq, last_ok, decodes = Decoder(exp.source), None, []
+    for k, (inputs, scalars) in enumerate(vector_inputs(v, g)):
+        try:
+            every = seq.inputs(inputs)
+            feed = host_feed(g, every, scalars)
+        except Refusal as r:
+            decodes.append({"host_refuses": r.code})
+            continue
+        d = {"inputs": [], "outputs": [], "state": []}
+        if onnx_model:
+            d["model"], arrays = onnx_file, dict(feed)
+            types = [np.int32] * len(g.outputs)
+        else:
+            m = exp.tosa([tuple(x.shape) for x in every])
+            d["model"] = _model_for(target, m, out, f"{v['id']}_{every[0].shape[1]}x"
+                                                     f"{every[0].shape[2]}")
+            arrays = dict(zip(feed, tosa_feed(g, m, every, scalars)))
+            types = [np.dtype(dtype).type for _, dtype in m.outputs]
+        d["order"] = list(arrays)   # the model's inputs, in the order it takes them
+        for name, a in arrays.items():
+            if name in state_src and last_ok is not None:
+                d["state"].append({"name": name, "from_decode": last_ok,
+                                   "output": f"out{state_src[name]}"})
+                continue
+            d["inputs"].append({"name": name, "dtype": str(a.dtype), "shape": list(a.shape),
+                                **_save(out, f"inputs/{v['id']}/{k}/{name}.npy", _npy(a))})
+        for j, (dtype, o) in enumerate(zip(types, seq.step(inputs, scalars))):
+            d["outputs"].append({"name": f"out{j}", "dtype": np.dtype(dtype).name,
+                                 "shape": _out_shape(onnx_model, o.shape),
+                                 "path": f"outputs/{v['id']}/{k}/out{j}.npy"})
+        last_ok = k
+        decodes.append(d)
+    return decodes
 
 
 def _out_shape(onnx_model: bool, chw: tuple) -> list:
