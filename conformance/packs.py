@@ -57,9 +57,10 @@ def make_pack(target, files: list[Path], out: Path, progress=None) -> dict:
                 "layout": "NCHW [1, C, H, W]" if target.fmt == "onnx" else "NHWC [1, H, W, C]",
                 "vector_files": [], "vectors": [], "not_packed": []}
     for path in files:
+        vectors = read_vectors(path)     # BadInput names a file that cannot be read
         raw = path.read_bytes()
         manifest["vector_files"].append({"path": str(path.resolve()), "sha256": _sha(raw)})
-        for v in read_vectors(path):
+        for v in vectors:
             if progress:
                 progress(1)
             where = {"file": path.stem, "id": v["id"]}
@@ -177,6 +178,16 @@ def _problem(errors: list, what: str) -> None:
 
 
 def judge(pack: Path, results: Path) -> tuple[list[Outcome], PackEngine, list[str]]:
+    """The outcomes of the results under ``results`` for the pack at ``pack`` (see
+    :func:`_judge`); a manifest with a member missing or of the wrong kind is ``BadInput``."""
+    try:
+        return _judge(pack, results)
+    except (KeyError, TypeError, IndexError, AttributeError) as e:
+        raise BadInput(f"{pack}/manifest.json: not a {FORMAT} manifest: "
+                       f"{type(e).__name__} {str(e)[:100]}") from None
+
+
+def _judge(pack: Path, results: Path) -> tuple[list[Outcome], PackEngine, list[str]]:
     """The outcomes of the results under ``results`` for the pack at ``pack``, the engine
     that stands for them, and every result-file problem (missing, extra, mis-shaped,
     mistyped), one line each. ``BadInput`` when the pack is not one, or its vector files no

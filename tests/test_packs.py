@@ -127,3 +127,14 @@ def test_an_ethos_u_pack_holds_vela_s_models(tmp_path):
     model = m["vectors"][0]["decodes"][0]["model"]
     assert model["path"].endswith("_vela.tflite") and (tmp_path / model["path"]).exists()
     assert m["layout"].startswith("NHWC")
+
+
+def test_a_tampered_manifest_is_one_line(pack, tmp_path):
+    out, _ = pack
+    work = tmp_path / "p"
+    shutil.copytree(out, work)
+    m = json.loads((work / "manifest.json").read_text())
+    m["vectors"][0]["id"] = "no_such_vector"
+    (work / "manifest.json").write_text(json.dumps(m))
+    r = _validate(work)
+    assert r.exit_code == 2 and "Traceback" not in r.output and "manifest" in r.output
