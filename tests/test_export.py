@@ -273,3 +273,20 @@ def test_requantisation_recipe_at_the_int64_extremes(mode, s):
     session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
     got = session.run(None, {"p": np.array(values, dtype=np.int64).reshape(1, 1, 1, -1)})[0]
     assert got.reshape(-1).tolist() == [r_round(v, s, mode) for v in values]
+
+
+@pytest.mark.parametrize("mode", ["floor", "half_up", "half_even"])
+@pytest.mark.parametrize("s", [1, 15, 30])
+def test_the_int32_requantisation_at_the_i32_ends(mode, s):
+    # t in i32 with p + 2^(s−1) still in i32: the recipe runs in int32 (no Cast to int64)
+    half = 1 << (s - 1)
+    lo, hi = -(2**31), 2**31 - 1 - half
+    b = GraphBuilder()
+    b.output(b.op("rescale", b.input(1, lo, hi), P.Rescale(rq(shift=s, round=mode))))
+    g = b.build()
+    model = export(write(g), ORT).model
+    assert not any(n.op_type == "Cast" and n.attribute[0].i == TensorProto.INT64
+                   for n in model.graph.node)
+    ties = [k * (1 << s) + half for k in (-3, -1, 0, 2)]
+    values = [lo, hi, -1, 0, 1, *ties, *(t - 1 for t in ties), *(t + 1 for t in ties)]
+    same(write(g), [np.array([[values]])], [])

@@ -64,7 +64,7 @@ def _chunk(cg: int, taps: int, x_top: int, w_top: int) -> int:
 
 
 def conv_sum(e: Emitter, x: str, x_range: tuple[int, int], w: np.ndarray, *, groups: int,
-             strides: tuple, pads: tuple) -> str:
+             strides: tuple, pads: tuple, dtype: int = I64) -> str:
     """``Σ w·x̃`` of a (grouped) convolution as an int64 ``[1, cout, Ho, Wo]`` tensor.
     ``w`` is ``[cout, cin/groups, kh, kw]``; ``pads`` are ONNX's (top, left, bottom, right)."""
     cout, cg, kh, kw = w.shape
@@ -83,7 +83,7 @@ def conv_sum(e: Emitter, x: str, x_range: tuple[int, int], w: np.ndarray, *, gro
         zero = e.node("ConvInteger", [e.cast(e.node("Mul", [x, e.const(0, I32)]), U8),
                                       e.const(np.zeros_like(w), U8, "w")],
                       group=groups, strides=list(strides), pads=list(pads), kernel_shape=[kh, kw])
-        return e.cast(zero, I64)
+        return e.cast(zero, dtype)
     if all(abs(scale) == 1 for scale, _ in sums) and chunks == {cg}:
         # One digit each: every running total is a signed sum of whole sign-pair sums, a
         # subset sum of the certified terms, so it stays in int32 (the graph meets acc32).
@@ -92,14 +92,14 @@ def conv_sum(e: Emitter, x: str, x_range: tuple[int, int], w: np.ndarray, *, gro
             total = acc if total is None and scale == 1 else e.node(
                 "Add" if scale == 1 else "Sub",
                 [total if total is not None else e.const(0, I32), acc])
-        return e.cast(total, I64)
+        return total if dtype == I32 else e.cast(total, I64)
     total = None
     for scale, acc in sums:
         term = e.cast(acc, I64)
         if scale != 1:
             term = e.node("Mul", [term, e.const(scale, I64)])
         total = term if total is None else e.node("Add", [total, term])
-    return total
+    return e.cast(total, I32) if dtype == I32 else total
 
 
 def _support(w: np.ndarray, pads: tuple) -> list[tuple]:
@@ -119,15 +119,17 @@ def _support(w: np.ndarray, pads: tuple) -> list[tuple]:
 
 
 def mac_sum(e: Emitter, x: str, x_range: tuple[int, int], w: np.ndarray, target, *,
-            groups: int, strides: tuple, pads: tuple) -> str:
-    """The convolution sum on the target's MAC array. Output channels whose kernels share
+            groups: int, strides: tuple, pads: tuple, dtype: int = I64) -> str:
+    """The convolution sum on the target's MAC array, as ``dtype`` (int32 only where the
+    caller knows the sum fits, as every acc32 sum does). Output channels whose kernels share
     all-zero border rows or columns (the phase form's missing taps, §9.3) are summed
     together on the trimmed kernel, the padding reduced to match, so no zero tap is
     multiplied; zero weights add zero terms, so the sums are the same integers."""
     trims = _support(w, pads) if groups == 1 else [(0, 0, 0, 0)] * w.shape[0]
     kinds = sorted(set(trims))
     if len(kinds) == 1 and kinds[0] == (0, 0, 0, 0):
-        return _mac_sum(e, x, x_range, w, target, groups=groups, strides=strides, pads=pads)
+        return _mac_sum(e, x, x_range, w, target, groups=groups, strides=strides, pads=pads,
+                        dtype=dtype)
     parts, order = [], []
     _, _, kh, kw = w.shape
     for top, bottom, left, right in kinds:
@@ -135,7 +137,7 @@ def mac_sum(e: Emitter, x: str, x_range: tuple[int, int], w: np.ndarray, target,
         sub = w[idx][:, :, top:kh - bottom, left:kw - right]
         parts.append(_mac_sum(e, x, x_range, sub, target, groups=1, strides=strides,
                               pads=(pads[0] - top, pads[1] - left, pads[2] - bottom,
-                                    pads[3] - right)))
+                                    pads[3] - right), dtype=dtype))
         order += idx
     joined = parts[0] if len(parts) == 1 else e.node("Concat", parts, axis=1)
     inverse = np.argsort(order)
@@ -143,12 +145,12 @@ def mac_sum(e: Emitter, x: str, x_range: tuple[int, int], w: np.ndarray, target,
 
 
 def _mac_sum(e: Emitter, x: str, x_range: tuple[int, int], w: np.ndarray, target, *,
-             groups: int, strides: tuple, pads: tuple) -> str:
+             groups: int, strides: tuple, pads: tuple, dtype: int) -> str:
     """One sum: one s8×s8 ``ConvInteger`` for a target of 8-bit operands (the rewrite
     pipeline has checked they fit), else :func:`conv_sum`."""
     if target is not None and target.mac_bits == 8:
         kh, kw = w.shape[2:]
-        return e.cast(e.node("ConvInteger", [e.cast(x, I8), e.const(w, I8, "w")], group=groups,
-                             strides=list(strides), pads=list(pads), kernel_shape=[kh, kw]),
-                      I64)
-    return conv_sum(e, x, x_range, w, groups=groups, strides=strides, pads=pads)
+        acc = e.node("ConvInteger", [e.cast(x, I8), e.const(w, I8, "w")], group=groups,
+                     strides=list(strides), pads=list(pads), kernel_shape=[kh, kw])
+        return acc if dtype == I32 else e.cast(acc, I64)
+    return conv_sum(e, x, x_range, w, groups=groups, strides=strides, pads=pads, dtype=dtype)

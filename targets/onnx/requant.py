@@ -11,22 +11,23 @@ from __future__ import annotations
 
 import numpy as np
 
-from .emit import BOOL, I64, Emitter
+from .emit import BOOL, I32, I64, Emitter
 
-__all__ = ["floor_shift", "requantise", "rq_args", "channel_const"]
+__all__ = ["floor_shift", "requantise", "rq_args", "channel_const", "width"]
 
 
-def channel_const(e: Emitter, values, hint: str) -> str:
-    """Per-channel values as an int64 ``[1, C, 1, 1]`` constant (a scalar when all agree)."""
+def channel_const(e: Emitter, values, hint: str, dtype: int = I64) -> str:
+    """Per-channel values as a ``[1, C, 1, 1]`` constant (a scalar when all agree)."""
     values = [int(v) for v in np.ravel(values)]
     if len(set(values)) == 1:
-        return e.const(values[0], I64, hint)
-    return e.const(np.array(values).reshape(1, -1, 1, 1), I64, hint)
+        return e.const(values[0], dtype, hint)
+    return e.const(np.array(values).reshape(1, -1, 1, 1), dtype, hint)
 
 
-def floor_shift(e: Emitter, p: str, shifts: list[int]) -> tuple[str, str]:
-    """``(⌊p / 2^s⌋, p mod 2^s)`` for per-channel shifts ``s ∈ 0..63``."""
-    first = channel_const(e, [1 << min(s, 62) for s in shifts], "pow2")
+def floor_shift(e: Emitter, p: str, shifts: list[int], dtype: int = I64) -> tuple[str, str]:
+    """``(⌊p / 2^s⌋, p mod 2^s)`` for per-channel shifts ``s ∈ 0..63`` (``0..30`` on int32,
+    where ``2^s`` must be an int32)."""
+    first = channel_const(e, [1 << min(s, 62) for s in shifts], "pow2", dtype)
     r = e.node("Mod", [p, first], fmod=0)
     q = e.node("Div", [e.node("Sub", [p, r]), first])
     if max(shifts) <= 62:
@@ -37,31 +38,50 @@ def floor_shift(e: Emitter, p: str, shifts: list[int]) -> tuple[str, str]:
     return q, e.node("Add", [r, e.node("Mul", [r2, first])])
 
 
-def _round(e: Emitter, p: str, shifts: list[int], mode: str) -> str:
+def _round(e: Emitter, p: str, shifts: list[int], mode: str, dtype: int) -> str:
     if mode == "floor":
-        return floor_shift(e, p, shifts)[0]
-    half = channel_const(e, [(1 << (s - 1)) if s else 0 for s in shifts], "half")
+        return floor_shift(e, p, shifts, dtype)[0]
+    half = channel_const(e, [(1 << (s - 1)) if s else 0 for s in shifts], "half", dtype)
     if mode == "half_up":
-        return floor_shift(e, e.node("Add", [p, half]), shifts)[0]
-    q, r = floor_shift(e, p, shifts)
-    odd = e.node("Equal", [e.node("Mod", [q, e.const(2, I64)], fmod=0), e.const(1, I64)])
+        return floor_shift(e, e.node("Add", [p, half]), shifts, dtype)[0]
+    q, r = floor_shift(e, p, shifts, dtype)
+    odd = e.node("Equal", [e.node("Mod", [q, e.const(2, dtype)], fmod=0), e.const(1, dtype)])
     tie = e.node("And", [e.node("Equal", [r, half]), odd])
     up = e.node("Or", [e.node("Greater", [r, half]), tie])
     up = e.node("And", [up, e.const(np.array([s > 0 for s in shifts]).reshape(1, -1, 1, 1)
                                     if len(set(shifts)) > 1 else shifts[0] > 0, BOOL)])
-    return e.node("Add", [q, e.cast(up, I64)])
+    return e.node("Add", [q, e.cast(up, dtype)])
 
 
 def requantise(e: Emitter, v: str, *, round: str, shifts: list[int], mult=None, pre=None,
-               post=None) -> str:
-    """``y = R_round((v + pre)·mult, shifts) + post`` (§5.1) on an int64 tensor ``v``:
-    ``mult`` a per-channel list or a tensor name, ``pre``/``post`` per-channel lists."""
+               post=None, dtype: int = I64) -> str:
+    """``y = R_round((v + pre)·mult, shifts) + post`` (§5.1) on a ``dtype`` tensor ``v``
+    (int64, or int32 where :func:`width` proves every value fits): ``mult`` a per-channel
+    list or a tensor name, ``pre``/``post`` per-channel lists."""
     if pre is not None:
-        v = e.node("Add", [v, channel_const(e, pre, "bias")])
+        v = e.node("Add", [v, channel_const(e, pre, "bias", dtype)])
     if mult is not None:
-        v = e.node("Mul", [v, mult if isinstance(mult, str) else channel_const(e, mult, "mult")])
-    q = _round(e, v, shifts, round)
-    return q if post is None else e.node("Add", [q, channel_const(e, post, "bias")])
+        v = e.node("Mul", [v, mult if isinstance(mult, str) else
+                           channel_const(e, mult, "mult", dtype)])
+    q = _round(e, v, shifts, round, dtype)
+    return q if post is None else e.node("Add", [q, channel_const(e, post, "bias", dtype)])
+
+
+def width(result, args: dict) -> int:
+    """int32 where the certificate's intervals of ``rq.t``, ``rq.p`` (which covers
+    ``p + 2^(s−1)``), ``rq.q`` and ``rq.y`` fit i32, every shift is at most 30 and every bias
+    and multiplier fits: the whole recipe then stays in int32 (§6: a value may be formed in
+    any width that holds its certified interval); int64 otherwise."""
+    if result is None:
+        return I64
+    lo, hi = -(1 << 31), (1 << 31) - 1
+    ivs = [result.intermediates.get(k) for k in ("rq.t", "rq.p", "rq.q", "rq.y")]
+    params = [v for key in ("mult", "pre", "post") if isinstance(args.get(key), list)
+              for v in args[key]]
+    if any(iv is None or iv[0] < lo or iv[1] > hi for iv in ivs) or max(args["shifts"]) > 30 \
+            or any(not lo <= v <= hi for v in params) or isinstance(args.get("mult"), str):
+        return I64
+    return I32
 
 
 def rq_args(rq, channels: int) -> dict:

@@ -5,8 +5,9 @@ per-channel parameters alike."""
 
 import numpy as np
 
+from ..emit import I32
 from ..mac import mac_sum
-from ..requant import requantise, rq_args
+from ..requant import requantise, rq_args, width
 from ._common import narrow
 
 
@@ -16,6 +17,8 @@ def lower(e, op, ins, ctx):
     w = p.weights[perm]
     args = {k: [v[i] for i in perm] if isinstance(v, list) else v
             for k, v in rq_args(p.rq, p.cout).items()}
+    dtype = width(ctx.nodes.get(op.index), args)
     acc = mac_sum(e, ins[0], ctx.range_of(op.inputs[0]), w, ctx.target, groups=p.groups,
-                  strides=(p.sh, p.sw), pads=(p.ph, p.pw, p.ph, p.pw))
-    return [narrow(e, requantise(e, acc, **args))]
+                  strides=(p.sh, p.sw), pads=(p.ph, p.pw, p.ph, p.pw), dtype=dtype)
+    y = requantise(e, acc, **args, dtype=dtype)
+    return [y if dtype == I32 else narrow(e, y)]

@@ -1,9 +1,13 @@
 """``rescale`` (§5.4): the requantisation recipe on each element."""
 
-from ..requant import requantise, rq_args
+from ..emit import I32
+from ..requant import requantise, rq_args, width
 from ._common import narrow, wide
 
 
 def lower(e, op, ins, ctx):
     c = ctx.graph.tensor(op.inputs[0]).channels
-    return [narrow(e, requantise(e, wide(e, ins[0]), **rq_args(op.params.rq, c)))]
+    args = rq_args(op.params.rq, c)
+    if width(ctx.nodes.get(op.index), args) == I32:
+        return [requantise(e, ins[0], **args, dtype=I32)]
+    return [narrow(e, requantise(e, wide(e, ins[0]), **args))]
