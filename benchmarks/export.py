@@ -46,10 +46,10 @@ def compare(label: str, g, inputs, macs: int, repeat: int) -> None:
                                                run_session(exp.graph, session, inputs, [])))
     t_ref = median_time(lambda: decode(g, inputs, []), repeat)
     t_ort = median_time(lambda: run_session(exp.graph, session, inputs, []), repeat)
-    n_conv = sum(n.op_type == "ConvInteger" for n in exp.model.graph.node)
+    n_conv = sum(n.op_type in ("ConvInteger", "MatMulInteger") for n in exp.model.graph.node)
     print(f"{label}: onnxruntime {t_ort * 1e3:.0f} ms, reference {t_ref * 1e3:.0f} ms, "
           f"reference/onnxruntime = {t_ref / t_ort:.1f}×; {macs / t_ort / 1e9:.1f} G useful "
-          f"MAC/s ({n_conv} ConvInteger nodes), peak estimate {peak_macs() / 1e9:.0f} G MAC/s "
+          f"MAC/s ({n_conv} ConvInteger / MatMulInteger nodes), peak estimate {peak_macs() / 1e9:.0f} G MAC/s "
           f"= {macs / t_ort / peak_macs():.1%}")
 
 

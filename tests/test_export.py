@@ -101,7 +101,9 @@ def test_one_int8_kernel_sums_every_channel_it_can():
                   conv(rng.integers(-128, 128, (1, 8192, 3, 3)), rq=rq(shift=16))))
     g = b.build()
     model = export(write(g), ORT).model
-    assert sum(n.op_type == "ConvInteger" for n in model.graph.node) == 4
+    kernels = [n.op_type for n in model.graph.node if n.op_type in ("ConvInteger",
+                                                                   "MatMulInteger")]
+    assert kernels in (["MatMulInteger"] * 2, ["ConvInteger"] * 4)   # u8×s8, else u8×u8
     same(write(g), [np.full((8192, 3, 3), -128)], [])
     same(write(g), [rng.integers(-128, 128, (8192, 3, 3))], [])
 
@@ -290,3 +292,34 @@ def test_the_int32_requantisation_at_the_i32_ends(mode, s):
     ties = [k * (1 << s) + half for k in (-3, -1, 0, 2)]
     values = [lo, hi, -1, 0, 1, *ties, *(t - 1 for t in ties), *(t + 1 for t in ties)]
     same(write(g), [np.array([[values]])], [])
+
+
+def test_a_kernel_that_fails_the_probe_is_not_used(monkeypatch):
+    # a double of onnxruntime's u8×s8 kernel that saturates: the export falls back to
+    # u8×u8 ConvInteger and stays exact; the claim says what was probed
+    import waiexport.targets.onnx.mac as mac
+    from waiexport.targets.engines import OrtEngine
+    rng = np.random.default_rng(6)
+    b = GraphBuilder()
+    b.output(b.op("conv", b.input(4, -128, 127), conv(rng.integers(-128, 128, (3, 4, 3, 3)),
+                                                      pad=1, rq=rq(shift=6))))
+    g = b.build()
+    ops = {n.op_type for n in export(write(g), ORT).model.graph.node}
+    assert ("MatMulInteger" in ops) == mac.u8s8_exact()
+    monkeypatch.setattr(mac, "u8s8_exact", lambda: False)
+    ops = {n.op_type for n in export(write(g), ORT).model.graph.node}
+    assert "MatMulInteger" not in ops and "ConvInteger" in ops
+    same(write(g), [np.full((4, 5, 5), -128)], [])
+    same(write(g), [rng.integers(-128, 128, (4, 5, 5))], [])
+    assert "u8 x u8 ConvInteger" in OrtEngine().describe()["probed"]
+
+
+def test_the_u8_s8_path_at_the_int16_pair_ends():
+    # sign parts of 128 and 127 against weights of -128 and 127: every pair sum at its end
+    for wv in (-128, 127):
+        b = GraphBuilder()
+        b.output(b.op("conv", b.input(8, -128, 127), conv(np.full((2, 8, 3, 3), wv), pad=1)))
+        g = b.build()
+        for xv in (-128, 127):
+            same(write(g), [np.full((8, 4, 4), xv)], [])
+        same(write(g), [np.where(np.arange(128).reshape(8, 4, 4) % 2, -128, 127)], [])

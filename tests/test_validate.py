@@ -102,7 +102,8 @@ def test_the_new_vectors_drive_one_kernel_past_2_24_and_2_30():
             continue
         exp = export(v["graph_bytes"], target("ort-cpu"))
         model = every_node_model(exp.model)
-        convs = [n.output[0] for n in model.graph.node if n.op_type == "ConvInteger"]
+        convs = [n.output[0] for n in model.graph.node
+                 if n.op_type in ("ConvInteger", "MatMulInteger")]
         [(inputs, scalars)] = vector_inputs(v, exp.graph)
         values = ReferenceEvaluator(model).run(convs, host_feed(exp.graph, inputs, scalars))
         largest[v["id"]] = max(int(np.abs(a.astype(np.int64)).max()) for a in values)
@@ -144,12 +145,15 @@ def test_ties_are_counted_only_where_the_engine_took_the_other_rounding():
     assert "on_a_tie" not in r.diffs[0]["located"]["found"]  # floor: ties do not matter
 
 
+KERNELS = ("ConvInteger", "MatMulInteger")
+
+
 class PoisonedRuntime(OrtRuntime):
-    """onnxruntime whose first ``ConvInteger`` adds 1 to each element it sums."""
+    """onnxruntime whose first integer kernel adds 1 to each element it sums."""
 
     def session(self, model, provider, fallback):
         m = onnx.load_from_string(model)
-        k, node = next((k, n) for k, n in enumerate(m.graph.node) if n.op_type == "ConvInteger")
+        k, node = next((k, n) for k, n in enumerate(m.graph.node) if n.op_type in KERNELS)
         out = node.output[0]
         node.output[0] = f"{out}_raw"
         m.graph.initializer.append(numpy_helper.from_array(np.array(1, np.int32), "one"))
@@ -162,7 +166,7 @@ def test_locate_names_the_kernel_inside_the_lowering():
     [r] = [r for r in validate(eng, files_under([VECTORS / "conv.jsonl"]), locate=True)
            if r.vid == "conv_basic"]
     located = r.diffs[0]["located"]
-    assert located["found"]["node"]["op_type"] == "ConvInteger"
+    assert located["found"]["node"]["op_type"] in KERNELS
     assert located["found"]["node"]["name"].startswith("op0/")
     assert "inside its lowering the first node that differs" in located["sentence"]
 

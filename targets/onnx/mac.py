@@ -12,11 +12,13 @@ int64, where each partial result is bounded by its sign-pair's sum.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from .emit import I8, I32, I64, U8, Emitter
 
-__all__ = ["conv_sum", "digits_of", "mac_sum"]
+__all__ = ["conv_sum", "digits_of", "mac_sum", "u8s8_exact"]
 
 _I32_MAX = (1 << 31) - 1
 
@@ -144,10 +146,74 @@ def mac_sum(e: Emitter, x: str, x_range: tuple[int, int], w: np.ndarray, target,
     return e.node("Gather", [joined, e.const(inverse, I64)], axis=1)
 
 
+@functools.cache
+def u8s8_exact() -> bool:
+    """Whether this onnxruntime on this CPU computes ``MatMulInteger`` u8×s8 exactly at the
+    worst case our sign parts reach: its AVX2 kernel adds pairs of products in int16, and
+    two products of ``128 × −128`` or ``128 × 127`` still fit. Probed once per process with
+    a tiny model at those operands (it rules out pair saturation, not every possible error)."""
+    import onnxruntime as ort
+    from onnx import helper, numpy_helper
+    x = np.array([[128] * 64, [128, 0] * 32, [1] * 64, [128] * 64], dtype=np.uint8)
+    w = np.stack([np.full(64, -128), np.full(64, 127), np.arange(64) * 4 - 128,
+                  np.resize([127, -128], 64)], axis=1).astype(np.int8)
+    model = helper.make_model(helper.make_graph(
+        [helper.make_node("MatMulInteger", ["x", "w"], ["y"])], "probe",
+        [helper.make_tensor_value_info("x", U8, [4, 64])],
+        [helper.make_tensor_value_info("y", I32, [4, 4])], [numpy_helper.from_array(w, "w")]),
+        opset_imports=[helper.make_opsetid("", 10)], ir_version=5)
+    got = ort.InferenceSession(model.SerializeToString(),
+                               providers=["CPUExecutionProvider"]).run(None, {"x": x})[0]
+    return bool((got == x.astype(np.int64) @ w.astype(np.int64)).all())
+
+
+def _im2col_sum(e: Emitter, x: str, x_range: tuple[int, int], w: np.ndarray, *,
+                strides: tuple, pads: tuple, dtype: int) -> str:
+    """``Σ w·x̃`` of a groups-1 convolution of an int8 tensor with int8 weights as one
+    ``MatMulInteger`` u8×s8 per sign part of ``x`` over its im2col (taps by ``Slice``, then
+    ``[Ho·Wo, kh·kw·C]``): 2× the float MACs where four u8×u8 ``ConvInteger`` take 4×, on
+    onnxruntime's fast u8×s8 kernel, exact while :func:`u8s8_exact` holds (the sign parts are
+    at most 128). Zero points 0; every partial result is a subset sum of certified terms."""
+    cout, cin, kh, kw = w.shape
+    sh, sw = strides
+    w2 = e.const(np.transpose(w, (2, 3, 1, 0)).reshape(kh * kw * cin, cout), I8, "w")
+    parts = []
+    for sign, bound in ((1, x_range[1]), (-1, -x_range[0])):
+        if bound <= 0:
+            continue
+        v = e.node("Max", [x if sign > 0 else e.node("Neg", [x]), e.const(0, I32)])
+        u = e.node("Pad", [e.cast(v, U8), e.const([0, 0, pads[0], pads[1], 0, 0, pads[2],
+                                                     pads[3]], I64)])
+        hp, wp = e.hw(u)
+        taps = [e.slice(u, [i, j], e.node("Concat", [
+            e.node("Add", [hp, e.const([i - kh + 1], I64)]),
+            e.node("Add", [wp, e.const([j - kw + 1], I64)])], axis=0), [2, 3], [sh, sw])
+            for i in range(kh) for j in range(kw)]
+        cols = e.node("Concat", taps, axis=1) if len(taps) > 1 else taps[0]
+        ho, wo = e.hw(cols)
+        rows = e.reshape(e.node("Transpose", [cols], perm=[0, 2, 3, 1]),
+                         [-1, kh * kw * cin])
+        acc = e.node("MatMulInteger", [rows, w2])
+        acc = e.node("Transpose", [e.reshape(acc, [1, ho, wo, cout])], perm=[0, 3, 1, 2])
+        parts.append((sign, acc))
+    if not parts:
+        return conv_sum(e, x, x_range, w, groups=1, strides=strides, pads=pads, dtype=dtype)
+    total = parts[0][1] if parts[0][0] > 0 else e.node("Neg", [parts[0][1]])
+    for sign, acc in parts[1:]:
+        total = e.node("Add" if sign > 0 else "Sub", [total, acc])
+    return total if dtype == I32 else e.cast(total, I64)
+
+
 def _mac_sum(e: Emitter, x: str, x_range: tuple[int, int], w: np.ndarray, target, *,
              groups: int, strides: tuple, pads: tuple, dtype: int) -> str:
     """One sum: one s8×s8 ``ConvInteger`` for a target of 8-bit operands (the rewrite
-    pipeline has checked they fit), else :func:`conv_sum`."""
+    pipeline has checked they fit); a groups-1 convolution of int8 data and weights on
+    ``MatMulInteger`` u8×s8 where that kernel is exact here (:func:`_im2col_sum`); else
+    :func:`conv_sum`."""
+    if target is None or target.mac_bits != 8:
+        if groups == 1 and -128 <= x_range[0] and x_range[1] <= 127 and \
+                -128 <= int(w.min()) and int(w.max()) <= 127 and u8s8_exact():
+            return _im2col_sum(e, x, x_range, w, strides=strides, pads=pads, dtype=dtype)
     if target is not None and target.mac_bits == 8:
         kh, kw = w.shape[2:]
         acc = e.node("ConvInteger", [e.cast(x, I8), e.const(w, I8, "w")], group=groups,
