@@ -20,8 +20,9 @@ def _sign_sums(w: np.ndarray) -> tuple[list[int], list[int]]:
         w = w.astype(object)
     # S⁺ = (Σw + Σ|w|) / 2 and S⁻ = (Σw − Σ|w|) / 2, exactly: two passes, no masked copies
     total, size = w.sum(axis=1), np.abs(w).sum(axis=1)
-    return [int(t + a) // 2 for t, a in zip(total, size)], \
-        [int(t - a) // 2 for t, a in zip(total, size)]
+    total, size = [int(t) for t in total], [int(a) for a in size]   # each fits i64; not so
+    return [(t + a) // 2 for t, a in zip(total, size)], \
+        [(t - a) // 2 for t, a in zip(total, size)]                  # their sum: Python ints
 
 
 def partial_sums(sat: Sat, iv: Iv, s_pos: int, s_neg: int, b: int, wmax: int) -> Iv:
