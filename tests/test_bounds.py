@@ -300,5 +300,5 @@ def test_few_sums_equal_the_literal_fold(name, data):
 def test_sign_sums_whose_sum_and_magnitude_each_fit_i64_but_not_together():
     import numpy as np
     from waiexport.bounds.linear import _sign_sums
-    w = np.array([[2**61, 2**61, 2**61 - 1, -1]], dtype=np.int64)   # Σw + Σ|w| passes 2^63
-    assert _sign_sums(w) == ([3 * 2**61 - 1], [-1])
+    w = np.array([[2**62 - 1, 2**62 - 1]], dtype=np.int64)   # 2·max < 2^63, Σw + Σ|w| is not
+    assert _sign_sums(w) == ([2**63 - 2], [0])
