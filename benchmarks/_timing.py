@@ -1,4 +1,4 @@
-"""The one timing helper the benchmarks share."""
+"""The timing helpers the benchmarks share."""
 
 import statistics
 import time
@@ -15,3 +15,21 @@ def median_time(fn, repeat: int, warm: bool = True) -> float:
         fn()
         times.append(time.perf_counter() - t)
     return statistics.median(times)
+
+
+def interleaved(fns: dict, rounds: int) -> dict:
+    """Each of ``fns`` (name → callable) timed once per round, in turn (A B C A B C …), so
+    a shared machine's drift falls on all of them alike: name → the list of times."""
+    times = {name: [] for name in fns}
+    for _ in range(rounds):
+        for name, fn in fns.items():
+            t = time.perf_counter()
+            fn()
+            times[name].append(time.perf_counter() - t)
+    return times
+
+
+def ratio(times: dict, over: str, under: str) -> str:
+    """``over``'s time against ``under``'s, pair by pair: the median and the spread."""
+    r = sorted(a / b for a, b in zip(times[over], times[under]))
+    return f"{statistics.median(r):.1f}x (spread {r[0]:.1f}-{r[-1]:.1f}x, {len(r)} pairs)"

@@ -10,9 +10,10 @@ Run: ``python benchmarks/certify.py``.
 from __future__ import annotations
 
 import statistics
-import time
 
 import numpy as np
+
+from _timing import interleaved, ratio
 
 from waiexport import read, write
 from waiexport.params import Split
@@ -33,19 +34,12 @@ def main() -> None:
     data = write(b.graph())
     n_weights = 1024 * 1024 * 9 + 256 * 256 * 16
     g = read(data)
-    reads, certs = [], []
-    for _ in range(7):   # interleaved: read, certify, read, certify, ...
-        t = time.perf_counter()
-        read(data)
-        reads.append(time.perf_counter() - t)
-        t = time.perf_counter()
-        certificate_bytes(certify([Member.of("set", data, g)]))
-        certs.append(time.perf_counter() - t)
-    ratios = sorted(c / r for r, c in zip(reads, certs))
+    times = interleaved({"read": lambda: read(data), "certify": lambda: certificate_bytes(
+        certify([Member.of("set", data, g)]))}, 7)
     print(f"{n_weights / 1e6:.1f}·10^6 weights, {len(data) / 2**20:.1f} MiB: read "
-          f"{statistics.median(reads):.3f} s, certify {statistics.median(certs):.3f} s, "
-          f"certify/read = {statistics.median(ratios):.1f}× (spread {ratios[0]:.1f}-"
-          f"{ratios[-1]:.1f}×, 7 interleaved pairs; goal: well under 2 s)")
+          f"{statistics.median(times['read']):.3f} s, certify "
+          f"{statistics.median(times['certify']):.3f} s, certify/read = "
+          f"{ratio(times, 'certify', 'read')} interleaved; goal: well under 2 s")
 
 
 if __name__ == "__main__":

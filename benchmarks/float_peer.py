@@ -10,13 +10,13 @@ Run: ``python benchmarks/float_peer.py``.
 from __future__ import annotations
 
 import statistics
-import time
 
 import numpy as np
 import onnxruntime as ort
 from onnx import TensorProto, helper, numpy_helper
 
 from _graphs import conv_64, transpose_stack
+from _timing import interleaved, ratio
 from waiexport import write
 from waiexport.targets.descriptions import target
 from waiexport.targets.engines import run_session
@@ -73,17 +73,10 @@ def compare(label: str, g, x: np.ndarray, rounds: int) -> None:
     run_exact = lambda: run_session(exp.graph, exact, [x], [])  # noqa: E731
     run_peer = lambda: peer.run(None, {"x": fx})  # noqa: E731
     run_exact(), run_peer()
-    te, tp = [], []
-    for _ in range(rounds):
-        for fn, ts in ((run_exact, te), (run_peer, tp)):
-            t = time.perf_counter()
-            fn()
-            ts.append(time.perf_counter() - t)
-    ratios = sorted(a / b for a, b in zip(te, tp))
-    print(f"{label}: exact {statistics.median(te) * 1e3:.1f} ms, float32 "
-          f"{statistics.median(tp) * 1e3:.1f} ms, exact/float = "
-          f"{statistics.median(ratios):.1f}x (spread {ratios[0]:.1f}-{ratios[-1]:.1f}x, "
-          f"{rounds} interleaved pairs)")
+    times = interleaved({"exact": run_exact, "float": run_peer}, rounds)
+    print(f"{label}: exact {statistics.median(times['exact']) * 1e3:.1f} ms, float32 "
+          f"{statistics.median(times['float']) * 1e3:.1f} ms, exact/float = "
+          f"{ratio(times, 'exact', 'float')} interleaved")
 
 
 def main() -> None:
