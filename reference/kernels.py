@@ -32,7 +32,7 @@ def _announced(kernel):
     def run(*args):
         if not _MARK.exists():
             print("waiexport: compiling the reference's integer kernels, once per install "
-                  "(about 20 s)...", file=sys.stderr, flush=True)
+                  "(a few seconds)...", file=sys.stderr, flush=True)
         kernel(*args)
         if not _MARK.exists():
             CACHE.mkdir(parents=True, exist_ok=True)
