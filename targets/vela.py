@@ -60,6 +60,10 @@ def compile_vela(tosa: Path, accelerator: str, outdir: Path) -> VelaReport:
     """Compile the TOSA flatbuffer ``tosa`` for ``accelerator`` (Vela's
     ``--accelerator-config``) into ``outdir``; raises :class:`VelaError` with Vela's message."""
     from importlib.metadata import version
+    from importlib.util import find_spec
+    if find_spec("ethosu") is None:
+        from .errors import EngineUnavailable
+        raise EngineUnavailable("ethos-u-vela is not installed: pip install 'waiexport[vela]'")
     r = subprocess.run([sys.executable, "-m", "ethosu.vela", "--accelerator-config",
                         accelerator, "--output-dir", str(outdir), str(tosa)],
                        capture_output=True, text=True)

@@ -114,3 +114,13 @@ def test_a_missing_optional_tool_is_one_line(tmp_path):
                            text=True)
         assert r.returncode == 2 and "Traceback" not in r.stderr, (args, r.stderr)
         assert "pip install 'waiexport[tosa]'" in r.stderr, (args, r.stderr)
+    vela = ("import sys, importlib.util as u; find = u.find_spec; "
+            "u.find_spec = lambda n, *a: None if n == 'ethosu' else find(n, *a); "
+            "from waiexport.cli import main; main()")
+    for args in (["export", G, "--target", "ethos-u85-256",
+                  "-o", str(tmp_path / "v"), "--size", "4x4"],
+                 ["vectors", "pack", "--target", "ethos-u85-256", str(tmp_path / "p"),
+                  SYNTH.replace("examples/int_synth.json",
+                                "conformance/corpus/vectors/relu.jsonl")]):
+        r = subprocess.run([sys.executable, "-c", vela, *args], capture_output=True, text=True)
+        assert r.returncode == 2 and "pip install 'waiexport[vela]'" in r.stderr, r.stderr

@@ -696,12 +696,15 @@ def vectors_pack(target_name, directory, paths, as_json):
     from .conformance.generate import CORPUS
     from .conformance.packs import make_pack
     from .conformance.validate import files_under
+    from .targets.errors import EngineUnavailable
     tgt = _target(target_name)
     out = _folder(directory)
     try:
         manifest = make_pack(tgt, files_under([Path(p) for p in paths] or [CORPUS]), out)
     except BadInput as e:
         fail(" ".join(paths) or "corpus", "bad-vector", "-", str(e))
+    except EngineUnavailable as e:
+        fail(directory, "unavailable", tgt.name, str(e))
     packed = [v["id"] for v in manifest["vectors"]]
     if as_json:
         click.echo(dumps({"not_packed": manifest["not_packed"], "packed": packed,
