@@ -13,10 +13,11 @@ from pathlib import Path
 
 import numpy as np
 
+from waiexport.caches import user_cache
+
 #: numba's cache, where any install can write (beside a non-editable install it may not):
 #: ``$XDG_CACHE_HOME/waiexport/numba``, ``~/.cache`` by default, unless NUMBA_CACHE_DIR says.
-CACHE = Path(os.environ.get("NUMBA_CACHE_DIR") or Path(
-    os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "waiexport" / "numba")
+CACHE = Path(os.environ.get("NUMBA_CACHE_DIR") or user_cache("numba"))
 os.environ.setdefault("NUMBA_CACHE_DIR", str(CACHE))
 
 from numba import __version__ as _numba, njit, prange  # noqa: E402  (reads the variable)

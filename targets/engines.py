@@ -26,6 +26,7 @@ from typing import Callable
 
 import numpy as np
 
+from waiexport.caches import user_cache
 from waiexport.graph import Graph
 from waiexport.load import load
 from waiexport.plan import run_plan
@@ -86,6 +87,14 @@ class ReferenceEngine:
         return {"runs_on": "the exact Python reference of this package (numba kernels for "
                            "the convolution sums), on this machine's CPU",
                 "packages": _versions("waiexport", "numpy", "numba")}
+
+
+def _cached_load(self, data: bytes) -> Loaded:
+    """An exporting engine's ``load``: ``self._load(data)``, once per file digest."""
+    key = hashlib.sha256(data).hexdigest()
+    if key not in self._cache:
+        self._cache[key] = self._load(data)
+    return self._cache[key]
 
 
 class OrtSession:
@@ -198,11 +207,7 @@ class OrtEngine:
                 "packages": {**self.runtime.packages(), **_versions("waiexport")},
                 "probed": _probed()}
 
-    def load(self, data: bytes) -> Loaded:
-        key = hashlib.sha256(data).hexdigest()
-        if key not in self._cache:
-            self._cache[key] = self._load(data)
-        return self._cache[key]
+    load = _cached_load
 
     def _load(self, data: bytes) -> Loaded:
         from .exporter import export
@@ -278,11 +283,7 @@ class TosaRefEngine:
         return {"runs_on": "the TOSA reference model of tosa-tools, in process",
                 "packages": _versions("tosa-tools", "waiexport", "numpy")}
 
-    def load(self, data: bytes) -> Loaded:
-        key = hashlib.sha256(data).hexdigest()
-        if key not in self._cache:
-            self._cache[key] = self._load(data)
-        return self._cache[key]
+    load = _cached_load
 
     def _load(self, data: bytes) -> Loaded:
         from .exporter import export, probe_inputs
@@ -310,15 +311,6 @@ class TosaRefEngine:
     def _execute(self, m, inputs) -> list:
         """One run of the TOSA model ``m`` on NHWC ``inputs``: the outputs, CHW int64."""
         return run_tosa(m, inputs)
-
-
-def _cache_dir(kind: str) -> str:
-    """A folder any install can write: ``$XDG_CACHE_HOME/waiexport/KIND`` (``~/.cache`` by
-    default), made when absent."""
-    root = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    path = os.path.join(root, "waiexport", kind)
-    os.makedirs(path, exist_ok=True)
-    return path
 
 
 def _host_cpu() -> str:
@@ -379,7 +371,9 @@ class IreeCpuEngine(TosaRefEngine):
         import subprocess
         import iree.compiler as ic
         key = hashlib.sha256(m.data + json.dumps([self._versions, self._cpu]).encode())
-        path = os.path.join(_cache_dir("iree"), key.hexdigest() + ".vmfb")
+        folder = user_cache("iree")
+        folder.mkdir(parents=True, exist_ok=True)
+        path = os.path.join(folder, key.hexdigest() + ".vmfb")
         if os.path.exists(path):
             with open(path, "rb") as f:
                 return f.read()

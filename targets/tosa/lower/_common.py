@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from ...onnx.lower import ExportError
-from ..build import I32, TosaBuilder
+from ..build import I8, I32, TosaBuilder
 
-__all__ = ["slice_of", "clip", "regroup", "ExportError"]
+__all__ = ["slice_of", "clip", "regroup", "pre_bias", "mac_operands", "ExportError"]
 
 
 def slice_of(b: TosaBuilder, x: str, start, size) -> str:
@@ -31,3 +31,19 @@ def regroup(b: TosaBuilder, x: str, via: tuple, perm: list, out: tuple) -> str:
     six = b.op("RESHAPE", [x, b.shape_of(list(via))], via, dtype)
     moved = b.op("TRANSPOSE", [six], tuple(via[p] for p in perm), dtype, None, list(perm))
     return b.op("RESHAPE", [moved, b.shape_of(list(out))], out, dtype)
+
+
+def pre_bias(p) -> list[int]:
+    """The ``pre`` bias of a convolution's ``rq``, one value per output channel (0 where it
+    has none): the MAC operator's own bias operand."""
+    bias = [int(v) for v in p.rq.bias] if p.rq.bias_kind == "pre" else [0]
+    return bias * p.cout if len(bias) == 1 else bias
+
+
+def mac_operands(b: TosaBuilder, bias: list[int], op: str) -> tuple[str, str]:
+    """A MAC operator's int32 bias operand and its int8 zero point (0, §3 *Storage*); a bias
+    past int32 is refused, naming the operator."""
+    try:
+        return b.const(bias, I32), b.const([0], I8)
+    except ValueError:
+        raise ExportError(f"a pre bias past int32 for {op}'s bias operand") from None

@@ -8,7 +8,7 @@ import numpy as np
 from ..build import I8, I32
 from ..mac import mac_sum
 from ..requant import requantise
-from ._common import ExportError, slice_of
+from ._common import ExportError, mac_operands, pre_bias, slice_of
 
 
 def _trim(size: int, pad: int, k: int, stride: int) -> tuple[int, int]:
@@ -37,16 +37,10 @@ def lower(b, op, ins, ctx):
         raise ExportError(f"groups {p.groups}: TOSA convolves with groups 1 or depthwise")
 
     def one_conv(xd, wd, bias):
-        zero = b.const([0], I8)
-        try:
-            bias = b.const(bias, I32)
-        except ValueError:
-            raise ExportError("a pre bias past int32 for the convolution's bias operand") \
-                from None
+        bias, zero = mac_operands(b, bias, name)
         return b.op(name, [xd, b.const(layout(wd), I8), bias, zero, zero], out, I32, None,
                     *args)
-    bias = [int(v) for v in p.rq.bias] if p.rq.bias_kind == "pre" else [0]
-    acc = mac_sum(b, x, ctx.interval(op.inputs[0]), p.weights,
-                  bias * p.cout if len(bias) == 1 else bias, one_conv, (1, 2, 3))
+    acc = mac_sum(b, x, ctx.interval(op.inputs[0]), p.weights, pre_bias(p), one_conv,
+                  (1, 2, 3))
     return [requantise(b, acc, p.rq, p.cout, ctx.nodes[op.index].intermediates["rq.t"],
                        pre_done=True)]

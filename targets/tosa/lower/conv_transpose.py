@@ -8,7 +8,7 @@ import numpy as np
 from ..build import I8, I32
 from ..mac import mac_sum
 from ..requant import requantise
-from ._common import ExportError
+from ._common import ExportError, mac_operands, pre_bias
 
 
 def lower(b, op, ins, ctx):
@@ -20,20 +20,14 @@ def lower(b, op, ins, ctx):
                           "is not in this exporter")
 
     def one_conv(xd, wd, bias):
-        zero = b.const([0], I8)
-        try:
-            bias = b.const(bias, I32)
-        except ValueError:
-            raise ExportError("a pre bias past int32 for TRANSPOSE_CONV2D's bias operand") \
-                from None
+        bias, zero = mac_operands(b, bias, "TRANSPOSE_CONV2D")
         return b.op("TRANSPOSE_CONV2D",
                     [xd, b.const(np.transpose(wd, (1, 2, 3, 0)), I8), bias, zero, zero],
                     ctx.nhwc(op.outputs[0]), I32, None, out_pad, [p.sh, p.sw], False,
                     b.ts.DType.INT32)
-    bias = [int(v) for v in p.rq.bias] if p.rq.bias_kind == "pre" else [0]
     # the weights' first axis is the input channel here: one output channel sums over 0, 2, 3
     acc = mac_sum(b, ins[0], ctx.interval(op.inputs[0]), np.transpose(p.weights, (1, 0, 2, 3)),
-                  bias * p.cout if len(bias) == 1 else bias,
+                  pre_bias(p),
                   lambda xd, wd, bias: one_conv(xd, np.transpose(wd, (1, 0, 2, 3)), bias),
                   (1, 2, 3))
     return [requantise(b, acc, p.rq, p.cout, ctx.nodes[op.index].intermediates["rq.t"],
