@@ -16,7 +16,7 @@ def lower(e, op, ins, ctx):
     perm = ctx.perms.get(op.outputs[0], np.arange(p.cout))
     w = p.weights[perm]
     args = {k: [v[i] for i in perm] if isinstance(v, list) else v
-            for k, v in rq_args(p.rq, p.cout).items()}
+            for k, v in rq_args(p.rq, p.cout, ctx.nodes.get(op.index)).items()}
     dtype = width(ctx.nodes.get(op.index), args)
     acc = mac_sum(e, ins[0], ctx.range_of(op.inputs[0]), w, ctx.target, groups=p.groups,
                   strides=(p.sh, p.sw), pads=(p.ph, p.pw, p.ph, p.pw), dtype=dtype)

@@ -17,7 +17,7 @@ def lower(e, op, ins, ctx):
     x = wide(e, ins[0])
     x2 = e.node("Unsqueeze", [e.node("Mul", [x, x]), e.const([1], I64)])      # [1, 1, C, H, W]
     terms = e.node("Mul", [x2, e.const(p.gamma.reshape(1, c, c, 1, 1), I64, "gamma")])
-    terms = floor_shift(e, terms, [p.gf])[0]                                    # [1, C, C, H, W]
+    terms = floor_shift(e, terms, [p.gf])                                    # [1, C, C, H, W]
     moved = e.node("Transpose", [terms], perm=[0, 1, 3, 4, 2])                  # [1, C, H, W, C]
     n = e.node("MatMul", [moved, e.const(np.ones((c, 1)), I64, "ones")])
     n = e.node("Squeeze", [n, e.const([4], I64)])
@@ -29,4 +29,4 @@ def lower(e, op, ins, ctx):
         step = e.node("Add", [r, e.const(1 << bit, I64)])
         fits = e.node("LessOrEqual", [e.node("Mul", [step, step]), n])
         r = e.node("Where", [fits, step, r])
-    return [narrow(e, floor_shift(e, e.node("Mul", [x, r]), [p.frac])[0])]
+    return [narrow(e, floor_shift(e, e.node("Mul", [x, r]), [p.frac]))]

@@ -6,7 +6,9 @@ from ._common import narrow, wide
 
 
 def lower(e, op, ins, ctx):
-    v = wide(e, ins[0])
-    neg, _ = floor_shift(e, e.node("Mul", [v, e.const(op.params.a, I64)]), [op.params.f])
+    v, a = wide(e, ins[0]), op.params.a
+    corners = [b * a for b in ctx.range_of(op.inputs[0])]
+    neg = floor_shift(e, e.node("Mul", [v, e.const(a, I64)]), [op.params.f],
+                      span=(min(corners), max(corners)))
     keep = e.node("GreaterOrEqual", [v, e.const(0, I64)])
     return [narrow(e, e.node("Where", [keep, v, neg]))]

@@ -7,4 +7,4 @@ from ._common import narrow, wide
 def lower(e, op, ins, ctx):
     c = ctx.graph.tensor(op.inputs[0]).channels
     prod = e.node("Mul", [wide(e, ins[0]), wide(e, ins[1])])
-    return [narrow(e, requantise(e, prod, **rq_args(op.params.rq, c)))]
+    return [narrow(e, requantise(e, prod, **rq_args(op.params.rq, c, ctx.nodes.get(op.index))))]
