@@ -1,15 +1,17 @@
 """``conv_transpose`` (§5.3) by the general phase decomposition (§9.3), for any stride,
 padding and output padding: every phase ``ρ`` is a stride-1 convolution with its flipped
 sub-kernel, all phases are one ``ConvInteger`` sum (as output channels), the requantisation
-follows, the phases are interleaved into the uncropped plane, and the plane is cropped to
+follows (int32 where the certificate allows, :func:`..requant.width`), the output's ``clamp``
+policy is applied, the phases are interleaved into the uncropped plane (as int8 when the
+output is certified int8, :func:`._common.depth_to_space`), and the plane is cropped to
 ``[ph, ph + Ho)`` with ``Ho`` from the input's run-time shape."""
 
 import numpy as np
 
 from ..emit import I32, I64
 from ..mac import mac_sum
-from ..requant import requantise, rq_args
-from ._common import narrow
+from ..requant import requantise, rq_args, width
+from ._common import clip, depth_to_space, fits_i8, narrow
 
 
 def phase_weights(w: np.ndarray, sh: int, sw: int) -> np.ndarray:
@@ -35,8 +37,6 @@ def _unreached(e, y, p, rh: int, rw: int) -> str:
     ``[1, cout, sh, sw, A, B]``: the others hold ``rq_o(0)``, built by PAD so that no
     constant has a side of the stride's size."""
     from waiexport.reference.rq import rq
-    if (rh, rw) == (p.sh, p.sw):
-        return y
     zero = rq(np.zeros((p.cout, 1, 1), dtype=np.int64), p.rq).astype(np.int64).reshape(-1)
     widen = e.const([0, 0, 0, 0, 0, 0, 0, 0, p.sh - rh, p.sw - rw, 0, 0], I64)
     y = e.node("Pad", [y, widen])
@@ -56,15 +56,21 @@ def lower(e, op, ins, ctx):
     th, tw = w.shape[2:]
     # rows a of each phase: 0 .. ⌈uh / sh⌉ − 1 = H − 1 + ⌈(kh + oph) / sh⌉ − 1
     below, right = -(-(p.kh + p.oph) // sh) - 1, -(-(p.kw + p.opw) // sw) - 1
-    acc = mac_sum(e, ins[0], ctx.range_of(op.inputs[0]), w, ctx.target, groups=1,
-                  strides=(1, 1), pads=(th - 1, tw - 1, below, right))
     rq = {k: [x for x in v for _ in range(rh * rw)] if isinstance(v, list) else v
-          for k, v in rq_args(p.rq, p.cout).items()}
-    y = narrow(e, requantise(e, acc, **rq))
-    a, b = e.hw(y)
-    y = _unreached(e, e.reshape(y, [1, p.cout, rh, rw, a, b]), p, rh, rw)
-    y = e.node("Transpose", [y], perm=[0, 1, 4, 2, 5, 3])
-    y = e.reshape(y, [1, p.cout, e.times(a, sh), e.times(b, sw)])
+          for k, v in rq_args(p.rq, p.cout, ctx.nodes.get(op.index)).items()}
+    dtype = width(ctx.nodes.get(op.index), rq)
+    acc = mac_sum(e, ins[0], ctx.range_of(op.inputs[0]), w, ctx.target, groups=1,
+                  strides=(1, 1), pads=(th - 1, tw - 1, below, right), dtype=dtype)
+    y = requantise(e, acc, **rq, dtype=dtype)
+    y = y if dtype == I32 else narrow(e, y)
+    if (rh, rw) != (sh, sw):
+        a, b = e.hw(y)
+        y = _unreached(e, e.reshape(y, [1, p.cout, rh, rw, a, b]), p, rh, rw)
+        y = e.reshape(y, [1, p.cout * sh * sw, a, b])
+    out = ctx.graph.tensor(op.outputs[0])
+    if out.policy == "clamp":
+        y = clip(e, y, out.lo, out.hi)
+    y = depth_to_space(e, y, p.cout, sh, sw, fits_i8(ctx.range_of(op.outputs[0])))
     hin, win = e.hw(ins[0])
     ends = e.node("Concat", [
         e.node("Add", [e.times(hin, sh), e.const([p.kh + p.oph - p.ph - sh], I64)]),
