@@ -323,3 +323,97 @@ def test_the_u8_s8_path_at_the_int16_pair_ends():
         for xv in (-128, 127):
             same(write(g), [np.full((8, 4, 4), xv)], [])
         same(write(g), [np.where(np.arange(128).reshape(8, 4, 4) % 2, -128, 127)], [])
+
+
+def _requantise_on_ort(values, dtype, **kw):
+    """``requantise`` alone as a model on onnxruntime: its outputs and its operator types."""
+    import onnxruntime as ort
+    from waiexport.targets.onnx.emit import Emitter
+    from waiexport.targets.onnx.requant import requantise
+    e = Emitter()
+    out = requantise(e, "p", dtype=dtype, **kw)
+    model = helper.make_model(helper.make_graph(
+        e.nodes, "g", [helper.make_tensor_value_info("p", dtype, [1, 1, 1, None])],
+        [helper.make_tensor_value_info(out, dtype, [1, 1, 1, None])], e.inits),
+        opset_imports=[helper.make_opsetid("", 21)], ir_version=10)
+    session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    arr = np.array(values, dtype=np.int32 if dtype == TensorProto.INT32 else np.int64)
+    got = session.run(None, {"p": arr.reshape(1, 1, 1, -1)})[0]
+    return got.reshape(-1).tolist(), {n.op_type for n in model.graph.node}
+
+
+@settings(max_examples=60, deadline=None)
+@given(wide=st.booleans(), mode=st.sampled_from(["floor", "half_up"]), data=st.data())
+def test_the_lifted_division_at_the_ends_of_its_span(wide, mode, data):
+    # p within a certified span: the floor shift lifts p by K·2^s and divides without Mod
+    # where p + K·2^s fits the width, and keeps the Mod form where it would not (a shift of
+    # 0 is no operation at all)
+    from waiexport.reference.integer import r_round
+    dtype = TensorProto.INT64 if wide else TensorProto.INT32
+    bits = 63 if wide else 31
+    s = data.draw(st.integers(0, 62 if wide else 30), label="s")
+    half = (1 << (s - 1)) if s and mode == "half_up" else 0
+    lo = data.draw(st.integers(-(1 << bits), (1 << bits) - 1 - half), label="lo")
+    hi = data.draw(st.integers(lo, (1 << bits) - 1 - half), label="hi")
+    picks = [lo, hi, max(lo, min(hi, 0))] + [
+        v for k in (lo >> s, (lo >> s) + 1, hi >> s, 0)
+        for v in (k * (1 << s) - half - 1, k * (1 << s) - half, k * (1 << s) - half + 1)
+        if lo <= v <= hi]
+    got, ops = _requantise_on_ort(picks, dtype, round=mode, shifts=[s], span=(lo, hi + half))
+    assert got == [r_round(v, s, mode) for v in picks]
+    lift = max(0, -(lo >> s)) << s
+    assert ("Mod" in ops) == (s > 0 and max(lift, hi + half + lift) >= 1 << bits)
+
+
+@pytest.mark.parametrize("stride", [(2, 2), (3, 3), (2, 3)])
+def test_the_int8_phase_interleave_at_the_clamp_ends(stride):
+    # a conv_transpose whose clamped output is int8 interleaves its phases on int8:
+    # DepthToSpace for one stride, an int8 Transpose for two; exact at both clamp ends
+    rng = np.random.default_rng(sum(stride))
+    b = GraphBuilder()
+    b.output(b.op("conv_transpose", b.input(3, -128, 127), conv_transpose(
+        rng.integers(-128, 128, (3, 4, 4, 4)), stride=stride, pad=1, rq=rq(shift=9)),
+        policy="clamp", lo=-128, hi=127))
+    g = b.build()
+    ops = [n.op_type for n in export(write(g), ORT).model.graph.node]
+    assert ("DepthToSpace" in ops) == (stride[0] == stride[1])
+    for x in (np.full((3, 5, 4), -128), np.full((3, 5, 4), 127),
+              np.where(np.arange(60).reshape(3, 5, 4) % 2, -128, 127),
+              rng.integers(-128, 128, (3, 5, 4))):
+        same(write(g), [x], [])
+
+
+@pytest.mark.parametrize("lo,hi", [(0, 128), (0, 129), (-129, 0), (0, 2269), (-3000, 56463),
+                                   (-900000, 900000)])
+def test_the_base128_digits_at_the_ends_of_the_input(lo, hi):
+    # every sign part and base-128 digit a u8 of at most 128 against int8 weights at both
+    # ends: the pair sums at ±128·127 and 128·−128, the digits' borrow at 127/128
+    import waiexport.targets.onnx.mac as mac
+    for wv in (-128, 127):
+        b = GraphBuilder()
+        b.output(b.op("conv", b.input(2, lo, hi), conv(np.full((2, 2, 3, 3), wv), pad=1)))
+        g = b.build()
+        ops = {n.op_type for n in export(write(g), ORT).model.graph.node}
+        assert ("MatMulInteger" in ops) == mac.u8s8_exact() and "Mod" not in ops
+        for x in (np.full((2, 4, 4), lo), np.full((2, 4, 4), hi),
+                  np.where(np.arange(32).reshape(2, 4, 4) % 2, lo, hi),
+                  np.where(np.arange(32).reshape(2, 4, 4) % 3, 127, 128).clip(lo, hi),
+                  np.random.default_rng(hi).integers(lo, hi + 1, (2, 4, 4))):
+            same(write(g), [x], [])
+
+
+def test_a_digit_sum_past_int32_is_split_over_channels():
+    # x in [0, 129] has digits of 127 and 1; 140,000 channels of weights 127 and −128 meet
+    # acc32 (the certificate's sums stay under 2^31) while the low digit's sum does not fit
+    # one int32 accumulator, so its GEMM is split over channels
+    cin = 140000
+    b = GraphBuilder()
+    b.output(b.op("conv", b.input(cin, 0, 129),
+                  conv(np.resize([127, -128], cin).reshape(1, cin, 1, 1), rq=rq(shift=20))))
+    g = b.build()
+    assert in_subset(g)
+    ops = [n.op_type for n in export(write(g), ORT).model.graph.node]
+    assert ops.count("MatMulInteger") == 3
+    for x in (np.full((cin, 1, 1), 129), np.resize([127, 0], cin).reshape(cin, 1, 1),
+              np.resize([128, 0], cin).reshape(cin, 1, 1)):
+        same(write(g), [x], [])
