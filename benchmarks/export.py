@@ -5,6 +5,8 @@
 2. A ``conv`` 3×3 64→64 on 128×128.
 3. ``ConvInteger`` alone, u8×u8 against s8×s8 and u8×s8, on the conv's shape: why the
    exporter splits operands by sign into u8 digits.
+4. Both graphs against onnxruntime's float32 model of them, interleaved
+   (``float_peer.py``).
 
 For each graph: median times, onnxruntime against the reference (ratio), and the integer
 multiply-accumulates per second achieved, against a peak estimated as cores × clock × 32
@@ -23,6 +25,7 @@ from onnx import TensorProto, helper
 
 from _graphs import CONV_MACS, STACK_MACS, conv_64, transpose_stack
 from _timing import median_time
+from float_peer import main as against_float
 from waiexport import write
 from waiexport.reference import decode
 from waiexport.targets.descriptions import target
@@ -80,6 +83,7 @@ def main() -> None:
     print("ConvInteger 3×3 64→64 128×128: " + ", ".join(
         f"{k} {v * 1e3:.1f} ms" for k, v in times.items())
         + f"; four u8×u8 (a signed × signed split) {4 * times['u8×u8'] * 1e3:.1f} ms")
+    against_float()
 
 
 if __name__ == "__main__":

@@ -32,42 +32,78 @@ def _session(model: bytes):
     return ort.InferenceSession(model, opts, providers=["CPUExecutionProvider"])
 
 
+def _channel(values, name: str, inits: list) -> str:
+    inits.append(numpy_helper.from_array(np.asarray(values, np.float32).reshape(1, -1, 1, 1),
+                                         name))
+    return name
+
+
+def _epilogue(k: int, rq, c: int, x: str, nodes: list, inits: list) -> str:
+    """The float yardstick of an ``rq`` block: ``· m·2^-s``, ``Floor``, ``+ post``."""
+    scale = [rq.mult_of(o) * 2.0 ** -rq.shift_of(o) for o in range(c)]
+    nodes.append(helper.make_node("Mul", [x, _channel(scale, f"s{k}", inits)], [f"m{k}"]))
+    nodes.append(helper.make_node("Floor", [f"m{k}"], [f"f{k}"]))
+    if rq.bias_kind != "post":
+        return f"f{k}"
+    post = _channel([rq.post_bias(o) for o in range(c)], f"b{k}", inits)
+    nodes.append(helper.make_node("Add", [f"f{k}", post], [f"q{k}"]))
+    return f"q{k}"
+
+
+def _float_op(k: int, op, g, ins: list, nodes: list, inits: list) -> str:
+    """One operator of ``g`` as float32 nodes; the name of its result."""
+    p, c = op.params, g.tensor(op.outputs[0]).channels
+    if op.name in ("conv", "conv_transpose"):
+        inits.append(numpy_helper.from_array(p.weights.astype(np.float32), f"w{k}"))
+        inits.append(numpy_helper.from_array(
+            np.array([p.rq.pre_bias(o) for o in range(p.cout)], np.float32), f"pre{k}"))
+        attrs = dict(pads=[p.ph, p.pw, p.ph, p.pw], strides=[p.sh, p.sw])
+        attrs.update(group=p.groups) if op.name == "conv" else attrs.update(
+            output_padding=[p.oph, p.opw])
+        kind = "Conv" if op.name == "conv" else "ConvTranspose"
+        nodes.append(helper.make_node(kind, [ins[0], f"w{k}", f"pre{k}"], [f"a{k}"], **attrs))
+        return _epilogue(k, p.rq, c, f"a{k}", nodes, inits)
+    if op.name == "rescale":
+        return _epilogue(k, p.rq, c, ins[0], nodes, inits)
+    if op.name == "clamp":
+        inits += [numpy_helper.from_array(np.array(v, np.float32), f"{t}{k}")
+                  for t, v in (("lo", p.lo), ("hi", p.hi))]
+        nodes.append(helper.make_node("Clip", [ins[0], f"lo{k}", f"hi{k}"], [f"c{k}"]))
+        return f"c{k}"
+    if op.name == "pixel_shuffle":
+        nodes.append(helper.make_node("DepthToSpace", ins, [f"d{k}"], blocksize=p.r, mode="CRD"))
+        return f"d{k}"
+    kinds = {"relu": "Relu", "abs": "Abs"}
+    nodes.append(helper.make_node(kinds[op.name], ins, [f"u{k}"]))
+    return f"u{k}"
+
+
 def _float_model(g) -> bytes:
-    """Each conv / conv_transpose of ``g`` as float32, then + bias, · 2^-s, floor, clamp."""
-    nodes, inits, name = [], [], "x"
+    """Each operator of ``g`` as float32 (conv / conv_transpose then ``· m·2^-s``, floor,
+    ``+ post``; relu, abs, clamp, pixel_shuffle as themselves), with every ``clamp`` policy
+    as a ``Clip``."""
+    nodes, inits, names = [], [], {g.inputs[0].tensor: "x"}
     for k, op in enumerate(g.ops):
-        p = op.params
-        w = p.weights.astype(np.float32)
-        inits.append(numpy_helper.from_array(w, f"w{k}"))
-        if op.name == "conv":
-            nodes.append(helper.make_node("Conv", [name, f"w{k}"], [f"a{k}"],
-                                          pads=[p.ph, p.pw, p.ph, p.pw],
-                                          strides=[p.sh, p.sw]))
-        else:
-            nodes.append(helper.make_node("ConvTranspose", [name, f"w{k}"], [f"a{k}"],
-                                          pads=[p.ph, p.pw, p.ph, p.pw],
-                                          strides=[p.sh, p.sw]))
-        s = int(p.rq.shift[0])
-        inits.append(numpy_helper.from_array(np.array(2.0 ** -s, np.float32), f"s{k}"))
-        nodes.append(helper.make_node("Mul", [f"a{k}", f"s{k}"], [f"m{k}"]))
-        nodes.append(helper.make_node("Floor", [f"m{k}"], [f"y{k}"]))
+        name = _float_op(k, op, g, [names[t] for t in op.inputs], nodes, inits)
         rec = g.tensor(op.outputs[0])
         if rec.policy == "clamp":
-            inits += [numpy_helper.from_array(np.array(v, np.float32), f"{t}{k}")
+            inits += [numpy_helper.from_array(np.array(v, np.float32), f"{t}{k}p")
                       for t, v in (("lo", rec.lo), ("hi", rec.hi))]
-            nodes.append(helper.make_node("Clip", [f"y{k}", f"lo{k}", f"hi{k}"], [f"c{k}"]))
-            name = f"c{k}"
-        else:
-            name = f"y{k}"
+            nodes.append(helper.make_node("Clip", [name, f"lo{k}p", f"hi{k}p"], [f"p{k}"]))
+            name = f"p{k}"
+        names[op.outputs[0]] = name
     c = g.tensor(g.inputs[0].tensor).channels
-    graph = helper.make_graph(nodes, "float", [helper.make_tensor_value_info("x", F32, [1, c, None, None])],
-                              [helper.make_tensor_value_info(name, F32, None)], inits)
+    graph = helper.make_graph(nodes, "float",
+                              [helper.make_tensor_value_info("x", F32, [1, c, None, None])],
+                              [helper.make_tensor_value_info(names[g.outputs[0]], F32,
+                                                             None)], inits)
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21)],
                              ir_version=10).SerializeToString()
 
 
-def compare(label: str, g, x: np.ndarray, rounds: int) -> None:
-    exp = export(write(g), target("ort-cpu"))
+def compare(label: str, g, x: np.ndarray, rounds: int, role: str = "") -> None:
+    """Print the exported exact model of ``g`` against its float32 peer on ``x``."""
+    exp = export(write(g), target("ort-cpu"), role)
     exact, peer = _session(exp.model.SerializeToString()), _session(_float_model(g))
     fx = x[None].astype(np.float32)
     run_exact = lambda: run_session(exp.graph, exact, [x], [])  # noqa: E731

@@ -1,6 +1,7 @@
 """Each stage of the main job timed on realistic sets (``waiexport examples make --full``):
 lower, certify, rewrite, export, an onnxruntime run and a reference run, and onnxruntime
-against the reference as a ratio.
+against the reference as a ratio; then each exported model against onnxruntime's float32
+model of the same graph, interleaved (``float_peer.compare``).
 
 Run: ``python benchmarks/pipeline.py``.
 """
@@ -15,6 +16,7 @@ import numpy as np
 import onnxruntime as ort
 
 from _timing import median_time
+from float_peer import compare
 from waiexport import write
 from waiexport.certificate import Member, certificate_bytes, certify
 from waiexport.examples import make
@@ -50,6 +52,7 @@ def stages(label: str, lower, hw) -> None:
         print(f"{label} {role} on {list(shape)}: lower {t_lower:.2f} s, certify {t_cert:.2f} s, "
               f"rewrite {t_rw:.2f} s, export {t_exp:.2f} s, onnxruntime {t_ort * 1e3:.0f} ms, "
               f"reference {t_ref * 1e3:.0f} ms, reference/onnxruntime = {t_ref / t_ort:.1f}×")
+        compare(f"{label} {role} against float32", g, x[0], 15, role)
 
 
 def main() -> None:

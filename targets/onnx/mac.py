@@ -1,13 +1,15 @@
-"""Convolution sums on onnxruntime's ``ConvInteger`` with unsigned 8-bit operands only.
+"""Convolution sums on onnxruntime's integer GEMMs, with zero points 0 and no offset
+encoding (§3, *Storage*).
 
-u8×u8 is onnxruntime's fast exact path here (measured: 6.6 ms against 40 ms for s8×s8 and for
-u8×s8 on a 3×3 64→64 convolution of 128×128; ``benchmarks/export.py``). So both operands are
-split by sign into non-negative parts (``x = x⁺ − x⁻``, ``w = w⁺ − w⁻``) and each part into
-base-256 digits, every one a u8 with zero point 0: no offset encoding (§3, *Storage*). Every
-partial sum of a sign-pair is a sum of a subset of the certified terms, so it lies in the
-partial-sum interval (§8.2); each ``ConvInteger`` is over few enough input channels that its
-int32 accumulator of digit products cannot overflow, and the digit sums are recombined in
-int64, where each partial result is bounded by its sign-pair's sum.
+The fast path (:func:`_im2col_sum`) is ``MatMulInteger`` u8×s8 over an NHWC im2col: ``x`` is
+split by sign into non-negative parts and each part into base-128 digits of at most 128, so
+each pair of products the AVX2 kernel adds in int16 fits (probed at load, :func:`u8s8_exact`).
+Where it does not apply (wider weights, grouped convolutions, a kernel that fails the probe),
+both operands are split by sign and into base-256 digits for u8×u8 ``ConvInteger``
+(:func:`conv_sum`): u8×u8 takes 6.6 ms where s8×s8 and u8×s8 ``ConvInteger`` take 40 ms on a
+3×3 64→64 convolution of 128×128 (``benchmarks/export.py``). Every partial sum of a sign pair
+is a subset sum of the certified terms (§8.2); each GEMM sums few enough channels that its
+int32 accumulator cannot overflow, and digit sums are recombined where their bound fits.
 """
 
 from __future__ import annotations
