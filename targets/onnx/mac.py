@@ -205,16 +205,28 @@ def _nhwc_parts(e: Emitter, x: str, lo: int, hi: int) -> list[tuple[int, str, in
 
 
 def _im2col(e: Emitter, u: str, c: int, kh: int, kw: int, strides: tuple, pads: tuple):
-    """The rows ``[Ho·Wo, kh·kw·c]`` of an NHWC u8 tensor of ``c`` channels (padded, its taps sliced and joined
-    on the channel axis, so no transpose), and the names of ``Ho`` and ``Wo``."""
+    """The rows ``[P·Ho·Wo, kh·kw·c]`` of ``P`` NHWC u8 planes ``[P, H, W, c]``: padded,
+    flattened to ``[P·Hp·Wp, c]`` and gathered by one ``Gather`` of the taps' row indices
+    (built at run time from the input's shape), so no transpose and one copy; with the names
+    of ``Ho`` and ``Wo``."""
+    sh, sw = strides
     u = e.node("Pad", [u, e.const([0, pads[0], pads[1], 0, 0, pads[2], pads[3], 0], I64)])
-    hp, wp = e.dim(u, 1), e.dim(u, 2)
-    taps = [e.slice(u, [i, j], e.node("Concat", [
-        e.node("Add", [hp, e.const([i - kh + 1], I64)]),
-        e.node("Add", [wp, e.const([j - kw + 1], I64)])], axis=0), [1, 2], list(strides))
-        for i in range(kh) for j in range(kw)]
-    cols = e.node("Concat", taps, axis=3) if len(taps) > 1 else taps[0]
-    return e.reshape(cols, [-1, kh * kw * c]), e.dim(cols, 1), e.dim(cols, 2)
+    n, hp, wp = e.dim(u, 0), e.dim(u, 1), e.dim(u, 2)
+    ho = e.node("Add", [e.over(e.node("Sub", [hp, e.const([kh], I64)]), sh), e.const([1], I64)])
+    wo = e.node("Add", [e.over(e.node("Sub", [wp, e.const([kw], I64)]), sw), e.const([1], I64)])
+    scalar = lambda d: e.node("Squeeze", [d, e.const([0], I64)])  # noqa: E731
+    step = lambda d, k: e.node("Range", [e.const(0, I64), scalar(e.times(d, k)),  # noqa: E731
+                                         e.const(k, I64)])
+    rows = e.node("Add", [e.reshape(step(ho, sh), [-1, 1, 1, 1]),
+                          e.const(np.arange(kh).reshape(1, 1, kh, 1), I64)])
+    cols = e.node("Add", [e.reshape(step(wo, sw), [1, -1, 1, 1]),
+                          e.const(np.arange(kw).reshape(1, 1, 1, kw), I64)])
+    plane = e.node("Mul", [hp, wp])
+    idx = e.node("Add", [e.node("Mul", [rows, wp]), cols])
+    idx = e.node("Add", [e.reshape(e.node("Mul", [e.node("Range", [
+        e.const(0, I64), scalar(n), e.const(1, I64)]), plane]), [-1, 1, 1, 1, 1]), idx])
+    flat = e.reshape(u, [-1, c])
+    return (e.reshape(e.node("Gather", [flat, idx], axis=0), [-1, kh * kw * c]), ho, wo)
 
 
 def _im2col_sum(e: Emitter, x: str, x_range: tuple[int, int], w: np.ndarray, *,
@@ -231,11 +243,22 @@ def _im2col_sum(e: Emitter, x: str, x_range: tuple[int, int], w: np.ndarray, *,
     cout, cin, kh, kw = w.shape
     wmax = max(1, int(np.abs(w).max()))
     w2 = np.transpose(w, (2, 3, 1, 0)).reshape(kh * kw, cin, cout)
-    sums, bound = [], 0
-    for scale, u, top in _nhwc_parts(e, x, *x_range):
-        chunk = _chunk(cin, kh * kw, top, wmax)
-        bound += abs(scale) * top * wmax * kh * kw * cin
-        for c0 in range(0, cin, chunk):
+    parts = _nhwc_parts(e, x, *x_range)
+    chunks = [_chunk(cin, kh * kw, top, wmax) for _, _, top in parts]
+    bound = sum(abs(scale) * top * wmax * kh * kw * cin for scale, _, top in parts)
+    sums, batched = [], bool(parts) and min(chunks) == cin
+    if batched:
+        # one Gather and one GEMM for every part, stacked on the batch axis
+        rows, ho, wo = _im2col(e, e.node("Concat", [u for _, u, _ in parts], axis=0)
+                               if len(parts) > 1 else parts[0][1], cin, kh, kw, strides, pads)
+        acc = e.node("MatMulInteger", [rows, e.const(w2.reshape(-1, cout), I8, "w")])
+        if len(parts) > 1:
+            acc = e.reshape(acc, [len(parts), -1, cout])
+        accs = [acc] if len(parts) == 1 else [e.slice(acc, [b], [b + 1], [0])
+                                              for b in range(len(parts))]
+        sums = [(scale, a) for (scale, _, _), a in zip(parts, accs)]
+    for (scale, u, top), chunk in zip(parts, chunks):
+        for c0 in range(0, cin, chunk) if not batched else ():
             part = u if chunk == cin else e.slice(u, [c0], [c0 + chunk], [3])
             rows, ho, wo = _im2col(e, part, min(chunk, cin - c0), kh, kw, strides, pads)
             wc = e.const(w2[:, c0:c0 + chunk].reshape(-1, cout), I8, "w")
