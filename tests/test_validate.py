@@ -149,15 +149,16 @@ KERNELS = ("ConvInteger", "MatMulInteger")
 
 
 class PoisonedRuntime(OrtRuntime):
-    """onnxruntime whose first integer kernel adds 1 to each element it sums."""
+    """onnxruntime whose first integer kernel doubles each element it sums (an added 1
+    would cancel where one GEMM sums both sign parts and they are subtracted)."""
 
     def session(self, model, provider, fallback):
         m = onnx.load_from_string(model)
         k, node = next((k, n) for k, n in enumerate(m.graph.node) if n.op_type in KERNELS)
         out = node.output[0]
         node.output[0] = f"{out}_raw"
-        m.graph.initializer.append(numpy_helper.from_array(np.array(1, np.int32), "one"))
-        m.graph.node.insert(k + 1, helper.make_node("Add", [f"{out}_raw", "one"], [out]))
+        m.graph.initializer.append(numpy_helper.from_array(np.array(2, np.int32), "two"))
+        m.graph.node.insert(k + 1, helper.make_node("Mul", [f"{out}_raw", "two"], [out]))
         return super().session(m.SerializeToString(), provider, fallback)
 
 
