@@ -1,5 +1,6 @@
 """The vector generator: every case function, run through the reference, written as the
-committed corpus (``vectors/<operator>.jsonl``, ``graphs/<name>.jsonl``)."""
+committed corpus (``vectors/<operator>.jsonl``, ``graphs/<name>.jsonl``); every stage case
+through :mod:`waiexport.stage` (``stage/<operator>.jsonl``)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,8 @@ from pathlib import Path
 from waiexport.whg1 import write
 
 from .cases import GRAPHS, OPERATORS
+from .cases.stage import STAGE
+from .stage_vectors import make_stage_vector
 from .vectors import make_vector, write_lines
 
 __all__ = ["generate", "CORPUS"]
@@ -34,4 +37,10 @@ def generate(root: Path) -> list[Path]:
             path = root / folder / f"{name}.jsonl"
             path.write_bytes(write_lines(_vectors(cases)))
             written.append(path)
+    (root / "stage").mkdir(parents=True, exist_ok=True)
+    for name, cases in STAGE.items():
+        path = root / "stage" / f"{name}.jsonl"
+        path.write_bytes(write_lines([make_stage_vector(vid, name, inp, modes)
+                                      for vid, inp, modes in cases]))
+        written.append(path)
     return written

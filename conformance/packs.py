@@ -64,6 +64,10 @@ def make_pack(target, files: list[Path], out: Path, progress=None) -> dict:
             if progress:
                 progress(1)
             where = {"file": path.stem, "id": v["id"]}
+            if "stage" in v:
+                manifest["not_packed"].append({**where, "reason": "a stage operator: it runs in "
+                                               "the driver, not in a model (section 5E)"})
+                continue
             if "acc32" not in v["profiles"]:
                 manifest["not_packed"].append({**where, "reason": "profiles acc64"})
                 continue

@@ -19,7 +19,7 @@ from waiexport.targets.exporter import DoesNotFit
 from .locate import locate as find_first, sentence
 from .vectors import load_outcome, parse_expect, read_vectors, vector_inputs
 
-__all__ = ["Outcome", "validate_vector", "validate", "read_all", "diff", "claim", "files_under", "report",
+__all__ = ["Outcome", "validate_vector", "validate_stage", "validate", "read_all", "diff", "claim", "files_under", "report",
            "render", "STATUSES"]
 
 #: Each status a vector can end in, and how the report counts it.
@@ -70,9 +70,49 @@ def _elsewhere(engine, placement: dict | None) -> str | None:
     return "; ".join(f"ran on {p}: {n} of {total} nodes" for p, n in sorted(other.items()))
 
 
+def _first_difference(want, got, where: str = "") -> str:
+    """Where two stage results first differ, with both values."""
+    if isinstance(want, dict) and isinstance(got, dict) and set(want) == set(got):
+        return next((_first_difference(want[k], got[k], f"{where}.{k}".lstrip("."))
+                     for k in sorted(want) if want[k] != got[k]), "")
+    if isinstance(want, list) and isinstance(got, list) and len(want) == len(got):
+        return next((_first_difference(a, b, f"{where}[{i}]")
+                     for i, (a, b) in enumerate(zip(want, got)) if a != b), "")
+    return f"{where or 'expect'}: expected {str(want)[:80]}, got {str(got)[:80]}"
+
+
+def validate_stage(engine, file: str, v: dict) -> Outcome:
+    """Run one stage vector (§14.1) on an engine's optional ``stage(op, in, modes)`` hook,
+    which returns the operator's ``expect`` or raises ``StageRefusal``; an engine without
+    the hook, or an operator defined in a text this toolchain does not hold, is "not for
+    this engine"."""
+    from waiexport.stage import ELSEWHERE, StageRefusal
+    op, st = v["op"], v["stage"]
+    if op in ELSEWHERE:
+        return Outcome(file, v["id"], "skip", f"{op} is defined in {ELSEWHERE[op]}, which "
+                                              "this toolchain does not implement")
+    hook = getattr(engine, "stage", None)
+    if hook is None:
+        return Outcome(file, v["id"], "skip", "the engine runs no stage operators")
+    try:
+        got = hook(op, st["in"], st["modes"])
+    except StageRefusal as r:
+        got = {"at": r.at, "refuse": r.code}
+    except EngineFailure as e:
+        return Outcome(file, v["id"], "fail", str(e))
+    except (TypeError, ValueError, KeyError, IndexError) as e:
+        return Outcome(file, v["id"], "fail", f"the operator could not read this in: "
+                                              f"{type(e).__name__}: {str(e)[:120]}")
+    if got == st["expect"]:
+        return Outcome(file, v["id"], "pass")
+    return Outcome(file, v["id"], "fail", _first_difference(st["expect"], got))
+
+
 def validate_vector(engine, file: str, v: dict, locate: bool = False) -> Outcome:
     """Run one vector on ``engine`` (see :mod:`waiexport.targets.engines` for the interface);
     with ``locate``, a differing output is traced to the first operator that differs."""
+    if "stage" in v:
+        return validate_stage(engine, file, v)
     if engine.profile not in v["profiles"]:
         return Outcome(file, v["id"], "skip", f"profiles {', '.join(v['profiles'])}")
     data = v["graph_bytes"]

@@ -20,6 +20,8 @@ from waiexport.reference import Decoder, decode
 from waiexport.refusal import Refusal
 from waiexport.whg1 import read
 
+from .stage_vectors import parse_stage
+
 __all__ = ["load_outcome", "make_vector", "write_lines", "read_vectors", "vector_inputs"]
 
 BOTH = ["acc32", "acc64"]
@@ -63,7 +65,8 @@ def write_lines(vectors: list[dict]) -> bytes:
 
 
 def read_vectors(path: Path) -> list[dict]:
-    """Every vector of a ``.jsonl`` file; ``BadInput`` names the file, and the line that is
+    """Every vector of a ``.jsonl`` file, graph or stage vectors (a line with ``op``, read by
+    :func:`.stage_vectors.parse_stage`); ``BadInput`` names the file, and the line that is
     not a vector: one that does not parse, or a last line cut before its line feed (§14.1)."""
     try:
         data = path.read_bytes()
@@ -78,6 +81,9 @@ def read_vectors(path: Path) -> list[dict]:
             v = json.loads(line)
         except (json.JSONDecodeError, UnicodeDecodeError, RecursionError, ValueError) as e:
             raise BadInput(f"{path}:{n}: not JSON: {str(e)[:200]}") from None
+        if isinstance(v, dict) and "op" in v:
+            vectors.append(parse_stage(v, f"{path}:{n}: stage vector {str(v.get('id'))[:60]!r}"))
+            continue
         if not (isinstance(v, dict) and isinstance(v.get("graph"), str)
                 and isinstance(v.get("id"), str) and isinstance(v.get("load"), str)
                 and isinstance(v.get("profiles"), list)

@@ -9,6 +9,12 @@ An engine has a ``name``, the ``profile`` and ``subset`` it implements (§7, §9
 in table order) and the scalar values, and returns the outputs or raises ``Refusal`` (§4).
 :meth:`Loaded.sequence` carries state across decodes (§10.3). An engine that cannot run here
 at all (a provider that is not installed) raises ``EngineUnavailable`` when made.
+
+An engine that implements the stage operators (§5E) has ``stage(op, inp, modes)``: it takes a
+stage vector's ``in`` and ``modes`` as Python values (integers, booleans, text, lists) and
+returns its ``expect`` (``{"symbols": …}``, ``{"index": …}``, …) or raises
+:class:`waiexport.stage.StageRefusal` with the code and the index ``at`` of §14.1.
+``validate`` runs stage vectors on such an engine and says "not for this engine" elsewhere.
 """
 
 from __future__ import annotations
@@ -82,6 +88,11 @@ class ReferenceEngine:
         g = load(data, profile=self.profile, subset=self.subset).graph
         return Loaded(g, lambda inputs, scalars: decode(g, inputs, scalars),
                       lambda inputs, scalars: decode(g, inputs, scalars, keep=True))
+
+    def stage(self, op: str, inp: dict, modes: dict) -> dict:
+        """The stage operator ``op`` of :mod:`waiexport.stage` on a vector's ``in``."""
+        from waiexport.stage import run
+        return run(op, inp, modes)
 
     def describe(self) -> dict:
         return {"runs_on": "the exact Python reference of this package (numba kernels for "

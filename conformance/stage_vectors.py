@@ -1,0 +1,82 @@
+"""Stage-operator vectors (§14.1): ``{expect, id, in, modes, op}`` per line, every integer a
+decimal string. ``make_stage_vector`` computes ``expect`` (or the refusal and its ``at``)
+with :mod:`waiexport.stage`, or with the checker's literal operators
+(:mod:`waiexport.reference.literal.stage`); ``parse_stage`` reads one line's members back to
+Python values after checking the format.
+"""
+
+from __future__ import annotations
+
+from waiexport.jsonio import BadInput, parse_int
+from waiexport.stage import ELSEWHERE, OPS, StageRefusal, run
+
+__all__ = ["make_stage_vector", "parse_stage", "stage_expect", "TEXT"]
+
+#: Per section of a vector, the members whose values are text, not integers.
+TEXT = {"in": {"memory", "stream", "mode", "order"}, "expect": {"refuse"},
+        "modes": {"bucket", "table", "escape", "end"}}
+
+
+#: The members of each operator's ``in`` (§14.1's table; ``anchor`` is read for
+#: ``checkerboard`` only, and ``mans_decode``'s depend on its mode).
+IN = {"rans64_decode": {"stream", "tables", "reads"}, "dequantize": {"sym", "f", "base"},
+      "bucket": {"sigma", "edges"}, "coded": {"v", "thr"}, "scale_index": {"v", "s", "n"},
+      "block_stat": {"x", "b", "s", "lo", "hi"}, "band_lookup": {"v", "edges", "table", "row"},
+      "mans_decode": {"memory", "mode"}, "residual_step": {"pred", "r", "q", "lo", "hi"},
+      "mc_predict": {"frame", "y", "x", "c", "dy", "dx", "precision"},
+      "up2_predict": {"prev", "d0", "d1"}, "rate_predict": {"prev", "rate_num", "rate_den", "d0"},
+      "coding_order": {"shape", "order"}}
+MANS = {"sgm": {"pmf", "bounds", "spans"}, "fac": {"rows", "lengths"}}
+
+
+def _native(value, where: str, text: set, key: str = ""):
+    """A JSON value with its decimal strings as integers (``text`` members stay text)."""
+    if isinstance(value, dict):
+        return {k: _native(v, f"{where}.{k}", text, k) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_native(v, f"{where}[{i}]", text, key) for i, v in enumerate(value)]
+    if isinstance(value, str) and key not in text:
+        return parse_int(value, where)
+    if isinstance(value, (str, bool)):
+        return value
+    raise BadInput(f"{where}: {str(value)[:40]} is neither a decimal string nor a boolean")
+
+
+def stage_expect(op: str, inp: dict, modes: dict, literal: bool = False) -> dict:
+    """``expect`` for one vector: the operator's result, or ``{"at", "refuse"}``."""
+    try:
+        if literal:
+            from waiexport.reference.literal.stage import OPS as LITERAL
+            return LITERAL[op](inp, modes)
+        return run(op, inp, modes)
+    except StageRefusal as r:
+        return {"at": r.at, "refuse": r.code}
+
+
+def make_stage_vector(vid: str, op: str, inp: dict, modes: dict | None = None,
+                      literal: bool = False) -> dict:
+    """One stage vector, ``expect`` computed from ``in`` and ``modes``."""
+    modes = modes or {}
+    return {"expect": stage_expect(op, inp, modes, literal), "id": vid, "in": inp,
+            "modes": modes, "op": op}
+
+
+def parse_stage(v: dict, where: str) -> dict:
+    """A stage vector's members as Python values (``in``, ``modes``, ``expect``), after
+    §14.1's format checks; ``BadInput`` says which member is wrong."""
+    if set(v) != {"expect", "id", "in", "modes", "op"}:
+        raise BadInput(f"{where}: a stage vector has exactly expect, id, in, modes and op")
+    if not isinstance(v["op"], str) or v["op"] not in OPS and v["op"] not in ELSEWHERE:
+        raise BadInput(f"{where}: op {str(v['op'])[:40]!r} is not a stage operator (section 5E)")
+    for key in ("in", "modes", "expect"):
+        if not isinstance(v[key], dict):
+            raise BadInput(f"{where}: {key} is not an object")
+    out = {k: _native(v[k], f"{where} {k}", TEXT[k]) for k in ("in", "modes", "expect")}
+    need = IN[v["op"]] | MANS.get(out["in"].get("mode"), set())
+    if not need <= set(out["in"]):
+        raise BadInput(f"{where}: in lacks {', '.join(sorted(need - set(out['in'])))}")
+    e = out["expect"]
+    if "refuse" in e and (set(e) != {"at", "refuse"} or not isinstance(e["refuse"], str)
+                          or not isinstance(e["at"], int)):
+        raise BadInput(f"{where}: a refused stage vector's expect is {{\"at\", \"refuse\"}}")
+    return {**v, "stage": out}

@@ -1,0 +1,13 @@
+"""The checker's literal stage operators (§5E), one module each, written from the text line
+by line on Python integers: independent of :mod:`waiexport.stage`, which the tests and the
+checker set against them. Each ``run(inp, modes)`` gives a stage vector's ``expect`` or raises
+:class:`waiexport.stage.StageRefusal`."""
+
+from . import (band_lookup, block_stat, bucket, coded, coding_order, dequantize, mans_decode,
+               residual_step, scale_index)
+
+__all__ = ["OPS"]
+
+OPS = {module.__name__.rsplit(".", 1)[1]: module.run for module in (
+    dequantize, bucket, coded, scale_index, block_stat, band_lookup, mans_decode,
+    residual_step, coding_order)}

@@ -1,0 +1,5 @@
+"""E4, literally."""
+
+
+def run(inp, modes):
+    return {"coded": inp["v"] > inp["thr"]}
