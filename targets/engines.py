@@ -216,15 +216,16 @@ class OrtEngine:
                 "provider": self.provider,
                 "provider_version": "not reported by onnxruntime",
                 "packages": {**self.runtime.packages(), **_versions("waiexport")},
-                "probed": _probed()}
+                "probed": _probed(self.provider)}
 
     load = _cached_load
 
     def _load(self, data: bytes) -> Loaded:
         from .exporter import export
         from .onnx.export import build_model, every_node_model
+        from .onnx.mac import u8s8_exact
 
-        exp = export(data, self.target)
+        exp = export(data, self.target, provider=self.provider)
         main = self.runtime.session(exp.model.SerializeToString(), self.provider, self.fallback)
         built: dict = {}   # models for locating, built when first asked for
 
@@ -235,7 +236,8 @@ class OrtEngine:
 
         def run_all(inputs, scalars):
             s = made("exposed", lambda: self.runtime.session(build_model(
-                exp.graph, exp.metadata, expose=True, target=self.target).SerializeToString(),
+                exp.graph, exp.metadata, expose=True, target=self.target,
+                u8s8=u8s8_exact(self.provider)).SerializeToString(),
                 self.provider, self.fallback))
             return run_session(exp.graph, s, inputs, scalars, every=True)
 
@@ -452,14 +454,15 @@ def run_tosa(m, inputs) -> list:
     return [np.transpose(o[0], (2, 0, 1)).astype(np.int64) for o in outs]
 
 
-def _probed() -> str:
-    """What the export probed of onnxruntime's kernels, in words, for the claim."""
+def _probed(provider: str = CPU) -> str:
+    """What the export probed of onnxruntime's kernels on ``provider``, in words, for the
+    claim."""
     from .onnx.mac import u8s8_exact
-    verdict = "exact, so int8 convolutions use it" if u8s8_exact() else \
-        "wrong here, so int8 convolutions use u8 x u8 ConvInteger"
-    return ("MatMulInteger u8 x s8 on CPUExecutionProvider at the worst-case operands of our "
-            f"sign parts (pairs of 128 x -128 and 128 x 127): {verdict}; a probe at the worst "
-            "case rules out pair saturation, not every possible error")
+    verdict = "exact, so convolutions with int8 weights use it" if u8s8_exact(provider) else \
+        "not exact there, so convolutions use u8 x u8 ConvInteger"
+    return (f"MatMulInteger u8 x s8 on {provider} at the worst-case operands of our digits "
+            f"(pairs of 128 x -128 and 128 x 127): {verdict}; a probe at the worst case rules "
+            "out pair saturation, not every possible error")
 
 
 def host_feed(g: Graph, inputs, scalars) -> dict:

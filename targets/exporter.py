@@ -19,6 +19,7 @@ from waiexport.refusal import Refusal
 from waiexport.rewrites.pipeline import Outcome, rewrite_for
 
 from .descriptions import Target
+from .onnx import mac
 from .onnx.export import DoesNotFit, ExportError, build_model
 
 __all__ = ["Export", "Fit", "export", "fit", "mapped", "self_check", "probe_inputs", "DoesNotFit"]
@@ -43,8 +44,10 @@ class Export:
         return build_tosa(self.graph, shapes, label=self.outcome.label)
 
 
-def export(data: bytes, target: Target, name: str = "graph") -> Export:
-    """Export the WHG1 file ``data`` for ``target``.
+def export(data: bytes, target: Target, name: str = "graph",
+           provider: str | None = None) -> Export:
+    """Export the WHG1 file ``data`` for ``target``; an ONNX model for onnxruntime
+    ``provider`` uses the kernels the probe found exact there (the CPU's when None).
 
     Raises
     ------
@@ -68,7 +71,8 @@ def export(data: bytes, target: Target, name: str = "graph") -> Export:
         "wai.target": target.name,
         "wai.tool": f"waiexport {__version__}",
     }
-    model = build_model(outcome.graph, metadata, target=target, label=outcome.label) \
+    model = build_model(outcome.graph, metadata, target=target, label=outcome.label,
+                        u8s8=None if provider is None else mac.u8s8_exact(provider)) \
         if target.fmt == "onnx" else None
     return Export(model, outcome, metadata, member.graph)
 

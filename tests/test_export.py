@@ -307,7 +307,7 @@ def test_a_kernel_that_fails_the_probe_is_not_used(monkeypatch):
     g = b.build()
     ops = {n.op_type for n in export(write(g), ORT).model.graph.node}
     assert ("MatMulInteger" in ops) == mac.u8s8_exact()
-    monkeypatch.setattr(mac, "u8s8_exact", lambda: False)
+    monkeypatch.setattr(mac, "u8s8_exact", lambda provider="CPUExecutionProvider": False)
     ops = {n.op_type for n in export(write(g), ORT).model.graph.node}
     assert "MatMulInteger" not in ops and "ConvInteger" in ops
     same(write(g), [np.full((4, 5, 5), -128)], [])
@@ -366,18 +366,23 @@ def test_the_lifted_division_at_the_ends_of_its_span(wide, mode, data):
     assert ("Mod" in ops) == (s > 0 and max(lift, hi + half + lift) >= 1 << bits)
 
 
-@pytest.mark.parametrize("stride", [(2, 2), (3, 3), (2, 3)])
-def test_the_int8_phase_interleave_at_the_clamp_ends(stride):
+@settings(max_examples=20, deadline=None, suppress_health_check=list(HealthCheck))
+@given(sh=st.integers(1, 3), sw=st.integers(1, 3), k=st.integers(1, 5), data=st.data())
+def test_the_int8_phase_interleave_at_the_clamp_ends(sh, sw, k, data):
     # a conv_transpose whose clamped output is int8 interleaves its phases on int8:
     # DepthToSpace for one stride, an int8 Transpose for two; exact at both clamp ends
-    rng = np.random.default_rng(sum(stride))
+    w = np.array(data.draw(st.lists(st.sampled_from([-128, -1, 0, 1, 127]), min_size=3 * 2 * k * k,
+                                    max_size=3 * 2 * k * k))).reshape(3, 2, k, k)
+    pad = data.draw(st.integers(0, k - 1))
     b = GraphBuilder()
     b.output(b.op("conv_transpose", b.input(3, -128, 127), conv_transpose(
-        rng.integers(-128, 128, (3, 4, 4, 4)), stride=stride, pad=1, rq=rq(shift=9)),
+        w, stride=(sh, sw), pad=pad, rq=rq(shift=data.draw(st.integers(0, 9)))),
         policy="clamp", lo=-128, hi=127))
     g = b.build()
+    assume(in_subset(g))
     ops = [n.op_type for n in export(write(g), ORT).model.graph.node]
-    assert ("DepthToSpace" in ops) == (stride[0] == stride[1])
+    assert ("DepthToSpace" in ops) == (sh == sw > 1)
+    rng = np.random.default_rng(k)
     for x in (np.full((3, 5, 4), -128), np.full((3, 5, 4), 127),
               np.where(np.arange(60).reshape(3, 5, 4) % 2, -128, 127),
               rng.integers(-128, 128, (3, 5, 4))):
@@ -418,3 +423,46 @@ def test_a_digit_sum_past_int32_is_split_over_channels():
     for x in (np.full((cin, 1, 1), 129), np.resize([127, 0], cin).reshape(cin, 1, 1),
               np.resize([128, 0], cin).reshape(cin, 1, 1)):
         same(write(g), [x], [])
+
+
+def test_the_probe_runs_on_the_models_provider():
+    # a provider that cannot run the probe model fails it, and the claim names that provider
+    import onnxruntime as ort
+    import waiexport.targets.onnx.mac as mac
+    from waiexport.targets.engines import _probed
+    other = next((p for p in ort.get_available_providers() if p != "CPUExecutionProvider"),
+                 None)
+    if other is None:
+        pytest.skip("this onnxruntime has only its CPU provider")
+    assert mac.u8s8_exact(other) is False
+    assert f"on {other}" in _probed(other) and "not exact there" in _probed(other)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
+@given(data=st.data())
+def test_the_matmul_path_is_exact_at_its_operand_ends(data):
+    # any input range whose negation fits i32, int8 weights drawn from their ends, any
+    # kernel, stride and padding: the Gather im2col, the digits and the one GEMM agree with
+    # the reference on inputs at the ends of the range
+    import waiexport.targets.onnx.mac as mac
+    lo = data.draw(st.sampled_from([0, -1, -128, -129, -(2**12), -(2**20), -(2**31) + 1]))
+    hi = data.draw(st.sampled_from([0, 1, 127, 128, 129, 2**12, 2**20, 2**31 - 1]))
+    cin, cout = data.draw(st.integers(1, 3)), data.draw(st.integers(1, 3))
+    kh, kw = data.draw(st.integers(1, 4)), data.draw(st.integers(1, 4))
+    w = np.array(data.draw(st.lists(st.sampled_from([-128, -127, -1, 0, 1, 126, 127]),
+                                    min_size=cout * cin * kh * kw,
+                                    max_size=cout * cin * kh * kw))).reshape(cout, cin, kh, kw)
+    stride, pad = data.draw(st.integers(1, 3)), data.draw(st.integers(0, 3))
+    b = GraphBuilder()
+    b.output(b.op("conv", b.input(cin, lo, hi), conv(w, stride=stride, pad=pad,
+                                                     rq=rq(shift=data.draw(st.integers(0, 30))))))
+    g = b.build()
+    assume(in_subset(g))
+    ops = {n.op_type for n in export(write(g), ORT).model.graph.node}
+    assert ("MatMulInteger" in ops) == (mac.u8s8_exact() and (lo, hi) != (0, 0))
+    h, wd = data.draw(st.integers(kh, kh + 4)), data.draw(st.integers(kw, kw + 4))
+    n = cin * h * wd
+    for x in (np.full(n, lo), np.full(n, hi), np.resize([lo, hi], n),
+              np.array(data.draw(st.lists(st.sampled_from([lo, hi, 0, 127, 128, -128, -129]),
+                                          min_size=n, max_size=n))).clip(lo, hi)):
+        same(write(g), [x.reshape(cin, h, wd)], [])

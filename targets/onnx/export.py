@@ -63,10 +63,11 @@ def _fold_depth_to_space(g: Graph, label=_operator) -> dict:
 
 
 def build_model(g: Graph, metadata: dict, expose: bool = False,
-                target=None, label=_operator) -> onnx.ModelProto:
+                target=None, label=_operator, u8s8: bool | None = None) -> onnx.ModelProto:
     """The ONNX model of ``g``, a graph that meets ``acc32`` and lies in ``wai-ops/1-npu``
     (after the target's rewrites). With ``expose``, every graph tensor ``t`` is also an output
-    ``tensor<t>`` (for locating a difference). Raises :class:`ExportError` for an operator it
+    ``tensor<t>`` (for locating a difference). ``u8s8`` is the u8×s8 kernel probe's verdict
+    on the provider the model will run on (the CPU's when None). Raises :class:`ExportError` for an operator it
     cannot map, naming the node by ``label(index)``."""
     gb = certify_graph(g)
     e = Emitter()
@@ -82,7 +83,7 @@ def build_model(g: Graph, metadata: dict, expose: bool = False,
     perms = _fold_depth_to_space(g, label) if target is not None and \
         target.depth_to_space == DCR else {}
     ctx = LowerCtx(gb.tensors, scalars, g, target, perms,
-                   {n.op.index: n.result for n in gb.nodes})
+                   {n.op.index: n.result for n in gb.nodes}, u8s8)
     lower_ops(g, LOWER, e, ctx, names, label=label, fmt="ONNX",
               clamp=lambda x, rec: clip(e, x, rec.lo, rec.hi),
               before=lambda op: setattr(e, "scope", f"op{op.index}"))

@@ -123,16 +123,19 @@ def _support(w: np.ndarray, pads: tuple) -> list[tuple]:
 
 
 def mac_sum(e: Emitter, x: str, x_range: tuple[int, int], w: np.ndarray, target, *,
-            groups: int, strides: tuple, pads: tuple, dtype: int = I64) -> str:
+            groups: int, strides: tuple, pads: tuple, dtype: int = I64,
+            u8s8: bool | None = None) -> str:
     """The convolution sum on the target's MAC array, as ``dtype`` (int32 only where the
-    caller knows the sum fits, as every acc32 sum does). Output channels whose kernels share
+    caller knows the sum fits, as every acc32 sum does); ``u8s8`` is the probe's verdict for
+    the provider the model will run on (:func:`u8s8_exact` on the CPU's when None). Output
+    channels whose kernels share
     all-zero border rows or columns (the phase form's missing taps, §9.3) are summed
     together on the trimmed kernel, the padding reduced to match, so no zero tap is
     multiplied; zero weights add zero terms, so the sums are the same integers. The
     ``MatMulInteger`` path takes the whole kernel in one GEMM instead: one im2col and one
     product beat one per trimmed kernel there (14.0 against 20.9 ms on the realistic
     ``int_synth``, measured)."""
-    if _on_matmul(x_range, w, target, groups):
+    if _on_matmul(x_range, w, target, groups) and (u8s8_exact() if u8s8 is None else u8s8):
         return _im2col_sum(e, x, x_range, w, strides=strides, pads=pads, dtype=dtype)
     trims = _support(w, pads) if groups == 1 else [(0, 0, 0, 0)] * w.shape[0]
     kinds = sorted(set(trims))
@@ -154,11 +157,12 @@ def mac_sum(e: Emitter, x: str, x_range: tuple[int, int], w: np.ndarray, target,
 
 
 @functools.cache
-def u8s8_exact() -> bool:
-    """Whether this onnxruntime on this CPU computes ``MatMulInteger`` u8×s8 exactly at the
-    worst case our sign parts reach: its AVX2 kernel adds pairs of products in int16, and
-    two products of ``128 × −128`` or ``128 × 127`` still fit. Probed once per process with
-    a tiny model at those operands (it rules out pair saturation, not every possible error)."""
+def u8s8_exact(provider: str = "CPUExecutionProvider") -> bool:
+    """Whether this onnxruntime computes ``MatMulInteger`` u8×s8 exactly on ``provider`` (CPU
+    fallback disabled) at the worst case our digits reach: the CPU's AVX2 kernel adds pairs of
+    products in int16, and two products of ``128 × −128`` or ``128 × 127`` still fit. Probed
+    once per process and provider with a tiny model at those operands (it rules out pair
+    saturation, not every possible error); a provider that cannot run the probe fails it."""
     import onnxruntime as ort
     from onnx import helper, numpy_helper
     x = np.array([[128] * 64, [128, 0] * 32, [1] * 64, [128] * 64], dtype=np.uint8)
@@ -169,8 +173,15 @@ def u8s8_exact() -> bool:
         [helper.make_tensor_value_info("x", U8, [4, 64])],
         [helper.make_tensor_value_info("y", I32, [4, 4])], [numpy_helper.from_array(w, "w")]),
         opset_imports=[helper.make_opsetid("", 10)], ir_version=5)
-    got = ort.InferenceSession(model.SerializeToString(),
-                               providers=["CPUExecutionProvider"]).run(None, {"x": x})[0]
+    opts = ort.SessionOptions()
+    opts.log_severity_level = 3
+    if provider != "CPUExecutionProvider":
+        opts.add_session_config_entry("session.disable_cpu_ep_fallback", "1")
+    try:
+        got = ort.InferenceSession(model.SerializeToString(), opts,
+                                   providers=[provider]).run(None, {"x": x})[0]
+    except Exception:   # onnxruntime raises its own types: the provider cannot run the probe
+        return False
     return bool((got == x.astype(np.int64) @ w.astype(np.int64)).all())
 
 
@@ -280,11 +291,10 @@ def _im2col_sum(e: Emitter, x: str, x_range: tuple[int, int], w: np.ndarray, *,
 
 
 def _on_matmul(x_range: tuple[int, int], w: np.ndarray, target, groups: int) -> bool:
-    """Whether a convolution takes :func:`_im2col_sum`: groups 1, int8 weights, an ``x``
-    whose negation fits i32, a target not of 8-bit operands, and a u8×s8 kernel exact here."""
+    """Whether a convolution can take :func:`_im2col_sum`: groups 1, int8 weights, an ``x``
+    whose negation fits i32, a target not of 8-bit operands (the probe decides the rest)."""
     return (target is None or target.mac_bits != 8) and groups == 1 and \
-        -(1 << 31) < x_range[0] and -128 <= int(w.min()) and int(w.max()) <= 127 and \
-        u8s8_exact()
+        -(1 << 31) < x_range[0] and -128 <= int(w.min()) and int(w.max()) <= 127
 
 
 def _mac_sum(e: Emitter, x: str, x_range: tuple[int, int], w: np.ndarray, target, *,

@@ -25,6 +25,7 @@ class LowerCtx:
     target: object = None
     perms: dict = field(default_factory=dict)
     nodes: dict = field(default_factory=dict)   # each operator's certified intermediates
+    u8s8: bool | None = None    # the u8×s8 probe's verdict on the model's provider
 
     def range_of(self, t: int) -> tuple[int, int]:
         return self.intervals[t]
@@ -60,6 +61,8 @@ def depth_to_space(e: Emitter, x: str, c: int, rh: int, rw: int, in8: bool,
     is an int8 (the caller has it certified), so the move runs on int8 (onnxruntime's
     ``DepthToSpace`` has 8-bit kernels only; 4.5× faster than an int32 6-D ``Transpose`` on
     ``[1, 256, 128, 128]``, measured); otherwise a ``Reshape``–``Transpose`` on int32."""
+    if rh == rw == 1:
+        return x
     if in8 and rh == rw:
         return e.cast(e.node("DepthToSpace", [e.cast(x, I8)], blocksize=rh, mode=mode), I32)
     h, w = e.hw(x)

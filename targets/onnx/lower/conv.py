@@ -19,6 +19,6 @@ def lower(e, op, ins, ctx):
             for k, v in rq_args(p.rq, p.cout, ctx.nodes.get(op.index)).items()}
     dtype = width(ctx.nodes.get(op.index), args)
     acc = mac_sum(e, ins[0], ctx.range_of(op.inputs[0]), w, ctx.target, groups=p.groups,
-                  strides=(p.sh, p.sw), pads=(p.ph, p.pw, p.ph, p.pw), dtype=dtype)
+                  strides=(p.sh, p.sw), pads=(p.ph, p.pw, p.ph, p.pw), dtype=dtype, u8s8=ctx.u8s8)
     y = requantise(e, acc, **args, dtype=dtype)
     return [y if dtype == I32 else narrow(e, y)]

@@ -60,7 +60,7 @@ def lower(e, op, ins, ctx):
           for k, v in rq_args(p.rq, p.cout, ctx.nodes.get(op.index)).items()}
     dtype = width(ctx.nodes.get(op.index), rq)
     acc = mac_sum(e, ins[0], ctx.range_of(op.inputs[0]), w, ctx.target, groups=1,
-                  strides=(1, 1), pads=(th - 1, tw - 1, below, right), dtype=dtype)
+                  strides=(1, 1), pads=(th - 1, tw - 1, below, right), dtype=dtype, u8s8=ctx.u8s8)
     y = requantise(e, acc, **rq, dtype=dtype)
     y = y if dtype == I32 else narrow(e, y)
     if (rh, rw) != (sh, sw):
