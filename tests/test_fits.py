@@ -27,7 +27,7 @@ def _graphs():
         out.update({f"{src.stem}:{role}": write(g) for role, g in lower_set(form, src)[0].items()})
     for path in files_under([CORPUS]):
         for v in read_vectors(path):
-            if v["load"] == "ok" and "acc32" in v["profiles"]:
+            if "stage" not in v and v["load"] == "ok" and "acc32" in v["profiles"]:
                 out[v["id"]] = v["graph_bytes"]
     return out
 

@@ -16,7 +16,7 @@ from waiexport.graph import Graph
 
 from .source import Source
 
-__all__ = ["lower_jpegai", "ROLES", "CAPABILITY", "LOWERING", "PLANES"]
+__all__ = ["lower_jpegai", "read_norm", "ROLES", "CAPABILITY", "LOWERING", "PLANES"]
 
 ROLES, CAPABILITY, LOWERING = ("hs_y", "hs_uv"), "wai.image.jpegai", "jpegai-int/1"
 #: role → (weights file, gains member, Cz)
@@ -35,17 +35,17 @@ def _read(path: Path, where: str) -> Source:
 
 
 def _check_norm(src: Source) -> dict:
-    """The §13.6.1 load checks of ``norm.json``; returns the gains by member."""
+    """The §13.6.1 load checks of ``norm.json``; returns the members it reads: ``pmf``,
+    ``bounds``, ``cdfs_y`` and ``cdfs_uv`` (as rows of 63), ``gain_y``, ``gain_uv``."""
     doc = src.doc
     pmf = src.member(doc, "pmf", "norm.json")
     if not isinstance(pmf, list) or len(pmf) < 32:
         raise src.refuse("norm.json pmf", "needs at least 32 rows")
-    widths = set()
-    for r, row in enumerate(pmf):
-        values = src.integers(row, f"norm.json pmf[{r}]", lo=0)
+    rows = [src.integers(row, f"norm.json pmf[{r}]", lo=0) for r, row in enumerate(pmf)]
+    for r, values in enumerate(rows):
         if not values or sum(values) != 256:
             raise src.refuse(f"norm.json pmf[{r}]", "does not sum to 256")
-        widths.add(len(values))
+    widths = {len(values) for values in rows}
     if len(widths) != 1:
         raise src.refuse("norm.json pmf", "rows of different widths")
     bounds = src.integers(src.member(doc, "bounds", "norm.json"), "norm.json bounds", lo=0,
@@ -54,15 +54,21 @@ def _check_norm(src: Source) -> dict:
         raise src.refuse("norm.json bounds", "needs at least 32 values")
     if src.integer(src.member(doc, "per_channel", "norm.json"), "norm.json per_channel") != 16:
         raise src.refuse("norm.json per_channel", "is not 16")
+    out = {"pmf": rows, "bounds": bounds}
     for name, c in (("cdfs_y", 160), ("cdfs_uv", 96)):
         cdfs = src.integers(src.member(doc, name, "norm.json"), f"norm.json {name}", c * 63,
                             0, 255)
-        for r in range(c):
-            row = cdfs[63 * r:63 * r + 63]
+        out[name] = [cdfs[63 * r:63 * r + 63] for r in range(c)]
+        for r, row in enumerate(out[name]):
             if any(a > b for a, b in zip(row, row[1:])):
                 raise src.refuse(f"norm.json {name} row {r}", "is not non-decreasing")
-    return {name: src.integers(src.member(doc, name, "norm.json"), f"norm.json {name}", c)
-            for name, c in (("gain_y", 160), ("gain_uv", 96))}
+    return out | {name: src.integers(src.member(doc, name, "norm.json"), f"norm.json {name}", c)
+                  for name, c in (("gain_y", 160), ("gain_uv", 96))}
+
+
+def read_norm(bundle: Path) -> dict:
+    """The members of the bundle's ``norm.json`` that §13.6.1 reads, after its load checks."""
+    return _check_norm(_read(bundle / "norm.json", "norm.json"))
 
 
 def _tensor(src: Source, name: str, dims: tuple, where: str) -> np.ndarray:
@@ -105,7 +111,7 @@ def _scale_graph(src: Source, cz: int, gains: list[int], where: str) -> Graph:
 def lower_jpegai(bundle: Path) -> dict[str, Graph]:
     """The ``hs_y`` and ``hs_uv`` graphs of the bundle folder holding ``norm.json`` and
     ``weights/`` (§13.6.1), by role, in role order."""
-    gains = _check_norm(_read(bundle / "norm.json", "norm.json"))
+    gains = read_norm(bundle)
     graphs = {}
     for role in ROLES:
         file, gain, cz = PLANES[role]

@@ -1,0 +1,158 @@
+"""The ``wai.image.jpegai`` entropy path end to end (§13.6.1 steps 1–4), for both planes: the
+SOZ payload to the hyper-latent ``z`` (E8 ``fac``), the scale graph on an engine to ``v``, the
+stage operators on the host (``coded``, ``block_stat``, ``band_lookup``, ``scale_index``) to
+the mask, ``likely`` and ``σ_idx``, and the plane's latent payload to ``y_q`` (E8 ``sgm``).
+
+The codestream syntax of ISO/IEC 6048-1 is not in our text: the caller extracts the segment
+payloads (the bytes after each marker and its length field) and the GRFS flags.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from .refusal import Refusal
+from .stage import StageRefusal
+from .stage.band_lookup import band_lookup
+from .stage.block_stat import block_stat
+from .stage.coded import coded
+from .stage.mans_decode import decode_fac, decode_sgm
+from .stage.scale_index import scale_index
+
+__all__ = ["PLANES", "Plane", "read_flags", "hyper_latent", "stage_values", "latent",
+           "decode_plane", "decode_planes", "compare", "digest"]
+
+#: plane → (scale-graph role, channels C, the plane's rows, rows skipped first, latent segment)
+PLANES = {"y": ("hs_y", 160, "cdfs_y", 0, "SORP"), "uv": ("hs_uv", 96, "cdfs_uv", 160, "SORS")}
+EDGES, TABLE = [1003, 1352, 1937], [[-31, 20, 122, 181], [-80, -31, 71, 130]]
+#: The arrays one plane's decode fixes (§13.6.1, *What this subsection fixes*), in order.
+VALUES = ("z", "v", "mask", "likely", "sigma_idx", "y_q")
+
+
+@dataclass
+class Plane:
+    """One plane's decode: its arrays by name (those computed before a refusal), and the
+    latent decode's refusal, if any."""
+
+    name: str
+    values: dict = field(default_factory=dict)
+    refused: StageRefusal | None = None
+
+
+def read_flags(path: Path, count: int, where: str) -> list[bool]:
+    """A GRFS flags file: ``0``/``1`` characters (whitespace ignored) or a JSON array of 0/1
+    or booleans, with exactly ``count`` entries (``model_mismatch`` otherwise)."""
+    text = path.read_text(encoding="ascii", errors="replace").strip()
+    if text.startswith("["):
+        try:
+            items = json.loads(text)
+        except (json.JSONDecodeError, RecursionError, ValueError):
+            raise Refusal("model_mismatch", where, "not a JSON array") from None
+        if not isinstance(items, list) or any(v not in (0, 1) for v in items):
+            raise Refusal("model_mismatch", where, "a flag is not 0, 1, true or false")
+        flags = [bool(v) for v in items]
+    else:
+        chars = "".join(text.split())
+        if set(chars) - {"0", "1"}:
+            raise Refusal("model_mismatch", where, "a flag is not the character 0 or 1")
+        flags = [c == "1" for c in chars]
+    if len(flags) != count:
+        raise Refusal("model_mismatch", where, f"{len(flags)} GRFS flags, expected {count} "
+                                               "(one per latent channel)")
+    return flags
+
+
+def hyper_latent(soz: bytes, norm: dict, plane: str) -> np.ndarray:
+    """Step 1: ``z [C, 4, 4]`` from a fresh ``fac`` decode of the SOZ payload, after the
+    ``skip`` rows (luma's, decoded with luma's rows and discarded)."""
+    _, c, rows, skip, _ = PLANES[plane]
+    table = norm["cdfs_y"][:skip] + norm[rows]
+    symbols = decode_fac(soz, table, [16] * (skip + c))
+    return np.array(symbols[skip:], dtype=np.int64).reshape(c, 4, 4) - 31
+
+
+def stage_values(v: np.ndarray, flags: list[bool]) -> dict:
+    """Step 3 at every channel and position: the mask, ``likely``, ``σ_idx``."""
+    likely = block_stat(v, 8, 6, 0, 4351)
+    rows = np.broadcast_to(np.where(flags, 0, 1).reshape(-1, 1, 1), v.shape)
+    rvs = band_lookup(likely, EDGES, TABLE, rows)
+    return {"mask": coded(v, 382), "likely": likely,
+            "sigma_idx": scale_index(np.asarray(v, np.int64) + rvs, 7, 32)}
+
+
+def latent(stream: bytes, norm: dict, sigma_idx: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """Step 4: ``y_q [C, 16, 16]`` from a fresh ``sgm`` decode, span ``c`` channel ``c``'s
+    positions in raster order with their ``σ_idx`` and mask."""
+    spans = [{"mask": m.reshape(-1).tolist(), "sigma": s.reshape(-1).tolist()}
+             for m, s in zip(mask, sigma_idx)]
+    return np.array(decode_sgm(stream, norm["pmf"][:32], norm["bounds"][:32], spans),
+                    dtype=np.int64).reshape(sigma_idx.shape)
+
+
+def decode_plane(plane: str, norm: dict, scale, soz: bytes, stream: bytes,
+                 flags: list[bool]) -> Plane:
+    """Steps 1–4 for one plane; ``scale(z)`` runs the plane's scale graph and returns ``v``.
+    A hyper-latent refusal is raised (nothing downstream exists); a latent one is kept."""
+    out = Plane(plane)
+    out.values["z"] = hyper_latent(soz, norm, plane)
+    out.values["v"] = np.asarray(scale(out.values["z"]), dtype=np.int64)
+    out.values.update(stage_values(out.values["v"], flags))
+    try:
+        out.values["y_q"] = latent(stream, norm, out.values["sigma_idx"], out.values["mask"])
+    except StageRefusal as r:
+        out.refused = r
+    return out
+
+
+def decode_planes(norm: dict, graphs: dict, load, soz: bytes, latents: dict,
+                  flags: dict) -> dict:
+    """Both planes (:func:`decode_plane`), each scale graph run by ``load(role, whg1)``'s
+    :class:`~waiexport.targets.engines.Loaded`; ``latents`` by segment (SORP, SORS), ``flags``
+    by plane."""
+    from .whg1 import write
+    out = {}
+    for plane, (role, _, _, _, segment) in PLANES.items():
+        loaded = load(role, write(graphs[role]))
+        out[plane] = decode_plane(plane, norm, lambda z: loaded.run([z], [])[0], soz,
+                                  latents[segment], flags[plane])
+    return out
+
+
+def digest(a: np.ndarray) -> str:
+    """SHA-256 of an array's values as little-endian int64 in CHW order."""
+    return hashlib.sha256(np.ascontiguousarray(a, dtype="<i8").tobytes()).hexdigest()
+
+
+def _first(a: np.ndarray, b: np.ndarray) -> dict | None:
+    bad = np.argwhere(np.asarray(a) != np.asarray(b))
+    if not len(bad):
+        return None
+    c, y, x = (int(i) for i in bad[0])
+    return {"channel": c, "y": y, "x": x, "engine": int(a[c, y, x]),
+            "reference": int(b[c, y, x]), "count": int(len(bad))}
+
+
+def compare(mine: Plane, ref: Plane) -> dict:
+    """Per array, whether the engine's plane agrees with the reference's, and where it first
+    differs; a latent decode refused on one side only says which and with what code."""
+    out = {}
+    for name in VALUES:
+        a, b = mine.values.get(name), ref.values.get(name)
+        if a is None or b is None:
+            continue
+        first = _first(a, b)
+        out[name] = {"agree": first is None, **({"first": first} if first else {})}
+    if (mine.refused is None) != (ref.refused is None):
+        side, r = ("engine", mine.refused) if mine.refused else ("reference", ref.refused)
+        out["y_q"] = {"agree": False, "refused_on": side, "code": r.code, "at": r.at}
+    elif mine.refused and (mine.refused.code, mine.refused.at) != (ref.refused.code,
+                                                                    ref.refused.at):
+        out["y_q"] = {"agree": False, "refused_on": "both",
+                      "code": [mine.refused.code, ref.refused.code],
+                      "at": [mine.refused.at, ref.refused.at]}
+    return out
