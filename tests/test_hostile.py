@@ -39,7 +39,9 @@ def test_a_4301_digit_integer_in_every_json_reader(tmp_path):
     bundle = tmp_path / "jpegai"
     (bundle / "weights").mkdir(parents=True)
     for p in (ROOT / "examples" / "jpegai").rglob("*.json"):
-        (bundle / p.relative_to(ROOT / "examples" / "jpegai")).write_text(p.read_text())
+        copy = bundle / p.relative_to(ROOT / "examples" / "jpegai")
+        copy.parent.mkdir(parents=True, exist_ok=True)
+        copy.write_text(p.read_text())
     norm = bundle / "norm.json"
     norm.write_text(norm.read_text().replace('"per_channel":16', f'"per_channel":{HUGE}'))
     line = _one_line(CliRunner().invoke(main, ["lower", "jpegai", str(bundle), "-o",

@@ -14,8 +14,8 @@ from .builder import GraphBuilder, conv_transpose, rq
 from .graph import Graph
 from .params import Clamp
 
-__all__ = ["tiny_synth", "int_synth_source", "jpegai_bundle", "boundary_sets", "make",
-           "EXAMPLES"]
+__all__ = ["tiny_synth", "int_synth_source", "jpegai_bundle", "jpegai_streams",
+           "boundary_sets", "make", "EXAMPLES"]
 
 
 def tiny_synth(seed: int = 1) -> Graph:
@@ -116,6 +116,54 @@ def jpegai_bundle(root: Path, c1: int = 8, c2: int = 8, seed: int = 11) -> None:
         (root / "weights" / name).write_text(json.dumps(members, separators=(",", ":")))
 
 
+def _latent_symbol(p: list[int], beta: int, rng) -> int:
+    """A symbol the row ``p`` with bound ``beta`` codes: direct, or by the escape when its
+    column has mass (then on either side of ``±β``)."""
+    direct = [k // 2 if k % 2 == 0 else -(k + 1) // 2 for k, m in enumerate(p) if m]
+    direct = [y for y in direct if y != -beta]
+    esc = 2 * beta - 1 if beta else 0
+    if esc < len(p) and p[esc]:
+        direct += [beta + int(rng.integers(0, 200)), -beta - int(rng.integers(0, 200))]
+    return int(rng.choice(direct))
+
+
+def jpegai_streams(bundle: Path, seed: int = 13) -> dict:
+    """Seeded SOZ, SORP and SORS payloads for the bundle, made by the ``mans`` encoder from
+    chosen symbols (hyper-latents, then latents at the positions the reference scale path
+    masks, each from its ``σ_idx``'s table), with GRFS flags, under ``bundle/streams/``;
+    returns ``streams.json``: per plane the digests of the chosen ``z`` and ``y_q``."""
+    from .jpegai_entropy import PLANES, digest, stage_values
+    from .lowering.jpegai import lower_jpegai, read_norm
+    from .reference import decode
+    from .stage.mans_encode import encode_fac, encode_sgm
+    rng = np.random.default_rng(seed)
+    norm, graphs = read_norm(bundle), lower_jpegai(bundle)
+    out = bundle / "streams"
+    out.mkdir(parents=True, exist_ok=True)
+    hyper = {plane: rng.integers(0, 64, (c, 16)) for plane, (_, c, _, _, _) in PLANES.items()}
+    rows = norm["cdfs_y"] + norm["cdfs_uv"]
+    (out / "soz.bin").write_bytes(encode_fac(rows, [list(map(int, r)) for r in
+                                                    np.concatenate([hyper["y"], hyper["uv"]])]))
+    summary = {"seed": seed, "planes": {}}
+    for plane, (role, c, _, _, segment) in PLANES.items():
+        z = hyper[plane].reshape(c, 4, 4) - 31
+        flags = rng.integers(0, 2, c).astype(bool)
+        (out / f"grfs_{plane}.txt").write_text("".join("1" if f else "0" for f in flags) + "\n")
+        got = stage_values(decode(graphs[role], [z], [])[0].astype(np.int64), list(flags))
+        y_q = np.zeros((c, 16, 16), dtype=np.int64)
+        for ch, y, x in np.argwhere(got["mask"]):
+            sigma = int(got["sigma_idx"][ch, y, x])
+            y_q[ch, y, x] = _latent_symbol(norm["pmf"][sigma], norm["bounds"][sigma], rng)
+        spans = [{"mask": m.reshape(-1).tolist(), "sigma": s.reshape(-1).tolist(),
+                  "symbols": q.reshape(-1).tolist()}
+                 for m, s, q in zip(got["mask"], got["sigma_idx"], y_q)]
+        (out / f"{segment.lower()}.bin").write_bytes(
+            encode_sgm(norm["pmf"][:32], norm["bounds"][:32], spans))
+        summary["planes"][plane] = {"z_sha256": digest(z), "y_q_sha256": digest(y_q)}
+    (out / "streams.json").write_text(json.dumps(summary, indent=1, sort_keys=True) + "\n")
+    return summary
+
+
 def boundary_sets() -> dict[str, bytes]:
     """The two sets §14.3 asks for, as ``int_synth.json`` files: one whose certificate fails
     ``acc64`` by one unit (a sum reaches 2^63), and one whose claim of ``acc32`` fails by one
@@ -145,6 +193,7 @@ def make(root: Path, full: bool = False) -> list[Path]:
     written = [root / "int_synth.json"]
     written[0].write_bytes(int_synth_source(channels))
     jpegai_bundle(root / "jpegai", *((128, 128) if full else (8, 8)))
+    jpegai_streams(root / "jpegai")
     written.append(root / "jpegai")
     for name, data in boundary_sets().items():
         (root / name).write_bytes(data)

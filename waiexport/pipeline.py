@@ -60,6 +60,9 @@ def main_job(root: Path, say: Callable[[str], None]) -> bool:
                 f"nodes, {probes} decodes on onnxruntime "
                 f"{'bit-exact against the reference' if same else 'DIFFER from the reference'}")
         say(f"  ({time.perf_counter() - t0:.1f} s)")
+    streams = root / "jpegai" / "streams"
+    if (streams / "streams.json").exists():
+        ok &= _jpegai_decode(root / "jpegai", streams, say)
     for name in ("reference", "ort-cpu", "npu-int8"):
         results = validate(engine(name), files_under([CORPUS]))
         failed = sum(r.status == "fail" for r in results)
@@ -68,4 +71,39 @@ def main_job(root: Path, say: Callable[[str], None]) -> bool:
         say(f"validate {name}: {passed} passed, {failed} failed, "
             f"{len(results) - passed - failed} not for this engine")
     say("every check passed" if ok else "SOME CHECKS FAILED")
+    return ok
+
+
+def _jpegai_decode(bundle: Path, streams: Path, say: Callable[[str], None]) -> bool:
+    """The bundle's seeded payloads decoded end to end (§13.6.1) with the scale graphs on
+    the reference and on ort-cpu: True when every plane's ``z`` and ``y_q`` are the symbols
+    the payloads were made from."""
+    import json
+
+    from .jpegai_entropy import PLANES, decode_planes, digest, read_flags
+    from .lowering.jpegai import lower_jpegai, read_norm
+    from .targets.engines import engine
+
+    t0 = time.perf_counter()
+    want = json.loads((streams / "streams.json").read_text())["planes"]
+    norm, graphs = read_norm(bundle), lower_jpegai(bundle)
+    flags = {p: read_flags(streams / f"grfs_{p}.txt", c, p) for p, (_, c, _, _, _) in
+             PLANES.items()}
+    latents = {s: (streams / f"{s.lower()}.bin").read_bytes() for s in ("SORP", "SORS")}
+    ok = True
+    for name in ("reference", "ort-cpu"):
+        eng = engine(name)
+        planes = decode_planes(norm, graphs, lambda role, data: eng.load(data),
+                               (streams / "soz.bin").read_bytes(), latents, flags)
+        back = all(pl.refused is None and
+                   digest(pl.values["z"]) == want[p]["z_sha256"] and
+                   digest(pl.values["y_q"]) == want[p]["y_q_sha256"] for p, pl in planes.items())
+        ok &= back
+        coded = ", ".join(f"{p} {int(pl.values['mask'].sum())} of {pl.values['mask'].size}"
+                          for p, pl in planes.items())
+        say(f"jpegai decode, scale graphs on {name}: "
+            + ("every hyper-latent and latent symbol recovered" if back else
+               "SYMBOLS DIFFER from those the payloads were made from")
+            + f" (positions coded: {coded})")
+    say(f"  ({time.perf_counter() - t0:.1f} s)")
     return ok
