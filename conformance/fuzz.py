@@ -1,5 +1,6 @@
 """Structure-aware mutations of every input family the public API reads (WHG1 files, decodes,
-``int_synth.json`` files, ``jpegai`` bundles, vector files), and the one property they are
+``int_synth.json`` files, ``jpegai`` bundles, vector files, stage vectors among them), and the
+one property they are
 held to: every input ends in a result, a ``Refusal`` with one of the spec's codes, or the
 documented bad-input error (``BadInput``), never another exception.
 
@@ -48,8 +49,12 @@ def seeds() -> dict:
         "int_synth": [int_synth_source((3, 2, 3), seed=5).decode()],
         "jpegai": [{p.relative_to(bundle).as_posix(): p.read_text()
                     for p in bundle.rglob("*.json")}],
-        "vectors": [line for f in ("relu.jsonl", "clamp.jsonl")
-                    for line in (CORPUS / "vectors" / f).read_text().splitlines()[:2]],
+        "vectors": [line for f in ("vectors/relu.jsonl", "vectors/clamp.jsonl",
+                                   "stage/block_stat.jsonl", "stage/coding_order.jsonl",
+                                   "stage/residual_step.jsonl", "stage/band_lookup.jsonl")
+                    for line in (CORPUS / f).read_text().splitlines()[:2]] + [
+            line for line in (CORPUS / "stage" / "mans_decode.jsonl").read_text().splitlines()
+            if '"mode":"fac"' in line][:2],
         "_graph": [small],
     }
 

@@ -29,6 +29,26 @@ IN = {"rans64_decode": {"stream", "tables", "reads"}, "dequantize": {"sym", "f",
 MANS = {"sgm": {"pmf", "bounds", "spans"}, "fac": {"rows", "lengths"}}
 
 
+#: The most elements a stage vector's result may hold: its own size bounds every other
+#: operator's, but a shape or a list of row lengths is a few digits asking for any number.
+MAX_ELEMENTS = 1 << 24
+
+
+def _output_size(op: str, inp: dict) -> int:
+    """How many elements the result of ``op`` on ``inp`` holds, where a few integers fix
+    it (``coding_order``'s shape, ``mans_decode``'s row lengths); 0 elsewhere."""
+    def count(values) -> int:
+        ok = isinstance(values, list) and all(isinstance(n, int) and not isinstance(n, bool)
+                                              for n in values)
+        return sum(max(n, 0) for n in values) if ok else 0
+    if op == "coding_order" and isinstance(inp.get("shape"), list) and count(inp["shape"]):
+        dims = [max(n, 0) if isinstance(n, int) else 0 for n in inp["shape"]]
+        return dims[0] * dims[1] * dims[2] if len(dims) == 3 else 0
+    if op == "mans_decode" and inp.get("mode") == "fac":
+        return count(inp.get("lengths"))
+    return 0
+
+
 def _native(value, where: str, text: set, key: str = ""):
     """A JSON value with its decimal strings as integers (``text`` members stay text)."""
     if isinstance(value, dict):
@@ -75,6 +95,10 @@ def parse_stage(v: dict, where: str) -> dict:
     need = IN[v["op"]] | MANS.get(out["in"].get("mode"), set())
     if not need <= set(out["in"]):
         raise BadInput(f"{where}: in lacks {', '.join(sorted(need - set(out['in'])))}")
+    size = _output_size(v["op"], out["in"])
+    if size > MAX_ELEMENTS:
+        raise BadInput(f"{where}: the result would hold {size} elements, more than a stage "
+                       f"vector may ask for ({MAX_ELEMENTS})")
     e = out["expect"]
     if "refuse" in e and (set(e) != {"at", "refuse"} or not isinstance(e["refuse"], str)
                           or not isinstance(e["at"], int)):

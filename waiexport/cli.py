@@ -1068,7 +1068,8 @@ def _say_decode(summary: dict, out: Path) -> None:
             f = d["first"]
             click.echo(f"  {name} differs first at channel {f['channel']}, position "
                        f"({f['y']}, {f['x']}): engine {f['engine']}, reference "
-                       f"{f['reference']} ({f['count']} positions differ)")
+                       f"{f['reference']} ({f['count']} position"
+                       f"{' differs' if f['count'] == 1 else 's differ'})")
     v = summary["validated"]
     if v is not None:
         click.echo(f"engine {summary['engine']}: " + (
