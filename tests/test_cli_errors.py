@@ -51,11 +51,22 @@ def cases(d):
                                                        str(d / "x")],
         ["targets", "show", "nope"], ["export", G, "--target", "tosa", "-o", str(d / "x"),
                                       "--size", "axb"],
+        _jpegai(soz="/nonexistent.bin"), _jpegai(output="/proc/decoded"),
+        _jpegai(grfs_y=str(d / "ok.json")),
     ]
 
 
+def _jpegai(output="/tmp/waiexport-decoded", **files):
+    streams = Path(JPEGAI) / "streams"
+    args = ["jpegai", "decode", JPEGAI, "--no-validate", "-o", output]
+    for name in ("soz", "sorp", "sors", "grfs_y", "grfs_uv"):
+        default = streams / (f"{name}.txt" if name.startswith("grfs") else f"{name}.bin")
+        args += [f"--{name.replace('_', '-')}", str(files.get(name, default))]
+    return args
+
+
 def test_every_case_is_run(decodes):
-    assert len(cases(decodes)) == 25
+    assert len(cases(decodes)) == 28
 
 
 @pytest.mark.parametrize("k", range(25))

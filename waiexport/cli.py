@@ -52,6 +52,21 @@ def _write(path: str, data: bytes) -> None:
         fail(path, "unwritable", "-", e.strerror or str(e))
 
 
+def _writable(path: str) -> None:
+    """End in one line, before any work, when a file cannot be written at ``path``."""
+    import os
+    p = Path(path)
+    if not path:
+        fail("''", "unwritable", "-", "an empty path")
+    if p.is_dir():
+        fail(path, "not-a-file", "-", "a folder, where a file is expected")
+    parent = p.parent if str(p.parent) else Path(".")
+    if not parent.is_dir():
+        fail(path, "unwritable", "-", f"no folder {parent}")
+    if not os.access(parent, os.W_OK) or (p.exists() and not os.access(p, os.W_OK)):
+        fail(path, "unwritable", "-", "permission denied")
+
+
 def _folder(path: str) -> Path:
     """The folder ``path``, made if absent; one that cannot be ends in one line."""
     if not path:
@@ -493,6 +508,10 @@ def export(graph, target_name, output, sizes, as_json):
 
     tgt = _target(target_name)
     data, _ = _load(graph)
+    if tgt.vela:
+        _folder(output)
+    else:
+        _writable(output)
     try:
         _export(graph, tgt, data, output, sizes, as_json)
     except EngineUnavailable as e:
