@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import wide
 from .emit import BOOL, I32, I64, Emitter
 
 __all__ = ["floor_divmod", "floor_shift", "requantise", "rq_args", "channel_const", "span",
@@ -86,6 +87,45 @@ def _round(e: Emitter, p: str, shifts: list[int], mode: str, dtype: int, span) -
     return e.node("Add", [q, e.cast(up, dtype)])
 
 
+def _wide_one(e: Emitter, p: list[str], s: int, mode: str) -> str:
+    """``R_mode(P, s)`` of a wide ``P`` (:mod:`.wide`), as int64 (the certified ``rq.q``
+    fits): floor shifts only, so no ``P + 2^(s−1)`` is formed. ``half_up`` is
+    ``⌊(⌊P / 2^(s−1)⌋ + 1) / 2⌋``; ``half_even`` reads the bit below the cut from
+    ``⌊P / 2^(s−1)⌋`` and whether any lower bit is set from ``⌊(P − 1) / 2^(s−1)⌋``."""
+    if s == 0:
+        return wide.narrow(e, p)
+    if mode == "floor":
+        return wide.narrow(e, wide.floor_shift(e, p, s))
+    q1 = wide.floor_shift(e, p, s - 1)
+    if mode == "half_up":
+        return wide.narrow(e, wide.floor_shift(e, wide.add_small(e, q1, 1), 1))
+    q = wide.floor_shift(e, q1, 1)
+    one = e.const(1, I64)
+    below = wide.equal(e, wide.floor_shift(e, wide.add_small(e, p, -1), s - 1), q1)
+    up = e.node("And", [e.node("Equal", [wide.low_bit(e, q1), one]),
+                        e.node("Or", [below, e.node("Equal", [wide.low_bit(e, q), one])])])
+    return e.node("Add", [wide.narrow(e, q), e.cast(up, I64)])
+
+
+def _wide_round(e: Emitter, t: str, shifts: list[int], mode: str, mult) -> str:
+    """``R_mode(t·mult, s)`` per channel through a wide product (§7.1: ``rq.p`` past 64 bits,
+    or a shift past 63 under ``acc64``), one group of channels per distinct shift."""
+    p = wide.product(e, t, mult) if mult is not None else wide.from_i64(e, t)
+    out = None
+    for s in sorted(set(shifts)):
+        q = _wide_one(e, p, s, mode)
+        mask = np.array([t_ == s for t_ in shifts]).reshape(1, -1, 1, 1)
+        out = q if out is None else e.node("Where", [e.const(mask, BOOL), q, out])
+    return out
+
+
+def _needs_wide(shifts: list[int], span, dtype: int) -> bool:
+    """Whether the recipe needs a wide product: only under acc64 (int64), for a shift past
+    63 or an ``rq.p`` interval past i64."""
+    return dtype == I64 and (max(shifts) > 63 or (
+        span is not None and (span[0] < -(1 << 63) or span[1] >= 1 << 63)))
+
+
 def requantise(e: Emitter, v: str, *, round: str, shifts: list[int], mult=None, pre=None,
                post=None, dtype: int = I64, span=None) -> str:
     """``y = R_round((v + pre)·mult, shifts) + post`` (§5.1) on a ``dtype`` tensor ``v``
@@ -94,10 +134,13 @@ def requantise(e: Emitter, v: str, *, round: str, shifts: list[int], mult=None, 
     ``rq.p`` interval when known (it covers ``p`` and ``p + 2^(s−1)``)."""
     if pre is not None:
         v = e.node("Add", [v, channel_const(e, pre, "bias", dtype)])
-    if mult is not None:
-        v = e.node("Mul", [v, mult if isinstance(mult, str) else
-                           channel_const(e, mult, "mult", dtype)])
-    q = _round(e, v, shifts, round, dtype, span)
+    if _needs_wide(shifts, span, dtype):
+        q = _wide_round(e, v, shifts, round, mult)
+    else:
+        if mult is not None:
+            v = e.node("Mul", [v, mult if isinstance(mult, str) else
+                               channel_const(e, mult, "mult", dtype)])
+        q = _round(e, v, shifts, round, dtype, span)
     return q if post is None else e.node("Add", [q, channel_const(e, post, "bias", dtype)])
 
 
@@ -118,9 +161,9 @@ def width(result, args: dict) -> int:
     return I32
 
 
-def span(result):
-    """The certified ``rq.p`` interval of an operator's result, or None."""
-    return None if result is None else result.intermediates.get("rq.p")
+def span(result, key: str = "rq.p"):
+    """The certified interval of an operator's intermediate ``key``, or None."""
+    return None if result is None else result.intermediates.get(key)
 
 
 def rq_args(rq, channels: int, result=None) -> dict:

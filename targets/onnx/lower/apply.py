@@ -1,7 +1,7 @@
 """``apply`` (§5.9): per group, ``A·V`` as an int64 ``MatMul`` over the ``d`` channels of the
 group at every position (exact on integers), then the rounding shift."""
 
-from ..requant import requantise
+from ..requant import requantise, span
 from ._common import narrow, wide
 
 
@@ -13,4 +13,5 @@ def lower(e, op, ins, ctx):
     acc = e.node("MatMul", [a, v])
     acc = e.node("Reshape", [acc, e.dims(ins[1])])
     return [narrow(e, requantise(e, acc, round=op.params.rq.round,
-                                 shifts=[int(op.params.rq.shift[0])] * c))]
+                                 shifts=[int(op.params.rq.shift[0])] * c,
+                                 span=span(ctx.nodes.get(op.index))))]

@@ -2,7 +2,7 @@
 shift."""
 
 from ..emit import I64
-from ..requant import requantise
+from ..requant import requantise, span
 from ._common import narrow, wide
 
 
@@ -12,4 +12,4 @@ def lower(e, op, ins, ctx):
     row = e.node("Gather", [e.const(p.table, I64, "rows"), ctx.scalars[p.scalar]], axis=0)
     row = e.reshape(row, [1, c, 1, 1])
     return [narrow(e, requantise(e, wide(e, ins[0]), round=p.round, shifts=[p.shift] * c,
-                                 mult=row))]
+                                 mult=row, span=span(ctx.nodes.get(op.index))))]

@@ -2,7 +2,7 @@
 integers, measured; never ``ReduceSum``, which goes through double), then the rounding
 shift. The sums fit i32 (the graph meets acc32), so int64 never wraps."""
 
-from ..requant import requantise
+from ..requant import requantise, span
 from ._common import narrow, wide
 
 
@@ -13,4 +13,5 @@ def lower(e, op, ins, ctx):
     acc = e.node("MatMul", [a, e.node("Transpose", [b], perm=[0, 2, 1])])
     acc = e.reshape(acc, [1, c, 1, d])
     return [narrow(e, requantise(e, acc, round=op.params.rq.round,
-                                 shifts=[int(op.params.rq.shift[0])] * c))]
+                                 shifts=[int(op.params.rq.shift[0])] * c,
+                                 span=span(ctx.nodes.get(op.index))))]
