@@ -14,7 +14,7 @@ import numpy as np
 from waiexport.jsonio import ascii_text
 from waiexport.refusal import Refusal
 from waiexport.targets.engines import EngineFailure, NotForEngine, machine
-from waiexport.targets.exporter import DoesNotFit
+from waiexport.targets.errors import ExportError
 
 from .locate import locate as find_first, sentence
 from .vectors import load_outcome, parse_expect, read_vectors, vector_inputs
@@ -123,7 +123,7 @@ def validate_vector(engine, file: str, v: dict, locate: bool = False) -> Outcome
             if r.code == v["load"]:
                 return Outcome(file, v["id"], "pass")
             return Outcome(file, v["id"], "fail", f"load refused with {r.code}, not {v['load']}")
-        except (DoesNotFit, NotForEngine):
+        except (ExportError, NotForEngine):
             return Outcome(file, v["id"], "fail", f"not refused with {v['load']} at load")
         return Outcome(file, v["id"], "fail", f"loaded a graph refused with {v['load']}")
     if engine.subset == "npu":
@@ -134,7 +134,7 @@ def validate_vector(engine, file: str, v: dict, locate: bool = False) -> Outcome
         loaded = engine.load(data)
     except Refusal as r:
         return Outcome(file, v["id"], "fail", f"refused at load with {r.code}: {r}")
-    except (DoesNotFit, NotForEngine) as e:
+    except (ExportError, NotForEngine) as e:
         return Outcome(file, v["id"], "skip", str(e))
     seq = loaded.sequence()
     out = Outcome(file, v["id"], "pass")

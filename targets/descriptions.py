@@ -45,6 +45,8 @@ class Target:
     vela: str = ""              # Vela's --accelerator-config, for an Ethos-U NPU
     measured: str = ""          # where the limits come from
     subset: str = "npu"         # the graphs it takes: npu (wai-ops/1-npu) or full (all acc32)
+    profile: str = "acc32"      # the profile its graphs meet: acc32, or acc64 (int64 tensors,
+    #                             128-bit values where a certified interval passes 64 bits)
 
     @property
     def mult_range(self) -> tuple[int, int]:
@@ -99,6 +101,15 @@ TARGETS = {t.name: t for t in (
         shift_range=(0, 63), mult_bits=64, mult_signed=True, post_bias=True,
         transposed_conv=False, depth_to_space=CRD, padding=("zero", "replicate"),
         table_lookup=True, row_select=True, state=True, engine="ort-cpu", subset="full"),
+    Target(
+        name="ort-cpu-acc64",
+        summary="onnxruntime's CPU execution provider as an acc64 fabric (our ONNX export): "
+                "all of wai-ops/1, int64 tensors, exact 128-bit values from int64 limbs",
+        mac_bits=64, mac_signed=True, roundings=("floor", "half_up", "half_even"),
+        shift_range=(0, 127), mult_bits=64, mult_signed=True, post_bias=True,
+        transposed_conv=False, depth_to_space=CRD, padding=("zero", "replicate"),
+        table_lookup=True, row_select=True, state=True, engine="ort-cpu-acc64", subset="full",
+        profile="acc64"),
     Target(
         name="npu-int8",
         summary="a strict fixed-function unit: 8-bit MACs, one half_up requantisation pattern",

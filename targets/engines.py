@@ -205,8 +205,10 @@ class OrtEngine:
                 f"it has {', '.join(available)}")
         self.provider, self.fallback = provider, fallback
         self.target = target(target_name)
-        self.subset = self.target.subset
-        self.name = target_name if provider == CPU else f"ort:{provider}"
+        self.subset, self.profile = self.target.subset, self.target.profile
+        self._dtype = np.int64 if self.profile == "acc64" else np.int32
+        prefix = "ort-acc64" if self.profile == "acc64" else "ort"
+        self.name = target_name if provider == CPU else f"{prefix}:{provider}"
         self._cache: dict = {}
 
     def describe(self) -> dict:
@@ -239,22 +241,23 @@ class OrtEngine:
                 exp.graph, exp.metadata, expose=True, target=self.target,
                 u8s8=u8s8_exact(self.provider)).SerializeToString(),
                 self.provider, self.fallback))
-            return run_session(exp.graph, s, inputs, scalars, every=True)
+            return run_session(exp.graph, s, inputs, scalars, every=True, dtype=self._dtype)
 
         def inside(op_index, inputs, scalars):
             from onnx.reference import ReferenceEvaluator
             model = made("nodes", lambda: every_node_model(exp.model))
             s = made("nodes_s", lambda: self.runtime.session(
                 model.SerializeToString(), self.provider, self.fallback))
-            feed = host_feed(exp.graph, inputs, scalars)
+            feed = host_feed(exp.graph, inputs, scalars, self._dtype)
             names = s.output_names()
             got = dict(zip(names, s.run(names, feed)))
             want = dict(zip(names, made("nodes_ev", lambda: ReferenceEvaluator(model))
                             .run(names, feed)))
             return [(n.name, n.op_type, [(want[o], got[o]) for o in n.output if o in got])
                     for n in model.graph.node if n.name.startswith(f"op{op_index}/")]
-        return Loaded(exp.graph, lambda i, s: run_session(exp.graph, main, i, s), run_all,
-                      inside, main.placement)
+        return Loaded(exp.graph, lambda i, s: run_session(exp.graph, main, i, s,
+                                                          dtype=self._dtype),
+                      run_all, inside, main.placement)
 
 
 @contextmanager
@@ -465,32 +468,46 @@ def _probed(provider: str = CPU) -> str:
             "out pair saturation, not every possible error")
 
 
-def host_feed(g: Graph, inputs, scalars) -> dict:
+def storage_dtype(model) -> type:
+    """The numpy type of an exported model's graph tensors (int32, or int64 for acc64)."""
+    from onnx import TensorProto
+    first = next(i for i in model.graph.input if not i.name.startswith("scalar"))
+    return np.int64 if first.type.tensor_type.elem_type == TensorProto.INT64 else np.int32
+
+
+def host_feed(g: Graph, inputs, scalars, dtype=np.int32) -> dict:
     """The model's feed for one decode, after what the host does: §4's run steps 1–3 and the
-    input policies (refusals with their codes)."""
+    input policies (refusals with their codes); tensors as ``dtype``, the model's storage."""
     run_plan(g, [tuple(np.shape(x)) for x in inputs], [int(s) for s in scalars])
     feed = {}
     counts = {"data": 0, "state": 0}
     for i, (inp, x) in enumerate(zip(g.inputs, inputs)):
         value = apply_policy(fit(x), g.tensor(inp.tensor), f"input {i}")
         feed[f"{'in' if inp.kind == 'data' else 'state'}{counts[inp.kind]}"] = \
-            value.astype(np.int32)[None]
+            value.astype(dtype)[None]
         counts[inp.kind] += 1
     for j, s in enumerate(scalars):
         feed[f"scalar{j}"] = np.array([int(s)], dtype=np.int64)
     return feed
 
 
-def run_session(g: Graph, session, inputs, scalars, every: bool = False):
+def run_session(g: Graph, session, inputs, scalars, every: bool = False, dtype=np.int32):
     """One decode of ``g`` on a session of its exported model (:func:`host_feed`, then the
-    model). With ``every`` (a model built with ``expose``), every tensor by index instead of
-    the outputs."""
-    feed = host_feed(g, inputs, scalars)
+    model, then the host's checks of the model's ``check<t>`` outputs, the unclamped values
+    of an acc64 graph's internal ``check`` tensors, in graph order: a refused decode returns
+    nothing). With ``every`` (a model built with ``expose``), every tensor by index instead
+    of the outputs."""
+    feed = host_feed(g, inputs, scalars, dtype)
+    names = _names(session)
+    wanted = [n for n in names if n.startswith("tensor" if every else "out")]
+    checks = [n for n in names if n.startswith("check")]
+    outs = dict(zip(wanted + checks, session.run(wanted + checks, feed)))
+    for n in checks:
+        t = int(n[5:])
+        apply_policy(outs[n][0].astype(np.int64), g.tensor(t), f"tensor {t}")
     if every:
-        names = [n for n in _names(session) if n.startswith("tensor")]
-        return {int(n[6:]): o[0].astype(np.int64)
-                for n, o in zip(names, session.run(names, feed))}
-    return [o[0].astype(np.int64) for o in session.run(None, feed)]
+        return {int(n[6:]): outs[n][0].astype(np.int64) for n in wanted}
+    return [outs[n][0].astype(np.int64) for n in wanted]
 
 
 def _names(session) -> list[str]:
@@ -504,10 +521,14 @@ ENGINES = {
     "reference": "the exact reference (acc64, all of wai-ops/1)",
     "ort-cpu": "the ort-cpu export on onnxruntime's CPU provider (acc32, wai-ops/1-npu)",
     "npu-int8": "the npu-int8 export (the strict unit's model) on onnxruntime's CPU provider",
+    "ort-cpu-acc64": "the acc64 export on onnxruntime's CPU provider (acc64, all of wai-ops/1: "
+                     "int64 tensors, 128-bit values from int64 limbs)",
     "tosa-ref": "the tosa export on the TOSA reference model (tosa-tools)",
     "iree-cpu": "the tosa export compiled by IREE for this CPU (llvm-cpu) and run by IREE",
     "ort:<Provider>": "the ort-cpu export on another onnxruntime execution provider, CPU "
                       "fallback disabled",
+    "ort-acc64:<Provider>": "the acc64 export on another onnxruntime execution provider, CPU "
+                            "fallback disabled",
 }
 
 
@@ -519,7 +540,7 @@ def engine(name: str, fallback: bool = False):
     unknown name and :class:`EngineUnavailable` for one that cannot run here."""
     if name == "reference":
         return ReferenceEngine()
-    if name in ("ort-cpu", "npu-int8"):
+    if name in ("ort-cpu", "npu-int8", "ort-cpu-acc64"):
         return OrtEngine(target_name=name)
     if name == "tosa-ref":
         return TosaRefEngine()
@@ -527,6 +548,8 @@ def engine(name: str, fallback: bool = False):
         return IreeCpuEngine()
     if name.startswith("ort:"):
         return OrtEngine(provider=name[4:], fallback=fallback)
+    if name.startswith("ort-acc64:"):
+        return OrtEngine(provider=name[10:], target_name="ort-cpu-acc64", fallback=fallback)
     for ep in metadata.entry_points(group="waiexport.engines"):
         if ep.name == name:
             return ep.load()()

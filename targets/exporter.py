@@ -57,7 +57,7 @@ def export(data: bytes, target: Target, name: str = "graph",
     ExportError
         When an operator cannot be mapped onto the target exactly.
     """
-    member = load(data, profile="acc32", subset=target.subset, name=name)
+    member = load(data, profile=target.profile, subset=target.subset, name=name)
     outcome = rewrite_for(member.graph, target, name)
     unmapped = [f"{outcome.label(i)} ({op}): {limit}" for i, op, limits in outcome.remaining
                 for limit in limits if not mapped(limit)]
@@ -118,14 +118,14 @@ def self_check(exp: Export) -> tuple[int, str | None]:
     differed first (``None`` when every output is bit-exact)."""
     import onnxruntime as ort
 
-    from .engines import run_session
+    from .engines import run_session, storage_dtype
 
     session = ort.InferenceSession(exp.model.SerializeToString(),
                                    providers=["CPUExecutionProvider"])
     probes = probe_inputs(exp.graph)
     for n, (inputs, scalars) in enumerate(probes):
         want = decode(exp.source, inputs, scalars)
-        got = run_session(exp.graph, session, inputs, scalars)
+        got = run_session(exp.graph, session, inputs, scalars, dtype=storage_dtype(exp.model))
         for k, (a, b) in enumerate(zip(want, got)):
             if a.shape != b.shape or not (a == b).all():
                 return len(probes), f"decode {n}, output {k} differs from the reference"

@@ -9,12 +9,15 @@ __all__ = ["lower_ops"]
 
 
 def lower_ops(g, table: dict, builder, ctx, names: dict, *, label, clamp, fmt: str,
-              store=lambda t, x: x, before=lambda op: None) -> dict:
+              store=lambda t, x: x, before=lambda op: None, checks: list | None = None) -> dict:
     """Lower every operator of ``g`` with ``table[name](builder, op, inputs, ctx)``, the
     names of its inputs taken from (and its outputs added to) ``names``; ``clamp(x, rec)``
     applies a ``clamp`` policy, ``store(t, x)`` keeps the result for tensor ``t``. A ``check``
     policy inside the graph, an operator without a lowering, or a lowering's own refusal
-    raises :class:`ExportError` naming the node by ``label(index)``."""
+    raises :class:`ExportError` naming the node by ``label(index)``; given a ``checks`` list,
+    a ``check`` tensor is clamped to its range instead (so nothing downstream sees a value
+    outside its certified interval) and ``(tensor, unclamped)`` is appended, for the host to
+    check after the run (§4 step 4)."""
     for op in g.ops:
         before(op)
         if op.name not in table:
@@ -25,7 +28,10 @@ def lower_ops(g, table: dict, builder, ctx, names: dict, *, label, clamp, fmt: s
             raise type(e)(f"{label(op.index)} ({op.name}): {e}") from None
         for t, out in zip(op.outputs, outs):
             rec = g.tensor(t)
-            if rec.policy == "check":
+            if rec.policy == "check" and checks is not None:
+                checks.append((t, out))
+                out = clamp(out, rec)
+            elif rec.policy == "check":
                 raise ExportError(f"{label(op.index)} ({op.name}): a check policy inside "
                                   "the graph needs a refusal no accelerator can make (§9.2)")
             names[t] = store(t, clamp(out, rec) if rec.policy == "clamp" else out)

@@ -171,9 +171,10 @@ def inspect(file, as_json):
 @click.option("--literal", is_flag=True,
               help="Run the literal implementation (scalar loops; slow, small inputs).")
 @click.option("--engine", "engine_name", default="reference", show_default=True,
-              help="reference, ort-cpu, npu-int8, tosa-ref, iree-cpu, or "
+              help="reference, ort-cpu, npu-int8, tosa-ref, iree-cpu, "
                    "ort:<ExecutionProvider> (an exported model; the host loads against acc32 "
-                   "and wai-ops/1-npu).")
+                   "and the engine's subset), or ort-cpu-acc64 / ort-acc64:<ExecutionProvider> "
+                   "(acc64, all of wai-ops/1).")
 @click.option("--capability", default=None,
               help="Report refusals in this capability's codes (§4): wai.neural.int_synth "
                    "reports payload_malformed for every one.")
@@ -751,8 +752,9 @@ def _engine(name: str, fallback: bool = False):
 @click.argument("paths", nargs=-1)
 @click.option("--engine", "engine_name", default="reference", show_default=True,
               help="reference, ort-cpu, npu-int8, tosa-ref, iree-cpu, ort:<ExecutionProvider> "
-                   "(CPU fallback disabled), or an engine registered under the entry point "
-                   "group waiexport.engines.")
+                   "(CPU fallback disabled), ort-cpu-acc64 / ort-acc64:<ExecutionProvider> "
+                   "(acc64: every graph of wai-ops/1), or an engine registered under the entry "
+                   "point group waiexport.engines.")
 @click.option("--allow-fallback", is_flag=True,
               help="Let an ort:<Provider> engine place the nodes its provider declines on "
                    "onnxruntime's CPU provider; each vector then says where its nodes ran, and "

@@ -21,6 +21,7 @@ class Emitter:
         self.nodes: list = []
         self.inits: list = []
         self.scope = "model"   # the node names' prefix: ``op<index>`` of the operator lowered
+        self.storage = I32     # every graph tensor's type: int32 (acc32), int64 (acc64)
         self._n = 0
         self._consts: dict = {}
 

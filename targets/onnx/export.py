@@ -21,7 +21,7 @@ from waiexport.graph import Graph
 
 from .emit import I32, I64, Emitter
 from ..lowering import lower_ops
-from .lower import LOWER, DoesNotFit, ExportError, LowerCtx, clip
+from .lower import LOWER, WIDE, DoesNotFit, ExportError, LowerCtx, clip
 
 __all__ = ["build_model", "every_node_model", "OPSET", "lowest_opset", "check_integer_only", "ExportError",
            "DoesNotFit"]
@@ -71,12 +71,13 @@ def build_model(g: Graph, metadata: dict, expose: bool = False,
     cannot map, naming the node by ``label(index)``."""
     gb = certify_graph(g)
     e = Emitter()
+    e.storage = I64 if target is not None and target.profile == "acc64" else I32
     names = {}
     inputs = []
     for inp, name in zip(g.inputs, _io_names(g)):
         names[inp.tensor] = name
         inputs.append(helper.make_tensor_value_info(
-            name, I32, [1, g.tensor(inp.tensor).channels, f"{name}_h", f"{name}_w"]))
+            name, e.storage, [1, g.tensor(inp.tensor).channels, f"{name}_h", f"{name}_w"]))
     scalars = [f"scalar{j}" for j in range(len(g.scalars))]
     inputs += [helper.make_tensor_value_info(s, I64, [1]) for s in scalars]
     from ..descriptions import DCR
@@ -84,21 +85,32 @@ def build_model(g: Graph, metadata: dict, expose: bool = False,
         target.depth_to_space == DCR else {}
     ctx = LowerCtx(gb.tensors, scalars, g, target, perms,
                    {n.op.index: n.result for n in gb.nodes}, u8s8)
+    checks = [] if e.storage == I64 else None
+    for n in gb.nodes if e.storage == I64 else ():
+        past = sorted(k for k, (lo, hi) in n.result.intermediates.items()
+                      if (lo < -(1 << 63) or hi >= 1 << 63) and k not in WIDE)
+        if past:
+            raise ExportError(f"{label(n.op.index)} ({n.op.name}): {', '.join(past)} pass 64 "
+                              "bits, and this lowering forms them in int64")
     lower_ops(g, LOWER, e, ctx, names, label=label, fmt="ONNX",
               clamp=lambda x, rec: clip(e, x, rec.lo, rec.hi),
-              before=lambda op: setattr(e, "scope", f"op{op.index}"))
+              before=lambda op: setattr(e, "scope", f"op{op.index}"), checks=checks)
     e.scope = "model"
     outputs = []
     for k, t in enumerate(g.outputs):
         name = f"out{k}"
         e.nodes.append(helper.make_node("Identity", [names[t]], [name]))
         outputs.append(helper.make_tensor_value_info(
-            name, I32, [1, g.tensor(t).channels, None, None]))
+            name, e.storage, [1, g.tensor(t).channels, None, None]))
+    for t, x in checks or []:   # the host checks these after the run (acc64 only)
+        e.nodes.append(helper.make_node("Identity", [x], [f"check{t}"]))
+        outputs.append(helper.make_tensor_value_info(
+            f"check{t}", e.storage, [1, g.tensor(t).channels, None, None]))
     if expose:
         for t in sorted(names):
             e.nodes.append(helper.make_node("Identity", [names[t]], [f"tensor{t}"]))
             outputs.append(helper.make_tensor_value_info(
-                f"tensor{t}", I32, [1, g.tensor(t).channels, None, None]))
+                f"tensor{t}", e.storage, [1, g.tensor(t).channels, None, None]))
     graph = helper.make_graph(e.nodes, "wai-ops", inputs, outputs, e.inits)
     opset = [helper.make_opsetid("", lowest_opset(e.nodes))]
     model = helper.make_model(graph, opset_imports=opset, producer_name="waiexport",

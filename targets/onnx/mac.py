@@ -32,11 +32,16 @@ def digits_of(bound: int) -> int:
 
 def _x_parts(e: Emitter, x: str, lo: int, hi: int) -> list[tuple[int, int, str, int]]:
     """``(sign, digit, u8 tensor, its largest value)`` with ``x = Σ sign·256^digit·tensor``.
-    ``x⁺ = max(x, 0)`` is taken on the int32 tensor and ``x⁻ = x⁺ − x`` in int64, so no
-    ``Max`` ever sees an int64 past 2^31 (onnxruntime 1.24 computes that wrong, measured)."""
-    pos = e.node("Max", [x, e.const(0, I32)])
-    split = {1: e.cast(pos, I64)}
-    split[-1] = e.node("Sub", [split[1], e.cast(x, I64)])
+    ``x⁺ = max(x, 0)`` is taken on an int32 tensor and ``x⁻ = x⁺ − x`` in int64, so no
+    ``Max`` ever sees an int64 past 2^31 (onnxruntime 1.24 computes that wrong, measured); an
+    int64 ``x`` past i32 (acc64) takes ``x⁺`` by ``Where``."""
+    if lo < -(1 << 31) or hi >= 1 << 31:
+        pos = e.node("Where", [e.node("Greater", [x, e.const(0, I64)]), x, e.const(0, I64)])
+        split = {1: pos, -1: e.node("Sub", [pos, x])}
+    else:
+        pos = e.node("Max", [x, e.const(0, I32)])
+        split = {1: e.cast(pos, I64)}
+        split[-1] = e.node("Sub", [split[1], e.cast(x, I64)])
     parts = []
     for sign, bound in ((1, hi), (-1, -lo)):
         if bound <= 0:
@@ -135,6 +140,8 @@ def mac_sum(e: Emitter, x: str, x_range: tuple[int, int], w: np.ndarray, target,
     ``MatMulInteger`` path takes the whole kernel in one GEMM instead: one im2col and one
     product beat one per trimmed kernel there (14.0 against 20.9 ms on the realistic
     ``int_synth``, measured)."""
+    if e.storage == I64 and -(1 << 31) <= x_range[0] and x_range[1] < 1 << 31:
+        x = e.cast(x, I32)   # an acc64 graph's tensor whose certified values fit i32
     if _on_matmul(x_range, w, target, groups) and (u8s8_exact() if u8s8 is None else u8s8):
         return _im2col_sum(e, x, x_range, w, strides=strides, pads=pads, dtype=dtype)
     trims = _support(w, pads) if groups == 1 else [(0, 0, 0, 0)] * w.shape[0]
@@ -294,7 +301,8 @@ def _on_matmul(x_range: tuple[int, int], w: np.ndarray, target, groups: int) -> 
     """Whether a convolution can take :func:`_im2col_sum`: groups 1, int8 weights, an ``x``
     whose negation fits i32, a target not of 8-bit operands (the probe decides the rest)."""
     return (target is None or target.mac_bits != 8) and groups == 1 and \
-        -(1 << 31) < x_range[0] and -128 <= int(w.min()) and int(w.max()) <= 127
+        -(1 << 31) < x_range[0] and x_range[1] < 1 << 31 and -128 <= int(w.min()) and \
+        int(w.max()) <= 127
 
 
 def _mac_sum(e: Emitter, x: str, x_range: tuple[int, int], w: np.ndarray, target, *,

@@ -7,8 +7,8 @@ from dataclasses import dataclass, field
 from ...errors import DoesNotFit, ExportError
 from ..emit import I8, I32, I64, Emitter
 
-__all__ = ["LowerCtx", "wide", "narrow", "clip", "depth_to_space", "fits_i8", "ExportError",
-           "DoesNotFit"]
+__all__ = ["LowerCtx", "wide", "narrow", "stored", "clip", "depth_to_space", "fits_i8",
+           "ExportError", "DoesNotFit"]
 
 
 
@@ -32,21 +32,27 @@ class LowerCtx:
 
 
 def wide(e: Emitter, x: str) -> str:
-    """An int32 graph tensor as int64, for arithmetic whose intermediates pass i32."""
-    return e.cast(x, I64)
+    """A graph tensor as int64, for arithmetic whose intermediates pass i32."""
+    return x if e.storage == I64 else e.cast(x, I64)
 
 
 def narrow(e: Emitter, x: str) -> str:
-    """An int64 result back to the int32 every graph tensor is stored in (it fits: the graph
-    meets ``acc32``)."""
-    return e.cast(x, I32)
+    """An int64 result back to the type every graph tensor is stored in (it fits: the graph
+    meets the storage's profile, int32 for ``acc32`` and int64 for ``acc64``)."""
+    return x if e.storage == I64 else e.cast(x, I32)
+
+
+def stored(e: Emitter, x: str, dtype: int) -> str:
+    """A result computed in ``dtype`` as a graph tensor (it fits the storage)."""
+    return x if dtype == e.storage else e.cast(x, e.storage)
 
 
 def clip(e: Emitter, x: str, lo: int, hi: int) -> str:
-    """int32 ``Clip`` to ``[lo, hi]``; a bound past i32 becomes i32's end, which clips nothing
-    a stored value can hold."""
-    lo, hi = max(lo, -(1 << 31)), min(hi, (1 << 31) - 1)
-    return e.node("Clip", [x, e.const(lo, I32), e.const(hi, I32)])
+    """``Clip`` of a graph tensor to ``[lo, hi]``; a bound past the storage type becomes its
+    end, which clips nothing a stored value can hold."""
+    bits = 63 if e.storage == I64 else 31
+    lo, hi = max(lo, -(1 << bits)), min(hi, (1 << bits) - 1)
+    return e.node("Clip", [x, e.const(lo, e.storage), e.const(hi, e.storage)])
 
 
 def fits_i8(iv: tuple[int, int]) -> bool:
@@ -60,11 +66,13 @@ def depth_to_space(e: Emitter, x: str, c: int, rh: int, rw: int, in8: bool,
     (``CRD``; ``(i·rw + j)·c + c′`` for ``DCR``) to offset ``(i, j)``. ``in8``: every value
     is an int8 (the caller has it certified), so the move runs on int8 (onnxruntime's
     ``DepthToSpace`` has 8-bit kernels only; 4.5× faster than an int32 6-D ``Transpose`` on
-    ``[1, 256, 128, 128]``, measured); otherwise a ``Reshape``–``Transpose`` on int32."""
+    ``[1, 256, 128, 128]``, measured); otherwise a ``Reshape``–``Transpose`` of the stored
+    type."""
     if rh == rw == 1:
         return x
     if in8 and rh == rw:
-        return e.cast(e.node("DepthToSpace", [e.cast(x, I8)], blocksize=rh, mode=mode), I32)
+        return e.cast(e.node("DepthToSpace", [e.cast(x, I8)], blocksize=rh, mode=mode),
+                      e.storage)
     h, w = e.hw(x)
     y = e.cast(x, I8) if in8 else x
     if mode == "DCR":
@@ -72,4 +80,4 @@ def depth_to_space(e: Emitter, x: str, c: int, rh: int, rw: int, in8: bool,
     else:
         y = e.node("Transpose", [e.reshape(y, [1, c, rh, rw, h, w])], perm=[0, 1, 4, 2, 5, 3])
     y = e.reshape(y, [1, c, e.times(h, rh), e.times(w, rw)])
-    return e.cast(y, I32) if in8 else y
+    return e.cast(y, e.storage) if in8 else y

@@ -5,10 +5,9 @@ per-channel parameters alike."""
 
 import numpy as np
 
-from ..emit import I32
 from ..mac import mac_sum
 from ..requant import requantise, rq_args, width
-from ._common import narrow
+from ._common import stored
 
 
 def lower(e, op, ins, ctx):
@@ -21,4 +20,4 @@ def lower(e, op, ins, ctx):
     acc = mac_sum(e, ins[0], ctx.range_of(op.inputs[0]), w, ctx.target, groups=p.groups,
                   strides=(p.sh, p.sw), pads=(p.ph, p.pw, p.ph, p.pw), dtype=dtype, u8s8=ctx.u8s8)
     y = requantise(e, acc, **args, dtype=dtype)
-    return [y if dtype == I32 else narrow(e, y)]
+    return [stored(e, y, dtype)]

@@ -8,10 +8,10 @@ output is certified int8, :func:`._common.depth_to_space`), and the plane is cro
 
 import numpy as np
 
-from ..emit import I32, I64
+from ..emit import I64
 from ..mac import mac_sum
 from ..requant import requantise, rq_args, width
-from ._common import clip, depth_to_space, fits_i8, narrow
+from ._common import clip, depth_to_space, fits_i8, stored
 
 
 def phase_weights(w: np.ndarray, sh: int, sw: int) -> np.ndarray:
@@ -42,9 +42,9 @@ def _unreached(e, y, p, rh: int, rw: int) -> str:
     y = e.node("Pad", [y, widen])
     if not zero.any():
         return y
-    reached = e.node("Pad", [e.const(np.ones((1, 1, rh, rw, 1, 1)), I32), widen])
-    others = e.node("Sub", [e.const(np.ones((1, 1, 1, 1, 1, 1)), I32), reached])
-    fill = e.node("Mul", [others, e.const(zero.reshape(1, -1, 1, 1, 1, 1), I32)])
+    reached = e.node("Pad", [e.const(np.ones((1, 1, rh, rw, 1, 1)), e.storage), widen])
+    others = e.node("Sub", [e.const(np.ones((1, 1, 1, 1, 1, 1)), e.storage), reached])
+    fill = e.node("Mul", [others, e.const(zero.reshape(1, -1, 1, 1, 1, 1), e.storage)])
     return e.node("Add", [y, fill])
 
 
@@ -62,7 +62,7 @@ def lower(e, op, ins, ctx):
     acc = mac_sum(e, ins[0], ctx.range_of(op.inputs[0]), w, ctx.target, groups=1,
                   strides=(1, 1), pads=(th - 1, tw - 1, below, right), dtype=dtype, u8s8=ctx.u8s8)
     y = requantise(e, acc, **rq, dtype=dtype)
-    y = y if dtype == I32 else narrow(e, y)
+    y = stored(e, y, dtype)
     if (rh, rw) != (sh, sw):
         a, b = e.hw(y)
         y = _unreached(e, e.reshape(y, [1, p.cout, rh, rw, a, b]), p, rh, rw)

@@ -1,9 +1,9 @@
 """``lut16`` (§5.6): ``Gather`` from the 65,536-entry table at ``v + 32768``."""
 
-from ..emit import I32, I64
+from ..emit import I64
 from ._common import wide
 
 
 def lower(e, op, ins, ctx):
     index = e.node("Add", [wide(e, ins[0]), e.const(32768, I64)])
-    return [e.node("Gather", [e.const(op.params.table, I32, "table"), index], axis=0)]
+    return [e.node("Gather", [e.const(op.params.table, e.storage, "table"), index], axis=0)]

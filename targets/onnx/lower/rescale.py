@@ -8,6 +8,6 @@ from ._common import narrow, wide
 def lower(e, op, ins, ctx):
     c = ctx.graph.tensor(op.inputs[0]).channels
     args = rq_args(op.params.rq, c, ctx.nodes.get(op.index))
-    if width(ctx.nodes.get(op.index), args) == I32:
+    if e.storage == I32 and width(ctx.nodes.get(op.index), args) == I32:
         return [requantise(e, ins[0], **args, dtype=I32)]
     return [narrow(e, requantise(e, wide(e, ins[0]), **args))]
