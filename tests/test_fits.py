@@ -70,8 +70,9 @@ def test_every_command_agrees_on_fits(tmp_path, target, engines):
         assert r.exit_code == want, (name, "export", r.output)
         if target not in engines:
             continue
-        v = {"id": name, "graph_bytes": data, "load": "ok", "profiles": ["acc32"],
-             "decodes": []}
+        v = {"id": name, "graph_bytes": data, "load": "ok",
+             "profiles": [engines[target].profile], "decodes": []}
         outcome = validate_vector(engines[target], "f", v)
         assert (outcome.status == "pass") == verdict, (name, "validate", outcome.reason)
-    assert seen[True] and seen[False]
+    # every acc64 graph here fits the acc64 fabric; the narrower targets refuse some
+    assert seen[True] and (seen[False] or TARGETS[target].profile == "acc64")

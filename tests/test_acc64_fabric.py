@@ -1,0 +1,184 @@
+"""onnxruntime as an ``acc64`` fabric (§7.3): the 128-bit limbs against Python integers, every
+acc64-only operator against the reference at the ends the issue names, internal ``check``
+refusals, and no floating-point type in any acc64 model."""
+
+import numpy as np
+import onnxruntime as ort
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from onnx import TensorProto, helper
+
+from waiexport import Refusal, write
+from waiexport import params as P
+from waiexport.builder import GraphBuilder, rq
+from waiexport.conformance.generate import CORPUS
+from waiexport.conformance.validate import files_under, read_all
+from waiexport.targets.engines import engine
+from waiexport.targets.exporter import export
+from waiexport.targets.descriptions import target
+from waiexport.targets.onnx import wide as W
+from waiexport.targets.onnx.emit import I64, Emitter
+from waiexport.targets.onnx.export import check_integer_only
+
+FAST = settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
+I64_MIN, I64_MAX = -(2**63), 2**63 - 1
+ends = st.one_of(st.sampled_from([I64_MIN, I64_MAX, I64_MIN + 1, -1, 0, 1, 2**62, -(2**62),
+                                  2**31, -(2**31), 2**30 - 1, 2**30]),
+                 st.integers(I64_MIN, I64_MAX))
+
+
+def _run(build, x, y):
+    """``build(e, "x", "y")``'s limbs on onnxruntime, as Python integers."""
+    e = Emitter()
+    outs = build(e, "x", "y")
+    outs = outs if isinstance(outs, list) else [outs]
+    nodes = e.nodes + [helper.make_node("Identity", [o], [f"o{k}"]) for k, o in enumerate(outs)]
+    g = helper.make_graph(nodes, "g", [helper.make_tensor_value_info(n, I64, None) for n in "xy"],
+                          [helper.make_tensor_value_info(f"o{k}", I64, None)
+                           for k in range(len(outs))], e.inits)
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 21)], ir_version=10)
+    s = ort.InferenceSession(m.SerializeToString(), providers=["CPUExecutionProvider"])
+    got = s.run(None, {"x": np.array(x, np.int64), "y": np.array(y, np.int64)})
+    return [sum(int(limb[i]) << (30 * k) for k, limb in enumerate(got))
+            for i in range(len(x))] if len(got) == W.LIMBS else [int(v) for v in got[0]]
+
+
+@FAST
+@given(xs=st.lists(ends, min_size=1, max_size=8), data=st.data(),
+       s=st.sampled_from([0, 1, 29, 30, 31, 60, 62, 63, 64, 90, 119, 120, 126, 127]))
+def test_products_and_floor_shifts_at_the_2_127_scale_ends(xs, data, s):
+    ys = [data.draw(ends) for _ in xs]
+    assert _run(lambda e, x, y: W.product(e, x, y), xs, ys) == [a * b for a, b in zip(xs, ys)]
+    assert _run(lambda e, x, y: W.floor_shift(e, W.product(e, x, y), s), xs, ys) == \
+        [(a * b) >> s for a, b in zip(xs, ys)]
+    if s >= 63:   # the quotient then fits int64, and narrows
+        assert _run(lambda e, x, y: W.narrow(e, W.floor_shift(e, W.product(e, x, y), s)),
+                    xs, ys) == [(a * b) >> s for a, b in zip(xs, ys)]
+
+
+@FAST
+@given(xs=st.lists(ends, min_size=1, max_size=8), d=st.integers(1, 2**31),
+       k=st.integers(-(2**64) + 1, 2**64 - 1))
+def test_sums_and_long_division(xs, d, k):
+    want = [a * a + k for a in xs]
+    got = _run(lambda e, x, y: W.add(e, W.product(e, x, x), W.from_const(e, k)), xs, xs)
+    assert got == want
+    q = _run(lambda e, x, y: W.floor_divide(
+        e, W.add(e, W.product(e, x, x), W.from_const(e, k)), d)[0], xs, xs)
+    assert q == [v // d for v in want]
+
+
+def _acc64(g) -> tuple:
+    data = write(g)
+    return engine("reference").load(data), engine("ort-cpu-acc64").load(data)
+
+
+def same(g, inputs):
+    """The reference and the acc64 engine agree: the same outputs or the same code."""
+    out = []
+    for loaded in _acc64(g):
+        try:
+            out.append([o.astype(object).tolist() for o in loaded.run(inputs, [])])
+        except Refusal as r:
+            out.append(r.code)
+    assert out[0] == out[1]
+    return out[0]
+
+
+def _one(name, params, lo, hi, c=1, **kw):
+    b = GraphBuilder()
+    b.output(b.op(name, b.input(c, lo, hi, max_h=4, max_w=16), params, **kw))
+    return b.build()
+
+
+def test_exp_neg_q16_at_n_62_and_63():
+    # n = ⌊−x / 45426⌋: 62 keeps a value, 63 is 0
+    xs = [-45426 * 62, -45426 * 62 - 45425, -45426 * 63, -45426 * 63 + 1, 0, -1]
+    g = _one("softmax", P.NoParams(), -45426 * 64, 0)
+    same(g, [np.array([[xs]])])
+    g = _one("sigmoid", P.NoParams(), -45426 * 64, 45426 * 64)
+    same(g, [np.array([[xs + [-x for x in xs]]])])
+
+
+@FAST
+@given(data=st.data())
+def test_sigmoid_and_elu_down_to_minus_2_63_plus_1(data):
+    lo = -(2**63) + 1
+    alpha = data.draw(st.sampled_from([1, -1, 2**40, -(2**62), 2**63 - 1]))
+    xs = [lo, lo + 1, -1, 0, 1, 2**63 - 1] + data.draw(st.lists(
+        st.integers(lo, 2**63 - 1), max_size=6))
+    x = np.array([[xs]])
+    same(_one("sigmoid", P.NoParams(), lo, 2**63 - 1), [x])
+    same(_one("elu", P.Elu(alpha), lo, 2**63 - 1), [x])
+
+
+@FAST
+@given(data=st.data())
+def test_softmax_rows_that_do_not_sum_to_2_16(data):
+    w = data.draw(st.integers(1, 9))
+    rows = np.array(data.draw(st.lists(st.lists(st.integers(-(2**40), 2**40), min_size=w,
+                                                max_size=w), min_size=1, max_size=3)))
+    g = _one("softmax", P.NoParams(), -(2**40), 2**40)
+    out = same(g, [rows[None]])
+    assert all(0 <= v <= 2**16 for row in out[0][0] for v in row)
+
+
+@FAST
+@given(c=st.integers(1, 6), eps=st.sampled_from([1, 3, 2**63, 2**64 - 1]), data=st.data())
+def test_layernorm_c_and_l2norm_with_epsilon_to_2_64_minus_1(c, eps, data):
+    # odd and even C, a mean that is a half (C − 1 values at the top, one just below),
+    # V + ε past 2^64, and random planes
+    from waiexport.builder import layernorm
+    top = 2**40
+    gamma = data.draw(st.lists(st.integers(-(2**20), 2**20), min_size=c, max_size=c))
+    g = _one("layernorm_c", layernorm(gamma, [-7] * c, eps=eps), -top, top, c=c)
+    x = np.array(data.draw(st.lists(st.integers(-top, top), min_size=c * 6, max_size=c * 6)))
+    x = x.reshape(c, 2, 3)
+    x[:, 0, 0] = [top] * (c - 1) + [top - 1]
+    x[:, 1, 2] = -top
+    same(g, [x])
+    same(_one("l2norm", P.L2Norm(eps), -top, top, c=c), [x])
+
+
+def _checked(first: bool):
+    """rescale → relu, with a ``check`` range inside: on the first operator's output, or
+    on the last."""
+    b = GraphBuilder()
+    t = b.input(1, -1000, 1000)
+    kw = dict(policy="check", lo=-100, hi=100)
+    t = b.op("rescale", t, P.Rescale(rq(shift=1)), **(kw if first else {}))
+    b.output(b.op("relu", t, **({} if first else kw)))
+    return b.build()
+
+
+@pytest.mark.parametrize("first", [True, False])
+def test_an_internal_check_refuses_and_returns_nothing(first):
+    g = _checked(first)
+    assert same(g, [np.array([[[10, -50, 150]]])]) == [[[[5, 0, 75]]]]
+    bad = np.array([[[10, -250 if first else 0, 240]]])
+    assert same(g, [bad]) == "field_range"
+    with pytest.raises(Refusal, match="field_range"):
+        engine("ort-cpu-acc64").load(write(g)).run([bad], [])
+
+
+def test_no_acc64_model_holds_a_floating_point_type():
+    walked = 0
+    for _, vectors in read_all(files_under([CORPUS / "vectors", CORPUS / "graphs"])):
+        for v in vectors:
+            if v["load"] != "ok":
+                continue
+            model = export(v["graph_bytes"], target("ort-cpu-acc64")).model
+            check_integer_only(model)
+            types = {i.type.tensor_type.elem_type for i in model.graph.input}
+            assert TensorProto.INT32 not in types and TensorProto.FLOAT not in types
+            walked += 1
+    assert walked > 100
+
+
+def test_the_engine_passes_every_graph_vector():
+    from waiexport.conformance.validate import validate
+    files = files_under([CORPUS / "vectors", CORPUS / "graphs"])
+    results = validate(engine("ort-cpu-acc64"), files)
+    assert {r.status for r in results} == {"pass"}, [r.reason for r in results
+                                                    if r.status != "pass"][:3]
