@@ -102,15 +102,6 @@ TARGETS = {t.name: t for t in (
         transposed_conv=False, depth_to_space=CRD, padding=("zero", "replicate"),
         table_lookup=True, row_select=True, state=True, engine="ort-cpu", subset="full"),
     Target(
-        name="ort-cpu-acc64",
-        summary="onnxruntime's CPU execution provider as an acc64 fabric (our ONNX export): "
-                "all of wai-ops/1, int64 tensors, exact 128-bit values from int64 limbs",
-        mac_bits=64, mac_signed=True, roundings=("floor", "half_up", "half_even"),
-        shift_range=(0, 127), mult_bits=64, mult_signed=True, post_bias=True,
-        transposed_conv=False, depth_to_space=CRD, padding=("zero", "replicate"),
-        table_lookup=True, row_select=True, state=True, engine="ort-cpu-acc64", subset="full",
-        profile="acc64"),
-    Target(
         name="npu-int8",
         summary="a strict fixed-function unit: 8-bit MACs, one half_up requantisation pattern",
         mac_bits=8, mac_signed=True, roundings=("half_up",), shift_range=(0, 31),
@@ -127,6 +118,11 @@ TARGETS = {t.name: t for t in (
         state=True, mac_digits=True, fmt="tosa", engine="tosa-ref"),
 )}
 
+TARGETS["ort-cpu-acc64"] = replace(
+    TARGETS["ort-cpu"], name="ort-cpu-acc64", shift_range=(0, 127), engine="ort-cpu-acc64",
+    profile="acc64",
+    summary="onnxruntime's CPU execution provider as an acc64 fabric (our ONNX export): all of "
+            "wai-ops/1, int64 tensors, exact 128-bit values from int64 limbs")
 _TOSA = TARGETS["tosa"]
 _VELA = ("Vela 5.2's supported-operator documentation and our measurements (shared notes; "
          "on U55, Vela 5.2 also refuses BITWISE_AND, GREATER_EQUAL, EQUAL and so SELECT, "

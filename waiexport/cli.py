@@ -25,13 +25,19 @@ def fail(what: str, code: str, where: str, why: str) -> None:
     sys.exit(2)
 
 
+def _a_file(path: str, empty: str) -> Path:
+    """``path`` as a file's path: empty (ends in one line with the code ``empty``) or a
+    folder ends in one line."""
+    if not path:
+        fail("''", empty, "-", "an empty path")
+    if Path(path).is_dir():
+        fail(path, "not-a-file", "-", "a folder, where a file is expected")
+    return Path(path)
+
+
 def _read(path: str) -> bytes:
     """A file's bytes; a path that is missing, a folder or unreadable ends in one line."""
-    p = Path(path)
-    if not path:
-        fail("''", "not-found", "-", "an empty path")
-    if p.is_dir():
-        fail(path, "not-a-file", "-", "a folder, where a file is expected")
+    p = _a_file(path, "not-found")
     try:
         return p.read_bytes()
     except FileNotFoundError:
@@ -42,12 +48,9 @@ def _read(path: str) -> bytes:
 
 def _write(path: str, data: bytes) -> None:
     """Write ``data`` to ``path``; a path that cannot be written ends in one line."""
-    if not path:
-        fail("''", "unwritable", "-", "an empty path")
-    if Path(path).is_dir():
-        fail(path, "not-a-file", "-", "a folder, where a file is expected")
+    p = _a_file(path, "unwritable")
     try:
-        Path(path).write_bytes(data)
+        p.write_bytes(data)
     except OSError as e:
         fail(path, "unwritable", "-", e.strerror or str(e))
 
@@ -55,11 +58,7 @@ def _write(path: str, data: bytes) -> None:
 def _writable(path: str) -> None:
     """End in one line, before any work, when a file cannot be written at ``path``."""
     import os
-    p = Path(path)
-    if not path:
-        fail("''", "unwritable", "-", "an empty path")
-    if p.is_dir():
-        fail(path, "not-a-file", "-", "a folder, where a file is expected")
+    p = _a_file(path, "unwritable")
     parent = p.parent if str(p.parent) else Path(".")
     if not parent.is_dir():
         fail(path, "unwritable", "-", f"no folder {parent}")
