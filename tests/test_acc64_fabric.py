@@ -182,3 +182,22 @@ def test_the_engine_passes_every_graph_vector():
     results = validate(engine("ort-cpu-acc64"), files)
     assert {r.status for r in results} == {"pass"}, [r.reason for r in results
                                                     if r.status != "pass"][:3]
+
+
+@FAST
+@given(c=st.integers(1, 3), top=st.sampled_from([2**31, 2**40, 2**50]), data=st.data())
+def test_igdn_with_intermediates_past_64_bits(c, top, data):
+    # x² past 2^62, γ·x² past 2^64, N's sums and x·r past 2^64: every step wide
+    from waiexport.bounds import certify_graph
+    from waiexport.builder import igdn
+    from waiexport.certificate import Member, verdict_of
+    gamma = np.array(data.draw(st.lists(st.integers(-(2**30), 2**40), min_size=c * c,
+                                        max_size=c * c))).reshape(c, c)
+    beta = data.draw(st.lists(st.integers(-(2**62), 2**62), min_size=c, max_size=c))
+    g = _one("igdn", igdn(gamma, beta, gf=data.draw(st.integers(0, 40)), frac=64), -top, top,
+             c=c)
+    if not verdict_of([Member("g", write(g), g, certify_graph(g))])["acc64"]:
+        return
+    x = np.array(data.draw(st.lists(st.sampled_from([-top, top, 0, 1, -1, top - 1]),
+                                    min_size=c * 4, max_size=c * 4))).reshape(c, 2, 2)
+    same(g, [x])

@@ -15,7 +15,8 @@ import numpy as np
 
 from .emit import I64, Emitter
 
-__all__ = ["LIMBS", "BASE", "limbs_of", "from_i64", "from_const", "product", "add",
+__all__ = ["LIMBS", "BASE", "limbs_of", "from_i64", "from_const", "from_consts", "product",
+           "times", "negate", "add",
            "add_small", "summed", "floor_shift", "floor_divide", "equal", "select", "low_bit",
            "narrow", "split_const"]
 
@@ -60,14 +61,48 @@ def from_i64(e: Emitter, x: str) -> list[str]:
     return _normalise(e, [x] + [e.const(0, I64)] * (LIMBS - 1))
 
 
-def from_const(e: Emitter, value: int) -> list[str]:
-    """A Python integer as a wide value (five scalar constants)."""
-    return [e.const(int(limb), I64, "limb") for limb in split_const(value)]
-
-
 def add(e: Emitter, a: list[str], b: list[str]) -> list[str]:
     """``A + B``."""
     return _normalise(e, [e.node("Add", [x, y]) for x, y in zip(a, b)])
+
+
+def negate(e: Emitter, a: list[str]) -> list[str]:
+    """``−A``."""
+    return _normalise(e, [e.node("Neg", [x]) for x in a])
+
+
+def from_consts(e: Emitter, values) -> list[str]:
+    """Python integers (one, or an array broadcast against the tensors) as a wide value."""
+    return [e.const(limb, I64, "limb") for limb in split_const(np.asarray(values, dtype=object))]
+
+
+def from_const(e: Emitter, value: int) -> list[str]:
+    """A Python integer as a wide value."""
+    return from_consts(e, value)
+
+
+def times(e: Emitter, w: list[str], c) -> list[str]:
+    """``W·c`` for integers ``c`` that fit i64 (an array, broadcast), where the product is
+    certified to fit a wide value: five limbs by three, columns of at most three products,
+    the limbs past the fifth folded back into it (they are its sign extension)."""
+    cl = _const_three(e, c)
+    cols = []
+    for k in range(LIMBS + 2):
+        terms = [e.node("Mul", [w[i], cl[k - i]]) for i in range(LIMBS) if 0 <= k - i < 3]
+        total = terms[0]
+        for t in terms[1:]:
+            total = e.node("Add", [total, t])
+        cols.append(total)
+    limbs = _normalise(e, cols)
+    return limbs[:LIMBS - 1] + [narrow(e, limbs[LIMBS - 1:])]
+
+
+def _const_three(e: Emitter, c) -> list[str]:
+    """Three limbs of constants that fit i64, as :func:`_three` splits a tensor."""
+    parts = split_const(np.asarray(c, dtype=object))
+    top = parts[2] + (parts[3] << BITS) + (parts[4] << (2 * BITS))
+    return [e.const(parts[0], I64, "limb"), e.const(parts[1], I64, "limb"),
+            e.const(top, I64, "limb")]
 
 
 def summed(e: Emitter, w: list[str], total) -> list[str]:
@@ -82,10 +117,7 @@ def limbs_of(e: Emitter, x) -> list[str]:
     Python integers, as ``[1, C, 1, 1]``), for :func:`product`."""
     if isinstance(x, str):
         return _three(e, x)
-    parts = split_const(np.array([int(v) for v in x], dtype=object).reshape(1, -1, 1, 1))
-    low = [e.const(p, I64, "limb") for p in parts[:2]]
-    top = parts[2] + (parts[3] << BITS) + (parts[4] << (2 * BITS))
-    return low + [e.const(top, I64, "limb")]
+    return _const_three(e, np.array([int(v) for v in x], dtype=object).reshape(1, -1, 1, 1))
 
 
 def _three(e: Emitter, x: str) -> list[str]:

@@ -18,4 +18,5 @@ LOWER = {module.__name__.rsplit(".", 1)[1]: module.lower for module in (
 
 #: The intermediates whose values the lowerings form as 128-bit values (:mod:`..wide`)
 #: where their certified intervals pass 64 bits; any other past 64 bits is not lowered.
-WIDE = {"rq.p", "elu.p", "ln.S", "ln.T", "ln.m", "ln.v", "ln.dk", "ln.ng", "l2.T", "l2.vk"}
+WIDE = {"rq.p", "elu.p", "ln.S", "ln.T", "ln.m", "ln.v", "ln.dk", "ln.ng", "l2.T", "l2.vk",
+        "igdn.x2", "igdn.gx2", "igdn.term", "igdn.N", "igdn.xr"}

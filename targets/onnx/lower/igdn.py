@@ -2,19 +2,45 @@
 the sum (int64 products, an exact floor shift, the sum over ``j`` as a ``MatMul`` by ones,
 never ``ReduceSum``), ``r_i = isqrt(max(0, N_i))`` bit by bit (one step per bit of the
 certified bound of ``r``: ``r`` grows by ``2^b`` while its square stays at most ``N``), then
-``⌊x_i·r_i / 2^frac⌋``."""
+``⌊x_i·r_i / 2^frac⌋``. Under acc64, where an intermediate passes 64 bits or ``r`` may pass
+2^31 (so a trial square could pass int64), every step is formed wide (:mod:`..wide`)."""
 
 import numpy as np
 
+from .. import wide as W
 from ..emit import I64
 from ..requant import floor_shift
 from ._common import narrow, wide
+
+_WIDE = ("igdn.x2", "igdn.gx2", "igdn.term", "igdn.N", "igdn.xr")
+
+
+def _wide(e, p, c: int, x: str, r_hi: int) -> str:
+    """The whole operator on wide values; ``r`` stays int64 (class ``acc``)."""
+    x2 = [e.node("Unsqueeze", [limb, e.const([1], I64)]) for limb in W.product(e, x, x)]
+    terms = W.floor_shift(e, W.times(e, x2, p.gamma.reshape(1, c, c, 1, 1)), p.gf)
+    ones = e.const(np.ones((c, 1)), I64, "ones")
+    n = W.summed(e, terms, lambda limb: e.node("Squeeze", [e.node("MatMul", [
+        e.node("Transpose", [limb], perm=[0, 1, 3, 4, 2]), ones]), e.const([4], I64)]))
+    n = W.add(e, n, W.from_consts(e, p.beta.reshape(1, c, 1, 1)))
+    n = W.select(e, e.node("Less", [n[-1], e.const(0, I64)]), W.from_const(e, 0), n)
+    r = e.node("Mul", [x, e.const(0, I64)])
+    for bit in reversed(range(max(r_hi, 1).bit_length())):
+        step = e.node("Add", [r, e.const(1 << bit, I64)])
+        left = W.add(e, n, W.negate(e, W.product(e, step, step)))
+        r = e.node("Where", [e.node("GreaterOrEqual", [left[-1], e.const(0, I64)]), step, r])
+    return W.narrow(e, W.floor_shift(e, W.product(e, x, r), p.frac))
 
 
 def lower(e, op, ins, ctx):
     p = op.params
     c = ctx.graph.tensor(op.inputs[0]).channels
     x = wide(e, ins[0])
+    found = ctx.nodes[op.index].intermediates
+    _, r_hi = found["igdn.r"]
+    if e.storage == I64 and (r_hi >= 1 << 31 or any(
+            lo < -(1 << 63) or hi >= 1 << 63 for lo, hi in (found[k] for k in _WIDE))):
+        return [narrow(e, _wide(e, p, c, x, int(r_hi)))]
     x2 = e.node("Unsqueeze", [e.node("Mul", [x, x]), e.const([1], I64)])      # [1, 1, C, H, W]
     terms = e.node("Mul", [x2, e.const(p.gamma.reshape(1, c, c, 1, 1), I64, "gamma")])
     terms = floor_shift(e, terms, [p.gf])                                    # [1, C, C, H, W]
@@ -22,8 +48,7 @@ def lower(e, op, ins, ctx):
     n = e.node("MatMul", [moved, e.const(np.ones((c, 1)), I64, "ones")])
     n = e.node("Squeeze", [n, e.const([4], I64)])
     n = e.node("Add", [n, e.const(p.beta.reshape(1, c, 1, 1), I64, "beta")])
-    n = e.node("Max", [n, e.const(0, I64)])
-    _, r_hi = ctx.nodes[op.index].intermediates["igdn.r"]
+    n = e.node("Where", [e.node("Greater", [n, e.const(0, I64)]), n, e.const(0, I64)])
     r = e.node("Mul", [n, e.const(0, I64)])
     for bit in reversed(range(max(int(r_hi), 1).bit_length())):
         step = e.node("Add", [r, e.const(1 << bit, I64)])
