@@ -32,6 +32,9 @@ def tensor(draw, shape, lo=I64[0], hi=I64[1]):
 FULL = dict(values=I64, mults=I64, biases=I64, w_bytes=(1, 2, 4, 8), shift=127)
 NARROW = dict(values=(-(2**12), 2**12), mults=(-(2**10), 2**10), biases=(-(2**16), 2**16),
               w_bytes=(1, 2), shift=40)
+#: Ranges past 32 bits where most graphs still meet ``acc64`` (for engines of that profile).
+MID = dict(values=(-(2**40), 2**40), mults=(-(2**20), 2**20), biases=(-(2**50), 2**50),
+           w_bytes=(1, 2, 4), shift=127)
 
 
 @st.composite

@@ -201,3 +201,37 @@ def test_igdn_with_intermediates_past_64_bits(c, top, data):
     x = np.array(data.draw(st.lists(st.sampled_from([-top, top, 0, 1, -1, top - 1]),
                                     min_size=c * 4, max_size=c * 4))).reshape(c, 2, 2)
     same(g, [x])
+
+
+from waiexport.optable import OPS  # noqa: E402
+
+from _strategies import MID, case  # noqa: E402
+
+
+def _meets_acc64(g) -> bool:
+    from waiexport.certificate import Member, verdict_of
+    return verdict_of([Member.of("g", write(g), g)])["acc64"]
+
+
+@pytest.mark.parametrize("name", sorted(op.name for op in OPS))
+@settings(max_examples=12, deadline=None, suppress_health_check=list(HealthCheck))
+@given(data=st.data())
+def test_every_acc64_graph_of_every_operator_is_bit_exact(name, data):
+    # parameters and ranges anywhere wai-ops/1 allows (64-bit values, shifts to 127,
+    # multipliers and biases to the i64 ends), kept where the graph meets acc64
+    from hypothesis import assume
+    from waiexport.targets.exporter import probe_inputs
+    # the products of two tensors (mul, gram, apply) meet acc64 only on narrower values
+    r = dict(MID, values=(-(2**28), 2**28)) if name in ("apply", "gram", "mul") else MID
+    g, inputs, scalars = data.draw(case(name, r))
+    assume(_meets_acc64(g))
+    data_ = write(g)
+    ref, fab = engine("reference").load(data_), engine("ort-cpu-acc64").load(data_)
+    for xs, ss in [(inputs, scalars), *probe_inputs(g)]:
+        out = []
+        for loaded in (ref, fab):
+            try:
+                out.append([o.astype(object).tolist() for o in loaded.run(xs, ss)])
+            except Refusal as r:
+                out.append(r.code)
+        assert out[0] == out[1]

@@ -89,7 +89,7 @@ def conv_sum(e: Emitter, x: str, x_range: tuple[int, int], w: np.ndarray, *, gro
                              kernel_shape=[kh, kw])
                 sums.append((xs * ws * 256 ** (xd + wd), acc))
     if not sums:  # every weight is 0, or x is identically 0: the sum is 0
-        zero = e.node("ConvInteger", [e.cast(e.node("Mul", [x, e.const(0, I32)]), U8),
+        zero = e.node("ConvInteger", [e.cast(e.node("Sub", [x, x]), U8),
                                       e.const(np.zeros_like(w), U8, "w")],
                       group=groups, strides=list(strides), pads=list(pads), kernel_shape=[kh, kw])
         return e.cast(zero, dtype)
