@@ -16,9 +16,8 @@ import numpy as np
 from .emit import I64, Emitter
 
 __all__ = ["LIMBS", "BASE", "limbs_of", "from_i64", "from_const", "from_consts", "product",
-           "times", "negate", "add",
-           "add_small", "summed", "floor_shift", "floor_divide", "equal", "select", "low_bit",
-           "narrow", "split_const"]
+           "times", "negate", "add", "add_small", "summed", "floor_shift", "floor_divide",
+           "equal", "select", "low_bit", "narrow", "split_const"]
 
 LIMBS, BITS = 5, 30
 BASE = 1 << BITS
