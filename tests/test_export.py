@@ -26,9 +26,10 @@ NPU_OPS = sorted(op.name for op in OPS if op.npu != "no")
 ORT = target("ort-cpu")
 
 
-def same(g_data, inputs, scalars):
-    """The reference and the onnxruntime engine agree: the same outputs or the same code."""
-    ref, ort_ = engine("reference").load(g_data), OrtEngine().load(g_data)
+def same(g_data, inputs, scalars, other=None):
+    """The reference and an onnxruntime engine (ort-cpu unless ``other``) agree: the same
+    outputs or the same code, which it returns."""
+    ref, ort_ = engine("reference").load(g_data), (other or OrtEngine()).load(g_data)
     outcomes = []
     for loaded in (ref, ort_):
         try:
@@ -36,6 +37,7 @@ def same(g_data, inputs, scalars):
         except Refusal as r:
             outcomes.append(r.code)
     assert outcomes[0] == outcomes[1]
+    return outcomes[0]
 
 
 def in_subset(g) -> bool:
