@@ -13,6 +13,13 @@ from waiexport.builder import (GraphBuilder, chscale, conv, conv_transpose, crop
 HEADER = 32
 
 
+def verdict(g) -> dict:
+    """The certificate's verdict (§8.5) on one built graph: profiles, subset and reasons."""
+    from waiexport.certificate import Member, verdict_of
+    from waiexport.whg1 import write
+    return verdict_of([Member.of("g", write(g), g)])
+
+
 def every_op_builder(seed: int = 0) -> GraphBuilder:
     """A builder holding a graph that uses all 30 operators, with declared sizes, a state
     input, three scalars and several ``RQ`` layouts; it loads (§10.5 steps 1–7)."""

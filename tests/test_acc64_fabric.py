@@ -21,6 +21,7 @@ from waiexport.targets.onnx import wide as W
 from waiexport.targets.onnx.emit import I64, Emitter
 from waiexport.targets.onnx.export import check_integer_only
 
+from _helpers import verdict
 from test_export import same as agree
 
 FAST = settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
@@ -178,15 +179,13 @@ def test_the_engine_passes_every_graph_vector():
 @given(c=st.integers(1, 3), top=st.sampled_from([2**31, 2**40, 2**50]), data=st.data())
 def test_igdn_with_intermediates_past_64_bits(c, top, data):
     # x² past 2^62, γ·x² past 2^64, N's sums and x·r past 2^64: every step wide
-    from waiexport.bounds import certify_graph
     from waiexport.builder import igdn
-    from waiexport.certificate import Member, verdict_of
     gamma = np.array(data.draw(st.lists(st.integers(-(2**30), 2**40), min_size=c * c,
                                         max_size=c * c))).reshape(c, c)
     beta = data.draw(st.lists(st.integers(-(2**62), 2**62), min_size=c, max_size=c))
     g = _one("igdn", igdn(gamma, beta, gf=data.draw(st.integers(0, 40)), frac=64), -top, top,
              c=c)
-    if not verdict_of([Member("g", write(g), g, certify_graph(g))])["acc64"]:
+    if not verdict(g)["acc64"]:
         return
     x = np.array(data.draw(st.lists(st.sampled_from([-top, top, 0, 1, -1, top - 1]),
                                     min_size=c * 4, max_size=c * 4))).reshape(c, 2, 2)
@@ -196,11 +195,6 @@ def test_igdn_with_intermediates_past_64_bits(c, top, data):
 from waiexport.optable import OPS  # noqa: E402
 
 from _strategies import MID, case  # noqa: E402
-
-
-def _meets_acc64(g) -> bool:
-    from waiexport.certificate import Member, verdict_of
-    return verdict_of([Member.of("g", write(g), g)])["acc64"]
 
 
 @pytest.mark.parametrize("name", sorted(op.name for op in OPS))
@@ -214,7 +208,7 @@ def test_every_acc64_graph_of_every_operator_is_bit_exact(name, data):
     # the products of two tensors (mul, gram, apply) meet acc64 only on narrower values
     r = dict(MID, values=(-(2**28), 2**28)) if name in ("apply", "gram", "mul") else MID
     g, inputs, scalars = data.draw(case(name, r))
-    assume(_meets_acc64(g))
+    assume(verdict(g)["acc64"])
     fabric = engine("ort-cpu-acc64")      # one engine: its load is cached by digest
     for xs, ss in [(inputs, scalars), *probe_inputs(g)]:
         agree(write(g), xs, ss, fabric)

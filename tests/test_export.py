@@ -11,7 +11,6 @@ from onnx import TensorProto, helper
 from waiexport import Refusal, write
 from waiexport import params as P
 from waiexport.builder import GraphBuilder, conv, conv_transpose, rq
-from waiexport.certificate import Member, verdict_of
 from waiexport.optable import OPS
 from waiexport.reference import decode
 from waiexport.targets.descriptions import target
@@ -20,6 +19,7 @@ from waiexport.targets.exporter import export, probe_inputs
 from waiexport.targets.onnx.export import ExportError, check_integer_only
 from waiexport.targets.onnx.lower import LOWER
 
+from _helpers import verdict
 from _strategies import NARROW, case
 
 NPU_OPS = sorted(op.name for op in OPS if op.npu != "no")
@@ -41,7 +41,7 @@ def same(g_data, inputs, scalars, other=None):
 
 
 def in_subset(g) -> bool:
-    v = verdict_of([Member.of("g", write(g), g)])
+    v = verdict(g)
     return v["acc32"] and v["npu"]
 
 

@@ -10,9 +10,9 @@ from hypothesis import strategies as st
 from waiexport import params as P
 from waiexport import write
 from waiexport.builder import GraphBuilder, conv, rq
-from waiexport.certificate import Member, verdict_of
 from waiexport.targets.exporter import probe_inputs
 
+from _helpers import verdict
 from _strategies import NARROW, case
 from test_export import same
 
@@ -20,7 +20,7 @@ PAST_NPU = ["conv", "igdn", "gram", "apply", "crop"]
 
 
 def _acc32(g) -> bool:
-    return verdict_of([Member.of("g", write(g), g)])["acc32"]
+    return verdict(g)["acc32"]
 
 
 @pytest.mark.parametrize("name", PAST_NPU)

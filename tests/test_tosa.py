@@ -12,7 +12,6 @@ from hypothesis import strategies as st
 from waiexport import Refusal, write
 from waiexport import params as P
 from waiexport.builder import GraphBuilder, conv, rq
-from waiexport.certificate import Member, verdict_of
 from waiexport.cli import main
 from waiexport.conformance.generate import CORPUS
 from waiexport.conformance.validate import files_under, validate
@@ -22,6 +21,7 @@ from waiexport.targets.engines import NotForEngine, TosaRefEngine, engine
 from waiexport.targets.exporter import DoesNotFit, probe_inputs
 from waiexport.targets.onnx.export import ExportError
 
+from _helpers import verdict
 from _strategies import NARROW, case
 
 pytest.importorskip("tosa_reference_model")
@@ -31,9 +31,8 @@ EXPORTED: dict = {}
 
 
 def _in_npu_acc32(g) -> bool:
-    from waiexport.bounds import certify_graph
     try:
-        v = verdict_of([Member("g", write(g), g, certify_graph(g))])
+        v = verdict(g)
     except Refusal:
         return False
     return v["acc32"] and v["npu"]
