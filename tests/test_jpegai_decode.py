@@ -33,7 +33,7 @@ def _args(out, **over):
 
 @pytest.fixture(scope="module")
 def inputs():
-    flags = {p: read_flags(STREAMS / f"grfs_{p}.txt", c, p)
+    flags = {p: read_flags((STREAMS / f"grfs_{p}.txt").read_bytes(), c, p)
              for p, (_, c, _, _, _) in PLANES.items()}
     latents = {s: (STREAMS / f"{s.lower()}.bin").read_bytes() for s in ("SORP", "SORS")}
     return read_norm(BUNDLE), lower_jpegai(BUNDLE), (STREAMS / "soz.bin").read_bytes(), \
@@ -189,12 +189,12 @@ def test_flags_of_the_wrong_form_are_model_mismatch(tmp_path, text, why):
 
 
 def test_flags_as_a_json_array(tmp_path):
-    flags = read_flags(STREAMS / "grfs_uv.txt", 96, "uv")
+    flags = read_flags((STREAMS / "grfs_uv.txt").read_bytes(), 96, "uv")
     as_json = tmp_path / "grfs.json"
     as_json.write_text(json.dumps([int(f) for f in flags]))
-    assert read_flags(as_json, 96, "uv") == flags
+    assert read_flags(as_json.read_bytes(), 96, "uv") == flags
     with pytest.raises(Refusal, match="96 GRFS flags, expected 160"):
-        read_flags(as_json, 160, "y")
+        read_flags(as_json.read_bytes(), 160, "y")
 
 
 def test_a_bundle_failing_a_load_check_is_one_line(tmp_path):

@@ -996,9 +996,9 @@ def jpegai_decode(bundle, soz, sorp, sors, grfs_y, grfs_uv, engine_name, compare
     payloads = {"SOZ": (soz, _read(soz)), "SORP": (sorp, _read(sorp)), "SORS": (sors, _read(sors))}
     flags = {}
     for plane, path in (("y", grfs_y), ("uv", grfs_uv)):
-        _read(path)
         try:
-            flags[plane] = read_flags(Path(path), PLANES[plane][1], f"GRFS flags of plane {plane}")
+            flags[plane] = read_flags(_read(path), PLANES[plane][1],
+                                      f"GRFS flags of plane {plane}")
         except Refusal as r:
             fail(path, r.code, r.where, r.detail)
     eng = _engine(engine_name)

@@ -12,7 +12,6 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import numpy as np
 
@@ -44,10 +43,10 @@ class Plane:
     refused: StageRefusal | None = None
 
 
-def read_flags(path: Path, count: int, where: str) -> list[bool]:
-    """A GRFS flags file: ``0``/``1`` characters (whitespace ignored) or a JSON array of 0/1
-    or booleans, with exactly ``count`` entries (``model_mismatch`` otherwise)."""
-    text = path.read_text(encoding="ascii", errors="replace").strip()
+def read_flags(data: bytes, count: int, where: str) -> list[bool]:
+    """A GRFS flags file's bytes: ``0``/``1`` characters (whitespace ignored) or a JSON array
+    of 0/1 or booleans, with exactly ``count`` entries (``model_mismatch`` otherwise)."""
+    text = data.decode("ascii", errors="replace").strip()
     if text.startswith("["):
         try:
             items = json.loads(text)

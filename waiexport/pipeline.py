@@ -87,8 +87,8 @@ def _jpegai_decode(bundle: Path, streams: Path, say: Callable[[str], None]) -> b
     t0 = time.perf_counter()
     want = json.loads((streams / "streams.json").read_text())["planes"]
     norm, graphs = read_norm(bundle), lower_jpegai(bundle)
-    flags = {p: read_flags(streams / f"grfs_{p}.txt", c, p) for p, (_, c, _, _, _) in
-             PLANES.items()}
+    flags = {p: read_flags((streams / f"grfs_{p}.txt").read_bytes(), c, p)
+             for p, (_, c, _, _, _) in PLANES.items()}
     latents = {s: (streams / f"{s.lower()}.bin").read_bytes() for s in ("SORP", "SORS")}
     ok = True
     for name in ("reference", "ort-cpu"):
