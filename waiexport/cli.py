@@ -789,7 +789,6 @@ def validate(paths, engine_name, allow_fallback, as_json, locate, results, pack)
     """
     from .conformance.generate import CORPUS
     from .conformance.validate import files_under, read_all, render, report
-    from .conformance.validate import validate as run_all
 
     if results is not None:
         _judge_results(Path(results), Path(pack or results), as_json)
@@ -805,12 +804,19 @@ def validate(paths, engine_name, allow_fallback, as_json, locate, results, pack)
         click.echo(f"{where}: nothing to validate: no vector in "
                    f"{len(read)} .jsonl file{'' if len(read) == 1 else 's'}", err=True)
         sys.exit(2)
-    with click.progressbar(length=total, label=f"validating {eng.name}", file=sys.stderr,
-                           show_pos=True) as bar:
-        results = run_all(eng, read, progress=bar.update, locate=locate)
+    results = _run_vectors(eng, read, f"validating {eng.name}", locate)
     rep = report(eng, results)
     click.echo(dumps(rep) if as_json else render(rep))
     sys.exit(0 if all(r.status in ("pass", "skip") for r in results) else 1)
+
+
+def _run_vectors(eng, read: list, label: str, locate: bool = False) -> list:
+    """Every vector of ``read`` (:func:`~.conformance.validate.read_all`) on ``eng``, with a
+    progress bar on stderr."""
+    from .conformance.validate import validate as run_all
+    with click.progressbar(length=sum(len(v) for _, v in read), label=label, file=sys.stderr,
+                           show_pos=True) as bar:
+        return run_all(eng, read, progress=bar.update, locate=locate)
 
 
 def _judge_results(results: Path, pack: Path, as_json: bool) -> None:
@@ -1054,11 +1060,8 @@ def _validated(eng) -> dict:
     """Whether ``eng`` passes validate on the committed corpus for its profile."""
     from .conformance.generate import CORPUS
     from .conformance.validate import files_under, read_all, report
-    from .conformance.validate import validate as run_all
     read = read_all(files_under([CORPUS]))
-    with click.progressbar(length=sum(len(v) for _, v in read), file=sys.stderr,
-                           label=f"validating {eng.name} on the committed corpus") as bar:
-        rep = report(eng, run_all(eng, read, progress=bar.update))
+    rep = report(eng, _run_vectors(eng, read, f"validating {eng.name} on the committed corpus"))
     t = rep["totals"]
     return {"profile": eng.profile, "passed": t["pass"], "failed": t["fail"],
             "ran_elsewhere": t["elsewhere"], "not_for_engine": t["skip"],
