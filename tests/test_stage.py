@@ -15,7 +15,7 @@ from waiexport.refusal import CODES
 from waiexport.stage import ELSEWHERE, OPS, StageRefusal, run
 from waiexport.stage.bucket import bucket
 from waiexport.stage.mans_decode import Window, decode_fac, decode_sgm, latent_tables, zp_table
-from waiexport.stage.mans_encode import EncodeError, encode_fac, encode_sgm
+from waiexport.stage.mans_encode import EncodeError, coding, encode_fac, encode_sgm
 from waiexport.stage.residual_step import narrow_form, residual_step
 from waiexport.targets.engines import engine
 
@@ -142,11 +142,9 @@ def pmf_rows(draw):
 
 def _codable(p: list[int], beta: int, draw) -> int | None:
     """A symbol row ``p`` with bound ``beta`` can code (direct or escaped), or None."""
-    direct = [k // 2 if k % 2 == 0 else -(k + 1) // 2 for k, v in enumerate(p) if v]
-    direct = [y for y in direct if y != -beta]
-    esc = 2 * beta - 1 if beta else 0
+    direct, escape = coding(p, beta)
     escapes = []
-    if esc < len(p) and p[esc]:
+    if escape:
         escapes = [beta + draw(st.integers(0, 32767 - beta)),
                    -beta - draw(st.integers(0, 32767 - beta)), beta, -beta]
     return draw(st.sampled_from(direct + escapes)) if direct + escapes else None

@@ -119,10 +119,9 @@ def jpegai_bundle(root: Path, c1: int = 8, c2: int = 8, seed: int = 11) -> None:
 def _latent_symbol(p: list[int], beta: int, rng) -> int:
     """A symbol the row ``p`` with bound ``beta`` codes: direct, or by the escape when its
     column has mass (then on either side of ``±β``)."""
-    direct = [k // 2 if k % 2 == 0 else -(k + 1) // 2 for k, m in enumerate(p) if m]
-    direct = [y for y in direct if y != -beta]
-    esc = 2 * beta - 1 if beta else 0
-    if esc < len(p) and p[esc]:
+    from .stage.mans_encode import coding
+    direct, escape = coding(p, beta)
+    if escape:
         direct += [beta + int(rng.integers(0, 200)), -beta - int(rng.integers(0, 200))]
     return int(rng.choice(direct))
 

@@ -15,7 +15,7 @@ import numpy as np
 
 from .mans_decode import _groups
 
-__all__ = ["encode_sgm", "encode_fac", "EncodeError"]
+__all__ = ["encode_sgm", "encode_fac", "coding", "EncodeError"]
 
 
 class EncodeError(ValueError):
@@ -80,6 +80,15 @@ def _latent_slots(pmf):
 def _column(value: int) -> int:
     """The column whose symbol is ``value`` (the inverse of the zigzag)."""
     return 2 * value if value >= 0 else -2 * value - 1
+
+
+def coding(p: list[int], beta: int) -> tuple[list[int], bool]:
+    """What a row ``p`` with bound ``beta`` codes: its direct symbols (every column with mass
+    but the escape's, ``−β``), and whether it has the escape, which codes every ``y`` with
+    ``y ≥ β`` or ``y ≤ −β`` whose escape value fits 16 bits."""
+    direct = [k // 2 if k % 2 == 0 else -(k + 1) // 2 for k, m in enumerate(p) if m]
+    esc = _column(-beta)
+    return [y for y in direct if y != -beta], esc < len(p) and bool(p[esc])
 
 
 def _latent(plan: _Plan, cols: dict, chain: int, y: int, beta: int) -> list | None:
