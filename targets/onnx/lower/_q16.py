@@ -4,12 +4,12 @@ non-negative value) and ``rsqrt_q16`` of a wide value (:mod:`..wide`)."""
 
 from __future__ import annotations
 
-from onnx import TensorProto
+from onnx import TensorProto, helper
 
 from .. import wide
 from ..emit import I64, Emitter
 
-__all__ = ["exp_neg_q16", "rsqrt_q16", "ones_like_axis"]
+__all__ = ["exp_neg_q16", "rsqrt_q16", "isqrt", "ones_like_axis"]
 
 U64 = TensorProto.UINT64
 
@@ -45,24 +45,27 @@ def rsqrt_q16(e: Emitter, u: list[str]) -> str:
     capped = wide.select(e, big, wide.from_const(e, (1 << 64) - 1), u)
     quarter = wide.narrow(e, wide.floor_shift(e, capped, 2))
     below = wide.narrow(e, wide.floor_shift(e, wide.add_small(e, capped, -1), 2))
-    s = e.node("Mul", [quarter, e.const(0, I64)])
-    for bit in reversed(range(31)):
-        step = e.node("Add", [s, e.const(1 << bit, I64)])
-        s = e.node("Where", [e.node("LessOrEqual", [e.node("Mul", [step, step]), quarter]),
-                             step, s])
+    s = isqrt(e, quarter, 31)
     odd = e.node("LessOrEqual", [e.node("Add", [e.node("Mul", [s, s]), s]), below])
     r = e.node("Add", [e.node("Mul", [s, e.const(2, I64)]), e.cast(odd, I64)])
     k = e.node("Div", [e.const(1 << 32, I64), r])
     return e.node("Where", [past, e.const(0, I64), e.node("Where", [big, e.const(1, I64), k])])
 
 
+def isqrt(e: Emitter, n: str, bits: int) -> str:
+    """``isqrt(n)`` of a non-negative int64 tensor whose root has at most ``bits`` bits, bit
+    by bit: ``r`` grows by ``2^b`` while its square stays at most ``n`` (each trial square
+    below ``2^(2·bits)``)."""
+    r = e.node("Mul", [n, e.const(0, I64)])
+    for bit in reversed(range(bits)):
+        step = e.node("Add", [r, e.const(1 << bit, I64)])
+        r = e.node("Where", [e.node("LessOrEqual", [e.node("Mul", [step, step]), n]), step, r])
+    return r
+
+
 def ones_like_axis(e: Emitter, x: str, axis: int) -> str:
     """An int64 ``[n, 1]`` of ones, ``n`` the run-time size of ``x``'s ``axis``: the right
     operand of a ``MatMul`` that sums that axis exactly."""
     shape = e.node("Concat", [e.dim(x, axis), e.const([1], I64)], axis=0)
-    return e.node("ConstantOfShape", [shape], value=_one())
-
-
-def _one():
-    from onnx import helper
-    return helper.make_tensor("one", TensorProto.INT64, [1], [1])
+    return e.node("ConstantOfShape", [shape],
+                  value=helper.make_tensor("one", TensorProto.INT64, [1], [1]))

@@ -11,6 +11,7 @@ from .. import wide as W
 from ..emit import I64
 from ..requant import floor_shift
 from ._common import narrow, wide
+from ._q16 import isqrt
 
 _WIDE = ("igdn.x2", "igdn.gx2", "igdn.term", "igdn.N", "igdn.xr")
 
@@ -49,9 +50,5 @@ def lower(e, op, ins, ctx):
     n = e.node("Squeeze", [n, e.const([4], I64)])
     n = e.node("Add", [n, e.const(p.beta.reshape(1, c, 1, 1), I64, "beta")])
     n = e.node("Where", [e.node("Greater", [n, e.const(0, I64)]), n, e.const(0, I64)])
-    r = e.node("Mul", [n, e.const(0, I64)])
-    for bit in reversed(range(max(int(r_hi), 1).bit_length())):
-        step = e.node("Add", [r, e.const(1 << bit, I64)])
-        fits = e.node("LessOrEqual", [e.node("Mul", [step, step]), n])
-        r = e.node("Where", [fits, step, r])
+    r = isqrt(e, n, max(int(r_hi), 1).bit_length())
     return [narrow(e, floor_shift(e, e.node("Mul", [x, r]), [p.frac]))]
