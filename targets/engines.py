@@ -206,7 +206,6 @@ class OrtEngine:
         self.provider, self.fallback = provider, fallback
         self.target = target(target_name)
         self.subset, self.profile = self.target.subset, self.target.profile
-        self._dtype = np.int64 if self.profile == "acc64" else np.int32
         prefix = "ort-acc64" if self.profile == "acc64" else "ort"
         self.name = target_name if provider == CPU else f"{prefix}:{provider}"
         self._cache: dict = {}
@@ -228,6 +227,7 @@ class OrtEngine:
         from .onnx.mac import u8s8_exact
 
         exp = export(data, self.target, provider=self.provider)
+        dtype = storage_dtype(exp.model)
         main = self.runtime.session(exp.model.SerializeToString(), self.provider, self.fallback)
         built: dict = {}   # models for locating, built when first asked for
 
@@ -241,14 +241,14 @@ class OrtEngine:
                 exp.graph, exp.metadata, expose=True, target=self.target,
                 u8s8=u8s8_exact(self.provider)).SerializeToString(),
                 self.provider, self.fallback))
-            return run_session(exp.graph, s, inputs, scalars, every=True, dtype=self._dtype)
+            return run_session(exp.graph, s, inputs, scalars, every=True, dtype=dtype)
 
         def inside(op_index, inputs, scalars):
             from onnx.reference import ReferenceEvaluator
             model = made("nodes", lambda: every_node_model(exp.model))
             s = made("nodes_s", lambda: self.runtime.session(
                 model.SerializeToString(), self.provider, self.fallback))
-            feed = host_feed(exp.graph, inputs, scalars, self._dtype)
+            feed = host_feed(exp.graph, inputs, scalars, dtype)
             names = s.output_names()
             got = dict(zip(names, s.run(names, feed)))
             want = dict(zip(names, made("nodes_ev", lambda: ReferenceEvaluator(model))
@@ -256,7 +256,7 @@ class OrtEngine:
             return [(n.name, n.op_type, [(want[o], got[o]) for o in n.output if o in got])
                     for n in model.graph.node if n.name.startswith(f"op{op_index}/")]
         return Loaded(exp.graph, lambda i, s: run_session(exp.graph, main, i, s,
-                                                          dtype=self._dtype),
+                                                          dtype=dtype),
                       run_all, inside, main.placement)
 
 
