@@ -12,7 +12,7 @@ from ._q16 import rsqrt_q16
 from ._common import narrow, wide
 
 
-def _over_channels(e, x: str, c: int):
+def _over_channels(e, c: int):
     """``total(limb)``: a limb ``[1, C, H, W]`` summed over the channels, ``[1, 1, H, W]``."""
     ones = e.const(np.ones((1, c)), I64, "ones")
 
@@ -25,7 +25,7 @@ def _over_channels(e, x: str, c: int):
 def lower(e, op, ins, ctx):
     p, c = op.params, ctx.graph.tensor(op.inputs[0]).channels
     x = wide(e, ins[0])
-    total = _over_channels(e, x, c)
+    total = _over_channels(e, c)
     s = W.summed(e, W.from_i64(e, x), total)
     zero = W.from_const(e, 0)
     negative = e.node("Less", [s[-1], e.const(0, I64)])
