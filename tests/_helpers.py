@@ -112,3 +112,10 @@ def patch(data: bytes, off: int, fmt: str, *values) -> bytes:
     buf = bytearray(data)
     struct.pack_into("<" + fmt, buf, off, *values)
     return bytes(buf)
+
+
+def examples(n: int) -> int:
+    """A property test's example count: ``n`` under the default and ``ci`` profiles, scaled
+    with the loaded profile's ``max_examples`` (twenty times under ``thorough``)."""
+    from hypothesis import settings
+    return max(1, n * settings.default.max_examples // 100)

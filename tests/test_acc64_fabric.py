@@ -5,7 +5,7 @@ refusals, and no floating-point type in any acc64 model."""
 import numpy as np
 import onnxruntime as ort
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from onnx import TensorProto, helper
 
@@ -21,10 +21,10 @@ from waiexport.targets.onnx import wide as W
 from waiexport.targets.onnx.emit import I64, Emitter
 from waiexport.targets.onnx.export import check_integer_only
 
-from _helpers import verdict
+from _helpers import examples, verdict
 from test_export import same as agree
 
-FAST = settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
+FAST = settings(max_examples=examples(40), deadline=None, suppress_health_check=list(HealthCheck))
 I64_MIN, I64_MAX = -(2**63), 2**63 - 1
 ends = st.one_of(st.sampled_from([I64_MIN, I64_MAX, I64_MIN + 1, -1, 0, 1, 2**62, -(2**62),
                                   2**31, -(2**31), 2**30 - 1, 2**30]),
@@ -48,16 +48,29 @@ def _run(build, x, y):
 
 
 @FAST
-@given(xs=st.lists(ends, min_size=1, max_size=8), data=st.data(),
+@given(pairs=st.lists(st.tuples(ends, ends), min_size=1, max_size=8),
        s=st.sampled_from([0, 1, 29, 30, 31, 60, 62, 63, 64, 90, 119, 120, 126, 127]))
-def test_products_and_floor_shifts_at_the_2_127_scale_ends(xs, data, s):
-    ys = [data.draw(ends) for _ in xs]
-    assert _run(lambda e, x, y: W.product(e, x, y), xs, ys) == [a * b for a, b in zip(xs, ys)]
-    assert _run(lambda e, x, y: W.floor_shift(e, W.product(e, x, y), s), xs, ys) == \
-        [(a * b) >> s for a, b in zip(xs, ys)]
-    if s >= 63:   # the quotient then fits int64, and narrows
+@example(pairs=[(I64_MIN, I64_MIN)], s=63)   # (−2^63)² >> 63 = 2^63, which int64 cannot hold
+def test_products_and_floor_shifts_at_the_2_127_scale_ends(pairs, s):
+    xs, ys = [x for x, _ in pairs], [y for _, y in pairs]
+    assert _run(lambda e, x, y: W.product(e, x, y), xs, ys) == [a * b for a, b in pairs]
+    quotients = [(a * b) >> s for a, b in pairs]
+    assert _run(lambda e, x, y: W.floor_shift(e, W.product(e, x, y), s), xs, ys) == quotients
+    # narrow's precondition is the certificate's: every quotient fits int64
+    if all(I64_MIN <= q <= I64_MAX for q in quotients):
         assert _run(lambda e, x, y: W.narrow(e, W.floor_shift(e, W.product(e, x, y), s)),
-                    xs, ys) == [(a * b) >> s for a, b in zip(xs, ys)]
+                    xs, ys) == quotients
+
+
+def test_a_quotient_of_2_63_is_refused_never_narrowed():
+    # (−2^63)·(−2^63) >> 63 = 2^63: rq.q's interval passes int64, so acc64 refuses the graph
+    # at load and no lowering is asked to narrow it
+    g = _one("rescale", P.Rescale(rq(mult=I64_MIN, shift=63)), I64_MIN, I64_MAX)
+    assert not verdict(g)["acc64"]
+    with pytest.raises(Refusal, match="model_mismatch"):
+        export(write(g), target("ort-cpu-acc64"))
+    with pytest.raises(Refusal, match="model_mismatch"):
+        engine("ort-cpu-acc64").load(write(g))
 
 
 @FAST
@@ -198,7 +211,7 @@ from _strategies import MID, case  # noqa: E402
 
 
 @pytest.mark.parametrize("name", sorted(op.name for op in OPS))
-@settings(max_examples=12, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=examples(12), deadline=None, suppress_health_check=list(HealthCheck))
 @given(data=st.data())
 def test_every_acc64_graph_of_every_operator_is_bit_exact(name, data):
     # parameters and ranges anywhere wai-ops/1 allows (64-bit values, shifts to 127,

@@ -17,7 +17,7 @@ from waiexport.load import load
 from waiexport.optable import BY_NAME
 from waiexport.reference import decode
 
-from _helpers import every_op_graph
+from _helpers import examples, every_op_graph
 from _strategies import case
 
 
@@ -247,7 +247,7 @@ def assert_sound(g, inputs, scalars):
 
 
 @pytest.mark.parametrize("name", sorted(set(BY_NAME) - {"lut16"}) + ["lut16"])
-@settings(max_examples=25, deadline=None,
+@settings(max_examples=examples(25), deadline=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 @given(data=st.data())
 def test_every_value_lies_in_its_certified_interval(name, data):
@@ -255,7 +255,7 @@ def test_every_value_lies_in_its_certified_interval(name, data):
     assert_sound(g, inputs, scalars)
 
 
-@settings(max_examples=10, deadline=None)
+@settings(max_examples=examples(10), deadline=None)
 @given(st.integers(0, 2**32 - 1))
 def test_every_value_of_a_40_operator_graph_lies_in_its_interval(seed):
     rng = np.random.default_rng(seed)
@@ -265,7 +265,7 @@ def test_every_value_of_a_40_operator_graph_lies_in_its_interval(seed):
                              int(rng.integers(-5, 6))])
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(st.data())
 def test_partial_sum_interval_is_attained_at_the_input_ends(data):
     """A conv whose input sits at the ends of its range forms exactly the ends of
@@ -285,7 +285,7 @@ def test_partial_sum_interval_is_attained_at_the_input_ends(data):
 
 
 @pytest.mark.parametrize("name", ["conv", "conv_transpose"])
-@settings(max_examples=40, deadline=None,
+@settings(max_examples=examples(40), deadline=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 @given(data=st.data())
 def test_few_sums_equal_the_literal_fold(name, data):

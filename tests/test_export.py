@@ -19,7 +19,7 @@ from waiexport.targets.exporter import export, probe_inputs
 from waiexport.targets.onnx.export import ExportError, check_integer_only
 from waiexport.targets.onnx.lower import LOWER
 
-from _helpers import verdict
+from _helpers import examples, verdict
 from _strategies import NARROW, case
 
 NPU_OPS = sorted(op.name for op in OPS if op.npu != "no")
@@ -50,7 +50,7 @@ def test_lowerings_cover_every_operator():
 
 
 @pytest.mark.parametrize("name", NPU_OPS)
-@settings(max_examples=12, deadline=None,
+@settings(max_examples=examples(12), deadline=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 @given(data=st.data())
 def test_every_npu_operator_is_bit_exact_on_onnxruntime(name, data):
@@ -235,7 +235,7 @@ def test_npu_int8_model_uses_the_units_operators():
     check_integer_only(exp.model)
 
 
-@settings(max_examples=8, deadline=None)
+@settings(max_examples=examples(8), deadline=None)
 @given(st.integers(0, 2**32 - 1), st.integers(1, 6), st.integers(1, 6))
 def test_npu_int8_is_bit_exact(seed, h, w):
     g = strict_graph(seed % 5)
@@ -345,7 +345,7 @@ def _requantise_on_ort(values, dtype, **kw):
     return got.reshape(-1).tolist(), {n.op_type for n in model.graph.node}
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(wide=st.booleans(), mode=st.sampled_from(["floor", "half_up"]), data=st.data())
 def test_the_lifted_division_at_the_ends_of_its_span(wide, mode, data):
     # p within a certified span: the floor shift lifts p by K·2^s and divides without Mod
@@ -368,7 +368,7 @@ def test_the_lifted_division_at_the_ends_of_its_span(wide, mode, data):
     assert ("Mod" in ops) == (s > 0 and max(lift, hi + half + lift) >= 1 << bits)
 
 
-@settings(max_examples=20, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=examples(20), deadline=None, suppress_health_check=list(HealthCheck))
 @given(sh=st.integers(1, 3), sw=st.integers(1, 3), k=st.integers(1, 5), data=st.data())
 def test_the_int8_phase_interleave_at_the_clamp_ends(sh, sw, k, data):
     # a conv_transpose whose clamped output is int8 interleaves its phases on int8:
@@ -440,7 +440,7 @@ def test_the_probe_runs_on_the_models_provider():
     assert f"on {other}" in _probed(other) and "not exact there" in _probed(other)
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=examples(25), deadline=None, suppress_health_check=list(HealthCheck))
 @given(data=st.data())
 def test_the_matmul_path_is_exact_at_its_operand_ends(data):
     # any input range whose negation fits i32, int8 weights drawn from their ends, any

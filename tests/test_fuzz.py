@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from waiexport import Refusal, read, write
 
-from _helpers import every_op_builder, op_offsets, params_offset
+from _helpers import examples, every_op_builder, op_offsets, params_offset
 from test_load_checks import SMALL, _state_graph
 
 STATE = write(_state_graph().graph())
@@ -58,13 +58,13 @@ def mutated(draw):
     return bytes(data)
 
 
-@settings(max_examples=3000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(3000), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(mutated())
 def test_mutations_load_or_refuse(data):
     _loads_or_refuses(data)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.binary(max_size=200))
 def test_random_bytes_after_a_valid_header_refuse(tail):
     _loads_or_refuses(SMALL[:32] + tail)

@@ -12,7 +12,7 @@ from waiexport import write
 from waiexport.builder import GraphBuilder, conv, rq
 from waiexport.targets.exporter import probe_inputs
 
-from _helpers import verdict
+from _helpers import examples, verdict
 from _strategies import NARROW, case
 from test_export import same
 
@@ -24,7 +24,7 @@ def _acc32(g) -> bool:
 
 
 @pytest.mark.parametrize("name", PAST_NPU)
-@settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=examples(25), deadline=None, suppress_health_check=list(HealthCheck))
 @given(data=st.data())
 def test_every_acc32_graph_of_these_operators_is_bit_exact(name, data):
     g, inputs, scalars = data.draw(case(name, NARROW))

@@ -13,6 +13,8 @@ from waiexport.reference import arrays as A
 from waiexport.reference.integer import (exp_neg_q16, isqrt, isqrt_ceil, r_floor, r_half_even,
                                          r_half_up, r_round, rsqrt_q16, trunc_div, wrap16)
 
+from _helpers import examples
+
 SHIFTS = [0, 1, 31, 32, 62, 63, 64, 127]
 
 
@@ -72,14 +74,14 @@ def test_tie_directions_by_hand():
     assert r_floor(-5, 1) == -3 and r_floor(-1, 127) == -1
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(st.integers(-(2**130), 2**130), st.integers(0, 127),
        st.sampled_from(["floor", "half_up", "half_even"]))
 def test_rounding_matches_the_rational_oracle(p, s, mode):
     assert r_round(p, s, mode) == oracle(p, s, mode)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.lists(st.integers(-(2**63), 2**63 - 1), min_size=1, max_size=20),
        st.integers(0, 127), st.sampled_from(["floor", "half_up", "half_even"]))
 def test_vectorised_rounding_matches_scalar(ps, s, mode):
@@ -87,7 +89,7 @@ def test_vectorised_rounding_matches_scalar(ps, s, mode):
     assert A.rround(arr, s, mode).astype(object).tolist() == [r_round(p, s, mode) for p in ps]
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.integers(0, 2**200))
 def test_isqrt_and_ceil(n):
     r, rc = isqrt(n), isqrt_ceil(n)
@@ -108,14 +110,14 @@ def test_wrap16_and_trunc():
     assert A.trunc_div(np.array([-7, 7, -1, 0]), 2).tolist() == [-3, 3, 0, 0]
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.lists(st.integers(-(2**64), 0), min_size=1, max_size=30))
 def test_vectorised_exp_matches_scalar(xs):
     got = A.exp_neg_q16(A.fit(np.array(xs, dtype=object)))
     assert got.astype(object).tolist() == [exp_neg_q16(x) for x in xs]
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.lists(st.integers(-(2**63), 2**63 - 1), min_size=1, max_size=10),
        st.lists(st.integers(-(2**63), 2**63 - 1), min_size=1, max_size=10))
 def test_exact_array_arithmetic(a, b):

@@ -14,6 +14,8 @@ from waiexport.targets.exporter import probe_inputs
 
 from test_tosa import _in_npu_acc32, exact_or_refused, requantisation
 
+from _helpers import examples
+
 pytest.importorskip("iree.runtime")
 
 #: Examples per property here: each compile takes about a second. The long run is
@@ -35,7 +37,7 @@ def test_iree_passes_the_vectors_tosa_ref_passes_and_a_warm_cache_compiles_nothi
     assert warm.compiled == 0
 
 
-@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=examples(EXAMPLES), deadline=None, suppress_health_check=list(HealthCheck))
 @given(requantisation())
 def test_requantisations_run_exactly_on_iree_or_are_refused(drawn):
     g, decodes = drawn

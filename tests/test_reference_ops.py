@@ -15,6 +15,7 @@ from waiexport.optable import BY_NAME
 from waiexport.reference import OPS, decode
 from waiexport.reference.literal import OPS as LITERAL
 
+from _helpers import examples
 from _strategies import case
 
 
@@ -36,7 +37,7 @@ def test_both_implementations_cover_the_table():
 
 
 @pytest.mark.parametrize("name", sorted(BY_NAME))
-@settings(max_examples=30, deadline=None,
+@settings(max_examples=examples(30), deadline=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 @given(data=st.data())
 def test_vectorised_matches_literal(name, data):
@@ -96,7 +97,7 @@ def test_conv_transpose_against_float64(hw, k, s, p, op):
     np.testing.assert_array_equal(got, want.astype(np.int64))
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(st.data())
 def test_conv_against_float64(data):
     c = data.draw(st.integers(1, 3))
@@ -113,7 +114,7 @@ def test_conv_against_float64(data):
                                   conv_f64(x, wt, s, (ph, pw)).astype(np.int64))
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(st.data())
 def test_conv_transpose_random_against_float64(data):
     h, w_ = data.draw(st.integers(1, 4)), data.draw(st.integers(1, 4))
@@ -157,7 +158,7 @@ def test_pixel_shuffle_channel_order_by_hand():
     assert run1(b.build(), x)[0] == [[[0, 1], [2, 3]], [[4, 5], [6, 7]]]
 
 
-@settings(max_examples=50, deadline=None)
+@settings(max_examples=examples(50), deadline=None)
 @given(st.integers(1, 3), st.integers(1, 3), st.integers(1, 3), st.integers(1, 3))
 def test_pixel_unshuffle_inverts_pixel_shuffle(c, h, w, r):
     b = GraphBuilder()
@@ -238,7 +239,7 @@ def test_rq_q_past_64_bits_while_y_fits():
     assert run1(g, [[[2**62]]])[0] == [[[2**61]]]
 
 
-@settings(max_examples=15, deadline=None)
+@settings(max_examples=examples(15), deadline=None)
 @given(st.integers(0, 2**32 - 1), st.integers(0, 1), st.integers(0, 2), st.integers(-5, 5))
 def test_every_operator_graph_vectorised_matches_literal(seed, row, start, value):
     """A 40-operator graph using all 30 operators, a state input and three scalars."""

@@ -20,8 +20,10 @@ from waiexport.rewrites.post_bias import PostToPreBias
 from waiexport.rewrites.shift_range import ShiftRange
 from waiexport.targets.descriptions import target
 
+from _helpers import examples
+
 NPU = target("npu-int8")
-SETTINGS = dict(max_examples=60, deadline=None,
+SETTINGS = dict(max_examples=examples(60), deadline=None,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 
 

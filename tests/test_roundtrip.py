@@ -12,7 +12,7 @@ from waiexport import params as P
 from waiexport.builder import GraphBuilder, conv, conv_transpose, rq
 from waiexport.optable import BY_NAME
 
-from _helpers import every_op_graph, op_offsets
+from _helpers import examples, every_op_graph, op_offsets
 
 
 def test_every_operator_round_trips():
@@ -85,7 +85,7 @@ def test_weight_too_wide_for_its_width_is_not_written():
         write(b.graph())
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.data())
 def test_random_rq_round_trip(data):
     c = data.draw(st.integers(1, 5))

@@ -19,7 +19,9 @@ from waiexport.stage.mans_encode import EncodeError, coding, encode_fac, encode_
 from waiexport.stage.residual_step import narrow_form, residual_step
 from waiexport.targets.engines import engine
 
-FAST = settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
+from _helpers import examples
+
+FAST = settings(max_examples=examples(60), deadline=None, suppress_health_check=list(HealthCheck))
 
 
 def outcome(fn):

@@ -21,7 +21,7 @@ from waiexport.targets.engines import NotForEngine, TosaRefEngine, engine
 from waiexport.targets.exporter import DoesNotFit, probe_inputs
 from waiexport.targets.onnx.export import ExportError
 
-from _helpers import verdict
+from _helpers import examples, verdict
 from _strategies import NARROW, case
 
 pytest.importorskip("tosa_reference_model")
@@ -61,7 +61,7 @@ def exact_or_refused(g, decodes, engine=TosaRefEngine) -> bool:
 
 
 @pytest.mark.parametrize("name", NPU_OPS)
-@settings(max_examples=15, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=examples(15), deadline=None, suppress_health_check=list(HealthCheck))
 @given(data=st.data())
 def test_every_npu_operator_exports_exactly_or_is_refused(name, data):
     g, inputs, scalars = data.draw(case(name, NARROW))
@@ -100,7 +100,7 @@ def requantisation(draw):
                ([tie_input], [])]
 
 
-@settings(max_examples=120, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=examples(120), deadline=None, suppress_health_check=list(HealthCheck))
 @given(requantisation())
 def test_requantisations_export_exactly_or_are_refused(drawn):
     g, decodes = drawn
