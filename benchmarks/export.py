@@ -45,8 +45,8 @@ def compare(label: str, g, inputs, macs: int, repeat: int) -> None:
     opts.intra_op_num_threads = os.cpu_count()
     session = ort.InferenceSession(exp.model.SerializeToString(), opts,
                                    providers=["CPUExecutionProvider"])
-    assert all((a == b).all() for a, b in zip(decode(g, inputs, []),
-                                               run_session(exp.graph, session, inputs, [])))
+    got = run_session(exp.graph, session, inputs, [])
+    assert all((a == b).all() for a, b in zip(decode(g, inputs, []), got.values(), strict=True))
     t_ref = median_time(lambda: decode(g, inputs, []), repeat)
     t_ort = median_time(lambda: run_session(exp.graph, session, inputs, []), repeat)
     n_conv = sum(n.op_type in ("ConvInteger", "MatMulInteger") for n in exp.model.graph.node)

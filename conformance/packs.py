@@ -4,34 +4,65 @@ bit, against the vectors themselves.
 
 A pack holds, per vector, the model exported for the target, each decode's **inputs only**
 (``.npy``, in the model's layout and types), the refusals the host must make before running,
-and ``manifest.json`` naming every file with its SHA-256 and the vector files the pack was made
-from. The expected outputs are not in it. The runner writes ``outputs/<id>/<decode>/<name>.npy``
-for every output the manifest lists, and ``results.json`` (``{"ran_on": "…"}``, what it ran on,
-in its own words) into the pack's folder; :func:`judge` reads them back.
+and ``manifest.json`` naming every file with its SHA-256 and the vector files (by name and
+digest) the pack was made from. The expected outputs are not in it. The pack's **identity** is
+the SHA-256 of its ``manifest.json``. The runner writes ``outputs/<key>/<decode>/<name>.npy``
+for every output the manifest lists, may write ``errors/<key>/<decode>.txt`` where a decode
+could not run, and writes ``results.json``: ``{"pack": identity, "ran_on": "…"}``.
+
+:func:`judge` trusts nothing in the results folder: the vectors and the structure of every
+decode come from the vector files it is given (matched by digest), the manifest from the pack
+the judge kept (or checked against the identity it was given), every model and input against
+its digest, and every result against the type and shape the model gives it, read from its
+header before its data.
 """
 
 from __future__ import annotations
 
 import hashlib
+import io
 import json
+import os
+import re
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
+from waiexport.files import NotRegular, TooLarge, new_folder, read_bounded
 from waiexport.jsonio import BadInput, ascii_text, dumps
 from waiexport.refusal import Refusal
 
 from .validate import Outcome, diff
-from .vectors import parse_expect, read_vectors, vector_inputs
+from .vectors import FILE_LIMIT, parse_expect, read_vectors, vector_inputs
 
-__all__ = ["make_pack", "judge", "PackEngine", "FORMAT"]
+__all__ = ["make_pack", "judge", "PackEngine", "FORMAT", "identity", "key"]
 
-FORMAT = "waiexport-pack/1"
+FORMAT = "waiexport-pack/2"
+MANIFEST_LIMIT = 64 << 20        # the largest manifest.json the judge reads
+RESULTS_LIMIT = 64 << 10         # results.json: a pack identity and a line of text
+ERROR_LIMIT = 4096               # what the report keeps of a runner's error file
+RAN_ON_LIMIT = 200               # the characters of ``ran_on`` the claim quotes
+_KEY = re.compile(r"[0-9]{4,}_[A-Za-z0-9_.-]{0,48}\Z")
+_HEADERS = {(1, 0): np.lib.format.read_array_header_1_0,
+            (2, 0): np.lib.format.read_array_header_2_0}
 
 
 def _sha(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
+
+
+def identity(manifest: bytes) -> str:
+    """A pack's identity: the SHA-256 of its ``manifest.json``."""
+    return _sha(manifest)
+
+
+def key(n: int, vid: str) -> str:
+    """The one way a vector id becomes a file name: its ordinal in the pack, then the id
+    with every character outside ``[A-Za-z0-9_.-]`` as ``_``, at most 48 of them; so two
+    equal ids (in two files) never share a name, and no id reaches outside the pack."""
+    return f"{n:04d}_" + re.sub(r"[^A-Za-z0-9_.-]", "_", vid)[:48]
 
 
 def _save(root: Path, rel: str, data: bytes) -> dict:
@@ -42,85 +73,106 @@ def _save(root: Path, rel: str, data: bytes) -> dict:
 
 
 def _npy(a: np.ndarray) -> bytes:
-    import io
     buf = io.BytesIO()
     np.save(buf, a, allow_pickle=False)
     return buf.getvalue()
 
 
-def make_pack(target, files: list[Path], out: Path, progress=None) -> dict:
-    """Write the pack for ``target`` of the vectors in ``files`` under ``out``; returns the
-    manifest. A vector the target cannot take is listed, with the reason, as not packed."""
+def make_pack(target, files: list[Path], out: Path, progress=None) -> tuple[dict, str]:
+    """Write the pack for ``target`` of the vectors in ``files`` as the folder ``out``, whole
+    or not at all (an earlier pack there is replaced only when this one is complete); returns
+    the manifest and the pack's identity. A vector the target cannot take is listed, with
+    the reason, as not packed."""
     from waiexport.targets.exporter import fit
 
-    manifest = {"format": FORMAT, "target": target.name,
+    read, seen = [], set()
+    for path in files:                   # a file given twice (by digest) is packed once
+        try:
+            raw = read_bounded(path, FILE_LIMIT)
+        except OSError as e:
+            raise BadInput(f"{path}: cannot read: {e.strerror or e}") from None
+        if _sha(raw) not in seen:
+            seen.add(_sha(raw))
+            read.append((path, read_vectors(path, raw), raw))
+    manifest = {"format": FORMAT, "target": target.name, "profile": target.profile,
+                "subset": target.subset,
                 "layout": "NCHW [1, C, H, W]" if target.fmt == "onnx" else "NHWC [1, H, W, C]",
-                "vector_files": [], "vectors": [], "not_packed": []}
-    for path in files:
-        vectors = read_vectors(path)     # BadInput names a file that cannot be read
-        raw = path.read_bytes()
-        manifest["vector_files"].append({"path": str(path.resolve()), "sha256": _sha(raw)})
-        for v in vectors:
-            if progress:
-                progress(1)
-            where = {"file": path.stem, "id": v["id"]}
-            if "stage" in v:
-                manifest["not_packed"].append({**where, "reason": "a stage operator: it runs in "
-                                               "the driver, not in a model (section 5E)"})
-                continue
-            if "acc32" not in v["profiles"]:
-                manifest["not_packed"].append({**where, "reason": "profiles acc64"})
-                continue
-            if v["load"] != "ok":
-                manifest["vectors"].append({**where, "file_sha256": _sha(raw),
-                                            "host_refuses_load": v["load"], "decodes": []})
-                continue
-            try:
-                verdict = fit(v["graph_bytes"], target)
-            except Refusal as r:
-                manifest["not_packed"].append({**where, "reason": f"refused at load: {r}"})
-                continue
-            if not verdict.fits:
-                manifest["not_packed"].append({**where,
-                                               "reason": ascii_text("; ".join(verdict.reasons))})
-                continue
-            manifest["vectors"].append(
-                {**where, "file_sha256": _sha(raw), "graph_sha256": _sha(v["graph_bytes"]),
-                 "decodes": _pack_decodes(target, verdict.export, v, out)})
-    (out / "manifest.json").write_text(dumps(manifest) + "\n")
-    return manifest
+                "vector_files": [{"name": path.name, "sha256": _sha(raw)}
+                                 for path, _, raw in read],
+                "vectors": [], "not_packed": []}
+    with new_folder(out) as work:
+        for path, vectors, raw in read:
+            for v in vectors:
+                if progress:
+                    progress(1)
+                where = {"file": path.stem, "file_sha256": _sha(raw), "id": v["id"]}
+                reason = _not_packed(target, v)
+                verdict = None
+                if reason is None and v["load"] == "ok":
+                    try:
+                        verdict = fit(v["graph_bytes"], target)
+                    except Refusal as r:
+                        reason = f"refused at load: {r}"
+                    else:
+                        reason = None if verdict.fits else "; ".join(verdict.reasons)
+                if reason is not None:
+                    manifest["not_packed"].append({**where, "reason": ascii_text(reason)})
+                    continue
+                entry = {**where, "key": key(len(manifest["vectors"]), v["id"])}
+                manifest["vectors"].append(entry)
+                if v["load"] != "ok":
+                    entry.update(host_refuses_load=v["load"], decodes=[])
+                    continue
+                entry.update(graph_sha256=_sha(v["graph_bytes"]),
+                             decodes=_pack_decodes(target, verdict.export, v, entry["key"],
+                                                   work))
+        blob = (dumps(manifest, strict=False) + "\n").encode()
+        (work / "manifest.json").write_bytes(blob)
+    return manifest, identity(blob)
 
 
-def _pack_decodes(target, exp, v: dict, out: Path) -> list:
+def _not_packed(target, v: dict) -> str | None:
+    """Why the target's pack leaves out vector ``v`` before exporting anything, or None."""
+    if "stage" in v:
+        return "a stage operator: it runs in the driver, not in a model (section 5E)"
+    if target.profile not in v["profiles"]:
+        return f"profiles {', '.join(v['profiles'])}"
+    return None
+
+
+def _pack_decodes(target, exp, v: dict, vkey: str, out: Path) -> list:
     """One vector's decodes as the pack holds them: each decode's model, its inputs only
     (a state input after the first completed decode comes from that decode's output), where
-    its outputs go, or the host's refusal. The source graph's reference carries the state
-    and plans the output shapes; its values are not written."""
+    its outputs go and their types, or the host's refusal. The source graph's reference
+    carries the state; its values are not written."""
     from waiexport.reference import Decoder
-    from waiexport.targets.engines import host_feed, tosa_feed
+    from waiexport.targets.engines import host_feed, storage_dtype, tosa_feed
     g, onnx_model = exp.graph, target.fmt == "onnx"
     state_src = {f"state{k}": inp.src
                  for k, inp in enumerate(i for i in g.inputs if i.kind == "state")}
-    onnx_file = _save(out, f"models/{v['id']}.onnx", exp.model.SerializeToString()) \
-        if onnx_model else None
+    if onnx_model:
+        onnx_file = _save(out, f"models/{vkey}.onnx", exp.model.SerializeToString())
+        types = _onnx_output_types(exp.model)
+        checks = [n for n in types if n.startswith("check")]
     seq, last_ok, decodes = Decoder(exp.source), None, []
     for k, (inputs, scalars) in enumerate(vector_inputs(v, g)):
         try:
             every = seq.inputs(inputs)
-            feed = host_feed(g, every, scalars)
+            feed = host_feed(g, every, scalars,
+                             storage_dtype(exp.model) if onnx_model else np.int32)
         except Refusal as r:
             decodes.append({"host_refuses": r.code})
             continue
         d = {"inputs": [], "outputs": [], "state": []}
         if onnx_model:
             d["model"], arrays = onnx_file, dict(feed)
-            types = [np.int32] * len(g.outputs)
         else:
             m = exp.tosa([tuple(x.shape) for x in every])
-            d["model"] = _model_for(target, m, out, f"{v['id']}_{every[0].shape[1]}x"
+            d["model"] = _model_for(target, m, out, f"{vkey}_{every[0].shape[1]}x"
                                                      f"{every[0].shape[2]}")
             arrays = dict(zip(feed, tosa_feed(g, m, every, scalars)))
-            types = [np.dtype(dtype).type for _, dtype in m.outputs]
+            types = {f"out{j}": np.dtype(dtype).name for j, (_, dtype) in enumerate(m.outputs)}
+            checks = []
         d["order"] = list(arrays)   # the model's inputs, in the order it takes them
         for name, a in arrays.items():
             if name in state_src and last_ok is not None:
@@ -128,14 +180,38 @@ def _pack_decodes(target, exp, v: dict, out: Path) -> list:
                                    "output": f"out{state_src[name]}"})
                 continue
             d["inputs"].append({"name": name, "dtype": str(a.dtype), "shape": list(a.shape),
-                                **_save(out, f"inputs/{v['id']}/{k}/{name}.npy", _npy(a))})
-        for j, (dtype, o) in enumerate(zip(types, seq.step(inputs, scalars))):
-            d["outputs"].append({"name": f"out{j}", "dtype": np.dtype(dtype).name,
-                                 "shape": _out_shape(onnx_model, o.shape),
-                                 "path": f"outputs/{v['id']}/{k}/out{j}.npy"})
-        last_ok = k
+                                **_save(out, f"inputs/{vkey}/{k}/{name}.npy", _npy(a))})
+        planned = _planned(g, every, scalars)
+        where = f"outputs/{vkey}/{k}"
+        for n in checks:
+            t = int(n[5:])
+            rec = g.tensor(t)
+            d["outputs"].append({"name": n, "dtype": types[n], "path": f"{where}/{n}.npy",
+                                 "shape": _out_shape(onnx_model, planned[t]),
+                                 "lo": rec.lo, "hi": rec.hi})
+        for j, t in enumerate(g.outputs):
+            d["outputs"].append({"name": f"out{j}", "dtype": types[f"out{j}"],
+                                 "path": f"{where}/out{j}.npy",
+                                 "shape": _out_shape(onnx_model, planned[t])})
+        try:
+            seq.step(inputs, scalars)
+            last_ok = k
+        except Refusal:       # refused inside the graph: the host's checks say so, no state
+            pass
         decodes.append(d)
     return decodes
+
+
+def _planned(g, every, scalars) -> dict:
+    from waiexport.plan import run_plan
+    return run_plan(g, [tuple(x.shape) for x in every], [int(s) for s in scalars])
+
+
+def _onnx_output_types(model) -> dict:
+    """Each output of an exported ONNX model and its numpy type name."""
+    from onnx import helper
+    return {o.name: np.dtype(helper.tensor_dtype_to_np_dtype(o.type.tensor_type.elem_type)).name
+            for o in model.graph.output}
 
 
 def _out_shape(onnx_model: bool, chw: tuple) -> list:
@@ -163,13 +239,16 @@ class PackEngine:
     target: str
     ran_on: str
     models: dict
+    pack: str
     profile: str = "acc32"
     subset: str = "npu"
 
     def describe(self) -> dict:
         return {"runs_on": f"as stated by the submitter, not verified: {self.ran_on}",
+                "machine": "the submitter's, as they state it (not this one)",
+                "where": "on the submitter's machine, as they state it",
                 "packages": {"waiexport (judge)": _version()},
-                "target": self.target, "model_sha256": self.models}
+                "target": self.target, "pack": self.pack, "model_sha256": self.models}
 
 
 def _version() -> str:
@@ -177,110 +256,293 @@ def _version() -> str:
     return waiexport.__version__
 
 
-def _problem(errors: list, what: str) -> None:
-    errors.append(ascii_text(what))
-
-
-def judge(pack: Path, results: Path) -> tuple[list[Outcome], PackEngine, list[str]]:
-    """The outcomes of the results under ``results`` for the pack at ``pack`` (see
-    :func:`_judge`); a manifest with a member missing or of the wrong kind is ``BadInput``."""
+def _bounded(path: Path, limit: int, what: str) -> bytes:
+    """An untrusted file's bytes: a regular file, no link, at most ``limit`` bytes."""
     try:
-        return _judge(pack, results)
-    except (KeyError, TypeError, IndexError, AttributeError) as e:
+        return read_bounded(path, limit, follow=False)
+    except (NotRegular, TooLarge) as e:
+        raise BadInput(f"{path}: {what} is {e.strerror}") from None
+    except OSError as e:
+        raise BadInput(f"{path}: {what} cannot be read: {e.strerror or e}") from None
+
+
+def _json(path: Path, limit: int, what: str):
+    try:
+        return json.loads(_bounded(path, limit, what))
+    except (ValueError, RecursionError) as e:
+        raise BadInput(f"{path}: {what} is not JSON: {str(e)[:120]}") from None
+
+
+def _inside(root: Path, rel) -> Path:
+    """``root/rel`` for a manifest's relative path that stays inside ``root`` through no
+    symbolic link; ``BadInput`` otherwise."""
+    if not isinstance(rel, str) or not rel or rel.startswith("/") or "\\" in rel or \
+            any(part in ("", ".", "..") for part in rel.split("/")) or "\0" in rel:
+        raise BadInput(f"{root}/manifest.json: {str(rel)[:80]!r} is not a path inside the pack")
+    path = root
+    for part in rel.split("/"):
+        path = path / part
+        if path.is_symlink():
+            raise BadInput(f"{path}: a symbolic link: not followed")
+    return path
+
+
+def judge(pack: Path, results: Path, files: list[Path], expected: str | None = None
+          ) -> tuple[list[Outcome], PackEngine, list[str]]:
+    """The outcomes of the results under ``results`` for the pack at ``pack``, judged against
+    the vector files ``files``; the engine that stands for them; and every result-file
+    problem (missing, extra, mis-shaped, mistyped), one line each, each failing its vector.
+
+    ``expected`` is the pack's identity as the judge knows it; without it the manifest under
+    ``pack`` is trusted, so ``pack`` must be the judge's own copy, never the results folder.
+    Raises ``BadInput`` (nothing is judged) for a pack or results that are not what the
+    judge made and was given: another identity, a vector file not given, a manifest that
+    does not cover the vectors, a model or input whose bytes changed, results of another
+    pack, a path that leaves its folder."""
+    blob = _bounded(pack / "manifest.json", MANIFEST_LIMIT, "the pack's manifest")
+    ident = identity(blob)
+    if expected is not None and ident != expected:
+        raise BadInput(f"{pack / 'manifest.json'}: its identity is {ident[:16]}..., not the "
+                       f"pack {expected[:16]}... given: it is not the manifest vectors pack "
+                       "wrote")
+    try:
+        manifest = json.loads(blob)
+        if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
+            raise BadInput(f"{pack}/manifest.json: not a {FORMAT} manifest")
+        return _judge(pack, results, files, manifest, ident)
+    except (KeyError, TypeError, IndexError, AttributeError, ValueError) as e:
+        if isinstance(e, BadInput):
+            raise
         raise BadInput(f"{pack}/manifest.json: not a {FORMAT} manifest: "
                        f"{type(e).__name__} {str(e)[:100]}") from None
 
 
-def _judge(pack: Path, results: Path) -> tuple[list[Outcome], PackEngine, list[str]]:
-    """The outcomes of the results under ``results`` for the pack at ``pack``, the engine
-    that stands for them, and every result-file problem (missing, extra, mis-shaped,
-    mistyped), one line each. ``BadInput`` when the pack is not one, or its vector files no
-    longer match their digests."""
-    try:
-        manifest = json.loads((pack / "manifest.json").read_bytes())
-    except (OSError, ValueError, RecursionError) as e:
-        raise BadInput(f"{pack}/manifest.json: not a pack manifest: {str(e)[:200]}") from None
-    if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
-        raise BadInput(f"{pack}/manifest.json: not a {FORMAT} manifest")
-    vectors = {}
-    for f in manifest["vector_files"]:
-        path = Path(f["path"])
-        try:
-            raw = path.read_bytes()
-        except OSError as e:
-            raise BadInput(f"{path}: the pack's vector file cannot be read: {e.strerror}") \
-                from None
-        if _sha(raw) != f["sha256"]:
-            raise BadInput(f"{path}: does not match the pack's digest {f['sha256'][:16]}...: "
-                           "the expectations are not the ones the pack was made from")
-        vectors.update({(path.stem, v["id"]): v for v in read_vectors(path)})
-    try:
-        stated = json.loads((results / "results.json").read_bytes()).get("ran_on", "")
-    except (OSError, ValueError, AttributeError):
-        stated = ""
+def _judge(pack, results, files, manifest, ident):
+    stated = _stated(results, ident)
+    _same_files(pack, results, manifest)
+    vectors = _given_vectors(manifest, files)
     errors: list = []
-    expected_files = set()
-    outcomes = []
-    models = {}
+    outcomes, models, expected_files = [], {}, set()
     for entry in manifest["vectors"]:
-        v = vectors[(entry["file"], entry["id"])]
+        v = vectors[(entry["file_sha256"], entry["id"])]
+        if not _KEY.match(entry["key"]):
+            raise BadInput(f"{pack}/manifest.json: vector {entry['id'][:60]!r}: key "
+                           f"{entry['key'][:60]!r} is not one vectors pack writes")
         out = Outcome(entry["file"], entry["id"], "pass")
         outcomes.append(out)
-        if "host_refuses_load" in entry:
+        if "host_refuses_load" in entry or v["load"] != "ok":
+            if entry.get("host_refuses_load") != v["load"]:
+                raise BadInput(f"{pack}/manifest.json: vector {entry['id'][:60]!r}: the pack "
+                               "and the vector disagree about its load")
             continue
-        decodes = [parse_expect(d) for d in v["decodes"]]
-        for k, (d, (kind, want)) in enumerate(zip(entry["decodes"], decodes)):
+        if len(entry["decodes"]) != len(v["decodes"]):
+            raise BadInput(f"{pack}/manifest.json: vector {entry['id'][:60]!r}: "
+                           f"{len(entry['decodes'])} decodes, the vector has {len(v['decodes'])}")
+        for k, (d, vd) in enumerate(zip(entry["decodes"], v["decodes"])):
+            kind, want = parse_expect(vd)
             if "host_refuses" in d:
                 if (kind, want) != ("refuse", d["host_refuses"]):
-                    out.status, out.reason = "fail", f"decode {k}: the host refuses with " \
-                        f"{d['host_refuses']}, the vector expects {kind} {want if kind == 'refuse' else ''}".rstrip()
+                    _fail(out, f"decode {k}: the host refuses with {d['host_refuses']}, the "
+                               f"vector expects {_expected(kind, want)}")
                 continue
             models[d["model"]["path"]] = d["model"]["sha256"]
-            for j, spec in enumerate(d["outputs"]):
-                expected_files.add(spec["path"])
-                got = _result(results, spec, errors)
-                if got is None or kind == "refuse":
-                    out.status = "fail"
-                    out.reason = out.reason or (f"decode {k}: the vector expects refuse {want}"
-                                                if kind == "refuse" else
-                                                f"decode {k} output {j}: no usable result file")
-                    continue
-                chw = got[0] if manifest["layout"].startswith("NCHW") else \
-                    np.transpose(got[0], (2, 0, 1))
-                d_ = diff(want[j], chw.astype(np.int64))
-                if d_:
-                    out.status = "fail"
-                    out.reason = out.reason or f"decode {k} output {j} differs"
-                    out.diffs.append({"decode": k, "output": j, **d_})
-    for extra in sorted(p.relative_to(results).as_posix()
-                        for p in (results / "outputs").rglob("*") if p.is_file()) \
-            if (results / "outputs").is_dir() else []:
-        if extra not in expected_files:
-            _problem(errors, f"{results / extra}: extra: the pack asks for no such output")
-    if errors:
-        for o in outcomes:
-            if o.status == "pass" and any(f"/{o.vid}/" in e for e in errors):
-                o.status, o.reason = "fail", "a result file is wrong"
-    engine = PackEngine(f"pack:{manifest['target']}", manifest["target"],
-                        ascii_text(stated) or "not stated", models)
+            _judge_decode(results, entry, k, d, kind, want, manifest["layout"], out, errors,
+                          expected_files)
+    _extra(results, expected_files, errors)
+    target = ascii_text(str(manifest["target"]))[:40]
+    engine = PackEngine(f"pack:{target}", target, stated, models, ident,
+                        str(manifest["profile"]), str(manifest["subset"]))
     return outcomes, engine, errors
 
 
-def _result(results: Path, spec: dict, errors: list):
-    path = results / spec["path"]
-    if not path.is_file():
-        _problem(errors, f"{path}: missing")
+def _expected(kind, want) -> str:
+    return f"refuse {want}" if kind == "refuse" else "outputs"
+
+
+def _fail(out: Outcome, why: str) -> None:
+    out.status = "fail"
+    out.reason = out.reason or ascii_text(why)
+
+
+def _stated(results: Path, ident: str) -> str:
+    """What ``results.json`` states it ran on, after checking it names this pack."""
+    doc = _json(results / "results.json", RESULTS_LIMIT, "results.json")
+    if not isinstance(doc, dict):
+        raise BadInput(f"{results / 'results.json'}: not an object {{pack, ran_on}}")
+    if doc.get("pack") != ident:
+        said = doc.get("pack")
+        raise BadInput(f"{results / 'results.json'}: these results are for pack "
+                       f"{str(said)[:16] + '...' if isinstance(said, str) else 'none named'}"
+                       f", not this pack {ident[:16]}... (results.json names the pack's "
+                       "identity as \"pack\")")
+    ran_on = doc.get("ran_on")
+    if not isinstance(ran_on, str) or not ran_on.strip():
+        return "not stated"
+    text = ascii_text(" ".join(ran_on.split()))
+    return text if len(text) <= RAN_ON_LIMIT else \
+        f"{text[:RAN_ON_LIMIT]}...({len(text)} characters)"
+
+
+def _same_files(pack: Path, results: Path, manifest: dict) -> None:
+    """Every model and input the manifest names matches its digest, in the pack and, where
+    the results folder holds one (the runner's copy), there too; a manifest in the results
+    folder is the pack's, byte for byte."""
+    folders = [pack] + ([results] if results.resolve() != pack.resolve() else [])
+    if len(folders) == 2 and (results / "manifest.json").exists():
+        theirs = _bounded(results / "manifest.json", MANIFEST_LIMIT, "a manifest")
+        if theirs != _bounded(pack / "manifest.json", MANIFEST_LIMIT, "the pack's manifest"):
+            raise BadInput(f"{results / 'manifest.json'}: differs from the pack's manifest: "
+                           "the results folder's manifest is not the one vectors pack wrote")
+    listed = {}
+    for entry in manifest["vectors"]:
+        for d in entry["decodes"]:
+            for f in [d.get("model"), (d.get("model") or {}).get("tosa"), *d.get("inputs", [])]:
+                if f:
+                    listed[f["path"]] = f["sha256"]
+    for rel, sha in listed.items():
+        for root in folders:
+            path = _inside(root, rel)
+            if root is results and not path.exists():
+                continue
+            data = _bounded(path, MANIFEST_LIMIT, "a packed file")
+            if _sha(data) != sha:
+                raise BadInput(f"{path}: its bytes changed after packing (SHA-256 "
+                               f"{_sha(data)[:16]}..., the pack says {sha[:16]}...)")
+
+
+def _given_vectors(manifest: dict, files: list[Path]) -> dict:
+    """The vectors of the files the judge was given that the pack was made from, by
+    ``(file digest, id)``; the manifest must list each once, packed or not."""
+    given = {}
+    for path in files:
+        raw = _bounded(path, FILE_LIMIT, "a vector file")
+        given[_sha(raw)] = (path, read_vectors(path, raw))
+    vectors = {}
+    for f in manifest["vector_files"]:
+        if f["sha256"] not in given:
+            raise BadInput(f"vector file {ascii_text(str(f['name']))[:80]} (SHA-256 "
+                           f"{str(f['sha256'])[:16]}...): the pack was made from it, and it "
+                           "is not among the vector files given (PATHS, default the "
+                           "committed corpus)")
+        for v in given[f["sha256"]][1]:
+            vectors[(f["sha256"], v["id"])] = v
+    listed = [(e["file_sha256"], e["id"]) for e in manifest["vectors"] + manifest["not_packed"]]
+    unknown = [i for i in listed if i not in vectors]
+    missing = [i for i in vectors if i not in listed]
+    twice = {i for i in listed if listed.count(i) > 1}
+    for what, ids in (("names vectors the files do not hold", unknown),
+                      ("leaves out vectors the files hold", missing),
+                      ("lists vectors twice", twice)):
+        if ids:
+            raise BadInput(f"manifest.json {what}: " + ", ".join(
+                str(vid)[:40] for _, vid in sorted(ids)[:5]) + (", ..." if len(ids) > 5 else ""))
+    return vectors
+
+
+def _judge_decode(results, entry, k, d, kind, want, layout, out, errors, expected_files):
+    """One decode's result files against the vector: the checks the host makes (acc64
+    models' ``check`` outputs, in graph order), then each output."""
+    specs = [s for s in d["outputs"] if s["name"].startswith("out")]
+    if kind == "outputs" and len(specs) != len(want):
+        raise BadInput(f"manifest.json: vector {entry['id'][:60]!r} decode {k}: "
+                       f"{len(specs)} outputs, the vector expects {len(want)}")
+    base = f"outputs/{entry['key']}/{k}"
+    got = {}
+    for spec in d["outputs"]:
+        name = spec["name"]
+        if not re.fullmatch(r"(out|check)[0-9]{1,6}", str(name)):
+            raise BadInput(f"manifest.json: vector {entry['id'][:60]!r}: output "
+                           f"{str(name)[:40]!r} is not one vectors pack writes")
+        rel = f"{base}/{name}.npy"
+        expected_files.add(rel)
+        got[name] = _result(results, rel, spec, errors)
+    said = _runner_error(results, entry["key"], k)
+    if any(a is None for a in got.values()):
+        _fail(out, f"decode {k}: no usable result for "
+                   + ", ".join(n for n, a in got.items() if a is None)
+                   + (f"; the runner says: {said}" if said else ""))
+        return
+    refused = any(s["name"].startswith("check") and not _within(got[s["name"]], s)
+                  for s in d["outputs"])
+    if refused or kind == "refuse":
+        if (kind, want) != ("refuse", "field_range") or not refused:
+            _fail(out, f"decode {k}: expected {_expected(kind, want)}, got "
+                       + ("refuse field_range" if refused else "outputs"))
+        return
+    for j, spec in enumerate(specs):
+        a = got[spec["name"]]
+        chw = a[0] if layout.startswith("NCHW") else np.transpose(a[0], (2, 0, 1))
+        d_ = diff(want[j], chw.astype(np.int64))
+        if d_:
+            _fail(out, f"decode {k} output {j} differs")
+            out.diffs.append({"decode": k, "output": j, **d_})
+
+
+def _within(a: np.ndarray, spec: dict) -> bool:
+    return a.size == 0 or (int(spec["lo"]) <= int(a.min()) and int(a.max()) <= int(spec["hi"]))
+
+
+def _runner_error(results: Path, vkey: str, k: int) -> str:
+    path = results / "errors" / vkey / f"{k}.txt"
+    if not path.exists():
+        return ""
+    try:
+        text = read_bounded(path, 1 << 20, follow=False)[:ERROR_LIMIT]
+    except OSError:
+        return "(its error file cannot be read)"
+    return ascii_text(" ".join(text.decode("utf-8", "replace").split()))[:400]
+
+
+def _result(results: Path, rel: str, spec: dict, errors: list):
+    """One result file, its header read and checked (a regular file, the model's integer
+    type and shape, the size those give) before its data; None, with the problem said."""
+    path = _inside(results, rel)
+    dtype, shape = np.dtype(spec["dtype"]), [int(n) for n in spec["shape"]]
+    if dtype.kind not in "iu":
+        raise BadInput(f"manifest.json: {rel}: type {dtype.name} is not an integer type")
+    if not path.exists():
+        errors.append(ascii_text(f"{path}: missing"))
         return None
     try:
-        a = np.load(path, allow_pickle=False)
-    except (OSError, ValueError) as e:
-        _problem(errors, f"{path}: not an .npy file: {str(e)[:120]}")
+        with open(path, "rb", opener=lambda p, f: os.open(p, f | getattr(os, "O_NOFOLLOW", 0)
+                                                          | getattr(os, "O_NONBLOCK", 0))) as f:
+            if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
+                raise ValueError("not a regular file")
+            header = _HEADERS.get(np.lib.format.read_magic(f))
+            if header is None:
+                raise ValueError("an .npy format version other than 1.0 and 2.0")
+            got_shape, fortran, got_type = header(f)
+            if got_type != dtype or list(got_shape) != shape:
+                errors.append(ascii_text(
+                    f"{path}: {got_type} {list(got_shape)}, the model's output is "
+                    f"{dtype.name} {shape}"))
+                return None
+            size = os.fstat(f.fileno()).st_size - f.tell()
+            if size != int(np.prod(shape)) * dtype.itemsize:
+                raise ValueError(f"{size} bytes of data for {dtype.name} {shape}")
+            a = np.fromfile(f, dtype=dtype, count=int(np.prod(shape)))
+            return a.reshape(shape, order="F" if fortran else "C")
+    except (OSError, ValueError, SyntaxError) as e:
+        errors.append(ascii_text(f"{path}: not an .npy result of the model: {str(e)[:120]}"))
         return None
-    if list(a.shape) != [int(n) for n in spec["shape"]]:
-        _problem(errors, f"{path}: shape {list(a.shape)}, the model's output is "
-                 f"{[int(n) for n in spec['shape']]}")
-        return None
-    if a.dtype.name != spec["dtype"]:
-        _problem(errors, f"{path}: type {a.dtype.name}, the model's output is {spec['dtype']}")
-        return None
-    return a
+
+
+def _extra(results: Path, expected_files: set, errors: list) -> None:
+    """Files under ``results/outputs`` that the pack asks for nowhere; the walk follows no
+    symbolic link and names at most 20."""
+    top = results / "outputs"
+    if top.is_symlink():
+        errors.append(ascii_text(f"{top}: a symbolic link: not followed"))
+        return
+    if not top.is_dir():
+        return
+    extra = []
+    for folder, dirs, names in os.walk(top, followlinks=False):
+        for name in names + [d for d in dirs if os.path.islink(os.path.join(folder, d))]:
+            rel = Path(folder, name).relative_to(results).as_posix()
+            if rel not in expected_files:
+                extra.append(rel)
+    for rel in sorted(extra)[:20]:
+        errors.append(ascii_text(f"{results / rel}: extra: the pack asks for no such output"))
+    if len(extra) > 20:
+        errors.append(f"{top}: and {len(extra) - 20} more extra files")

@@ -211,13 +211,14 @@ def claim(engine, results: list[Outcome]) -> dict | None:
     ran = describe() if describe else {"packages": "not reported by the engine"}
     subset = "wai-ops/1-npu" if engine.subset == "npu" else \
         "wai-ops/1-i32" if engine.profile == "acc32" else "wai-ops/1"
+    ran = {"machine": ascii_text(machine()), "where": "on this machine", **ran}
+    where = ran.pop("where")
     return {
-        "engine": engine.name, "profile": engine.profile, "subset": subset,
-        "machine": ascii_text(machine()), **ran,
+        "engine": engine.name, "profile": engine.profile, "subset": subset, **ran,
         "claim": (f"a pass is evidence that engine {engine.name} "
                   f"({ran.get('runs_on', 'as it reports')}) computes the vectors of {subset} "
                   f"tagged {engine.profile} "
-                  "exactly on this machine; it is not a full-profile conformance claim "
+                  f"exactly {where}; it is not a full-profile conformance claim "
                   "(sections 1 and 12)"),
     }
 

@@ -14,10 +14,12 @@ from pathlib import Path
 import numpy as np
 
 from waiexport.bounds import certify_graph
+from waiexport.files import read_bounded
 from waiexport.certificate import Member, verdict_of
 from waiexport.jsonio import BadInput, dumps, parse_decode, parse_int, parse_tensor, tensor_json
 from waiexport.reference import Decoder, decode
-from waiexport.refusal import Refusal
+from waiexport.plan import run_plan
+from waiexport.refusal import CODES, Refusal
 from waiexport.whg1 import read
 
 from .stage_vectors import parse_stage
@@ -64,23 +66,37 @@ def write_lines(vectors: list[dict]) -> bytes:
     return "".join(dumps(v) + "\n" for v in vectors).encode("ascii")
 
 
-def read_vectors(path: Path) -> list[dict]:
-    """Every vector of a ``.jsonl`` file, graph or stage vectors (a line with ``op``, read by
-    :func:`.stage_vectors.parse_stage`); ``BadInput`` names the file, and the line that is
-    not a vector: one that does not parse, or a last line cut before its line feed (§14.1)."""
-    try:
-        data = path.read_bytes()
-    except OSError as e:
-        raise BadInput(f"{path}: cannot read: {e.strerror or e}") from None
+#: The largest vector file read: sixteen times the whole committed corpus.
+FILE_LIMIT = 64 << 20
+
+
+def read_vectors(path: Path, data: bytes | None = None) -> list[dict]:
+    """Every vector of a ``.jsonl`` file (or of its bytes ``data``, already read), graph or
+    stage vectors (a line with ``op``, read by :func:`.stage_vectors.parse_stage`);
+    ``BadInput`` names the file, and the line that is not a vector: one that does not parse,
+    or a last line cut before its line feed (§14.1). Only a regular file of at most
+    :data:`FILE_LIMIT` bytes is read."""
+    if data is None:
+        try:
+            data = read_bounded(path, FILE_LIMIT)
+        except OSError as e:
+            raise BadInput(f"{path}: cannot read: {e.strerror or e}") from None
     lines = data.split(b"\n")
     if lines[-1]:
         raise BadInput(f"{path}:{len(lines)}: the last line is cut (no line feed at its end)")
     vectors = []
+    first_line: dict = {}
     for n, line in enumerate(lines[:-1], 1):
         try:
             v = json.loads(line)
         except (json.JSONDecodeError, UnicodeDecodeError, RecursionError, ValueError) as e:
             raise BadInput(f"{path}:{n}: not JSON: {str(e)[:200]}") from None
+        vid = v.get("id") if isinstance(v, dict) else None
+        if isinstance(vid, str) and vid in first_line:
+            raise BadInput(f"{path}:{n}: vector {vid[:60]!r}: the id of line "
+                           f"{first_line[vid]} again (an id is unique in its file, §14.1)")
+        if isinstance(vid, str):
+            first_line[vid] = n
         if isinstance(v, dict) and "op" in v:
             vectors.append(parse_stage(v, f"{path}:{n}: stage vector {str(v.get('id'))[:60]!r}"))
             continue
@@ -99,12 +115,18 @@ def read_vectors(path: Path) -> list[dict]:
 
 
 def _check(v: dict, where: str) -> None:
-    """§14.1's vector format, every member; ``BadInput`` says which is wrong. A vector read
-    here runs without another check of its members."""
+    """§14.1's vector format, every member, and its structure against its graph
+    (:func:`_structure`); ``BadInput`` says which is wrong. A vector read here runs without
+    another check of its members."""
     if not v["profiles"] or not all(isinstance(p, str) for p in v["profiles"]) or \
             not set(v["profiles"]) <= {"acc32", "acc64"}:
         raise BadInput(f"{where}: profiles {str(v['profiles'])[:80]} are not acc32 / acc64")
-    if v["load"] == "ok" and "decodes" not in v:
+    if v["load"] != "ok" and v["load"] not in CODES:
+        raise BadInput(f"{where}: load {v['load'][:40]!r} is neither ok nor a refusal code "
+                       f"({', '.join(sorted(CODES))})")
+    if v["load"] != "ok" and v.get("decodes"):
+        raise BadInput(f"{where}: a vector whose load is refused has no decodes (§14.1)")
+    if v["load"] == "ok" and not v.get("decodes"):
         raise BadInput(f"{where}: load ok with no decodes")
     for k, d in enumerate(v.get("decodes", [])):
         at = f"{where} decode {k}"
@@ -123,12 +145,53 @@ def _check(v: dict, where: str) -> None:
             raise BadInput(f"{at}: expect is {{\"outputs\": [...]}} or {{\"refuse\": code}}")
         for j, t in enumerate(e["outputs"]):
             parse_tensor(t, f"{at} expected output {j}")
+    if v["load"] == "ok":
+        _structure(v, where)
 
 
-def vector_inputs(v: dict, g) -> list:
+def _structure(v: dict, where: str) -> None:
+    """A vector that loads has the structure its graph gives it (§14.1): every decode the
+    graph's data inputs and scalars, and every expected output, one per graph output in the
+    shape §4's plan gives it (state carried as §10.3 carries it). A vector that does not
+    cannot be passed by an engine that returns fewer, more or other-shaped outputs."""
+    try:
+        g = read(v["graph_bytes"])
+    except Refusal as r:
+        raise BadInput(f"{where}: load ok, but its graph is refused at load: {r}") from None
+    state: dict = {}
+    for k, ((inputs, scalars), d) in enumerate(zip(vector_inputs(v, g, where), v["decodes"])):
+        at = f"{where} decode {k}"
+        h, w = inputs[0].shape[1:] if inputs else (1, 1)
+        given = iter(inputs)
+        shapes = [tuple(next(given).shape) if i.kind == "data" else
+                  state.get(n, (g.tensor(i.tensor).channels, h, w))
+                  for n, i in enumerate(g.inputs)]
+        try:
+            planned = run_plan(g, shapes, scalars)
+        except Refusal as r:
+            if "outputs" in d["expect"]:
+                raise BadInput(f"{at}: expects outputs, but its plan refuses ({r})") from None
+            continue
+        if "refuse" in d["expect"]:
+            continue
+        outs = d["expect"]["outputs"]
+        if len(outs) != len(g.outputs):
+            raise BadInput(f"{at}: {len(outs)} expected outputs for a graph of "
+                           f"{len(g.outputs)} outputs")
+        for j, (t, tensor) in enumerate(zip(outs, g.outputs)):
+            shape = [int(n) for n in t["shape"]]
+            if shape != list(planned[tensor]):
+                raise BadInput(f"{at}: expected output {j} has shape {shape}; the graph "
+                               f"gives {list(planned[tensor])}")
+        for n, i in enumerate(g.inputs):
+            if i.kind == "state":
+                state[n] = tuple(planned[g.outputs[i.src]])
+
+
+def vector_inputs(v: dict, g, where: str | None = None) -> list:
     """A vector's decodes as ``(data inputs, scalars)``, read against its graph."""
     n_data = sum(1 for i in g.inputs if i.kind == "data")
-    return [parse_decode(d, n_data, len(g.scalars), f"{v['id']} decode {k}")
+    return [parse_decode(d, n_data, len(g.scalars), f"{where or v['id']} decode {k}")
             for k, d in enumerate(v.get("decodes", []))]
 
 

@@ -42,21 +42,65 @@ from waiexport.reference.arrays import fit
 from .descriptions import target
 from .errors import EngineFailure, EngineUnavailable, NotForEngine
 
-__all__ = ["Loaded", "ReferenceEngine", "OrtEngine", "OrtRuntime", "TosaRefEngine",
+__all__ = ["Loaded", "OutputMismatch", "by_name", "in_order", "ReferenceEngine", "OrtEngine", "OrtRuntime", "TosaRefEngine",
            "IreeCpuEngine", "engine", "run_session", "host_feed", "tosa_feed", "run_tosa",
            "EngineUnavailable", "NotForEngine", "EngineFailure", "ENGINES", "CPU"]
 
 CPU = "CPUExecutionProvider"
 
 
+class OutputMismatch(EngineFailure):
+    """An engine's outputs are not the graph's: one missing, extra, of another shape or not
+    of an integer type. That decode fails, saying which; it is never compared by position."""
+
+
+def by_name(values) -> dict:
+    """Outputs in the graph's output-table order as the engine interface returns them: by
+    name, ``out0``, ``out1``, …"""
+    return {f"out{j}": v for j, v in enumerate(values)}
+
+
+def in_order(g: Graph, got, inputs, scalars) -> list[np.ndarray]:
+    """An engine's outputs by name (:func:`by_name`) as the graph's outputs, in table order,
+    each checked against the name, shape and integer type the graph gives it for this
+    decode (§4's plan); :class:`OutputMismatch` names the first that is not."""
+    if not isinstance(got, dict):
+        raise OutputMismatch(f"the engine returned {type(got).__name__}, not its outputs by "
+                             "name")
+    names = [f"out{j}" for j in range(len(g.outputs))]
+    missing = [n for n in names if n not in got]
+    extra = sorted(str(n)[:40] for n in got if n not in names)
+    if missing or extra:
+        raise OutputMismatch("; ".join(
+            ([f"output {', '.join(missing)} missing"] if missing else []) +
+            ([f"extra output {', '.join(extra)}"] if extra else [])))
+    planned = run_plan(g, [tuple(np.shape(x)) for x in inputs], [int(s) for s in scalars])
+    out = []
+    for name, t in zip(names, g.outputs):
+        v = got[name]
+        if not isinstance(v, np.ndarray) or v.dtype.kind not in "iuO":
+            kind = v.dtype.name if isinstance(v, np.ndarray) else type(v).__name__
+            raise OutputMismatch(f"output {name} is {kind}, not an integer array")
+        if v.dtype.kind == "O" and not all(isinstance(x, int) for x in v.reshape(-1)[:1000]):
+            raise OutputMismatch(f"output {name} holds values that are not integers")
+        if tuple(v.shape) != tuple(planned[t]):
+            raise OutputMismatch(f"output {name} has shape {list(v.shape)}; the graph gives "
+                                 f"{list(planned[t])}")
+        out.append(v)
+    return out
+
+
 @dataclass
 class Loaded:
     """A graph an engine has loaded, and how that engine runs one decode of it.
 
-    ``run_all``, when the engine can, returns every tensor of the decode by index (to locate
-    a difference); ``inside(op_index, inputs, scalars)`` names the first node inside that
-    operator's lowering whose value differs from an independent evaluation of the model;
-    ``placement()``, after a run, says how many of the model's nodes ran on which device."""
+    ``run(inputs, scalars)`` returns the decode's outputs by name (:func:`by_name`), each an
+    integer array of the shape the graph gives it; :meth:`decode` checks that and returns
+    them in order. ``run_all``, when the engine can, returns every tensor of the decode by
+    index (to locate a difference); ``inside(op_index, inputs, scalars)`` names the first
+    node inside that operator's lowering whose value differs from an independent evaluation
+    of the model; ``placement()``, after a run, says how many of the model's nodes ran on
+    which device."""
 
     graph: Graph
     run: Callable
@@ -64,9 +108,13 @@ class Loaded:
     inside: Callable | None = None
     placement: Callable | None = None
 
+    def decode(self, inputs, scalars) -> list[np.ndarray]:
+        """One decode's outputs in table order, checked (:func:`in_order`)."""
+        return in_order(self.graph, self.run(inputs, scalars), inputs, scalars)
+
     def sequence(self) -> Decoder:
         """A fresh sequence of decodes, state starting at each state input's ``init``."""
-        return Decoder(self.graph, engine=lambda g, inputs, scalars: self.run(inputs, scalars))
+        return Decoder(self.graph, engine=lambda g, inputs, scalars: self.decode(inputs, scalars))
 
 
 def _versions(*names: str) -> dict:
@@ -86,7 +134,7 @@ class ReferenceEngine:
 
     def load(self, data: bytes) -> Loaded:
         g = load(data, profile=self.profile, subset=self.subset).graph
-        return Loaded(g, lambda inputs, scalars: decode(g, inputs, scalars),
+        return Loaded(g, lambda inputs, scalars: by_name(decode(g, inputs, scalars)),
                       lambda inputs, scalars: decode(g, inputs, scalars, keep=True))
 
     def stage(self, op: str, inp: dict, modes: dict) -> dict:
@@ -321,7 +369,7 @@ class TosaRefEngine:
 
         def run(inputs, scalars):
             m = model(tuple(tuple(np.shape(x)) for x in inputs))
-            return self._execute(m, tosa_feed(exp.graph, m, inputs, scalars))
+            return by_name(self._execute(m, tosa_feed(exp.graph, m, inputs, scalars)))
         return Loaded(exp.graph, run)
 
     def _execute(self, m, inputs) -> list:
@@ -495,8 +543,8 @@ def run_session(g: Graph, session, inputs, scalars, every: bool = False, dtype=n
     """One decode of ``g`` on a session of its exported model (:func:`host_feed`, then the
     model, then the host's checks of the model's ``check<t>`` outputs, the unclamped values
     of an acc64 graph's internal ``check`` tensors, in graph order: a refused decode returns
-    nothing). With ``every`` (a model built with ``expose``), every tensor by index instead
-    of the outputs."""
+    nothing): the model's ``out<j>`` outputs by name, ``[C, H, W]`` in the model's integer
+    type. With ``every`` (a model built with ``expose``), every tensor by index instead."""
     feed = host_feed(g, inputs, scalars, dtype)
     names = _names(session)
     wanted = [n for n in names if n.startswith("tensor" if every else "out")]
@@ -507,7 +555,14 @@ def run_session(g: Graph, session, inputs, scalars, every: bool = False, dtype=n
         apply_policy(outs[n][0].astype(np.int64), g.tensor(t), f"tensor {t}")
     if every:
         return {int(n[6:]): outs[n][0].astype(np.int64) for n in wanted}
-    return [outs[n][0].astype(np.int64) for n in wanted]
+    return {n: _chw(outs[n]) for n in wanted}
+
+
+def _chw(a):
+    """A model output ``[1, C, H, W]`` as ``[C, H, W]``, unconverted: a type or a shape that
+    is not the graph's is the engine's result, for :func:`in_order` to judge."""
+    a = np.asarray(a)
+    return a[0] if a.ndim == 4 and a.shape[0] == 1 else a
 
 
 def _names(session) -> list[str]:

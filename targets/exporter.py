@@ -118,16 +118,21 @@ def self_check(exp: Export) -> tuple[int, str | None]:
     differed first (``None`` when every output is bit-exact)."""
     import onnxruntime as ort
 
-    from .engines import run_session, storage_dtype
+    from .engines import OutputMismatch, in_order, run_session, storage_dtype
 
     session = ort.InferenceSession(exp.model.SerializeToString(),
                                    providers=["CPUExecutionProvider"])
     probes = probe_inputs(exp.graph)
     for n, (inputs, scalars) in enumerate(probes):
         want = decode(exp.source, inputs, scalars)
-        got = run_session(exp.graph, session, inputs, scalars, dtype=storage_dtype(exp.model))
-        for k, (a, b) in enumerate(zip(want, got)):
-            if a.shape != b.shape or not (a == b).all():
+        try:
+            got = in_order(exp.graph, run_session(exp.graph, session, inputs, scalars,
+                                                  dtype=storage_dtype(exp.model)),
+                           inputs, scalars)
+        except OutputMismatch as e:
+            return len(probes), f"decode {n}: {e}"
+        for k, (a, b) in enumerate(zip(want, got, strict=True)):
+            if not (a == b).all():
                 return len(probes), f"decode {n}, output {k} differs from the reference"
     return len(probes), None
 

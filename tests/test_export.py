@@ -33,7 +33,7 @@ def same(g_data, inputs, scalars, other=None):
     outcomes = []
     for loaded in (ref, ort_):
         try:
-            outcomes.append([o.astype(object).tolist() for o in loaded.run(inputs, scalars)])
+            outcomes.append([o.astype(object).tolist() for o in loaded.decode(inputs, scalars)])
         except Refusal as r:
             outcomes.append(r.code)
     assert outcomes[0] == outcomes[1]
@@ -193,7 +193,7 @@ def test_reference_agrees_with_decode():
     from waiexport.examples import tiny_synth
     g = tiny_synth()
     x = np.random.default_rng(0).integers(-128, 128, (8, 3, 4))
-    assert (engine("reference").load(write(g)).run([x], [])[0] == decode(g, [x], [])[0]).all()
+    assert (engine("reference").load(write(g)).decode([x], [])[0] == decode(g, [x], [])[0]).all()
 
 
 # --- npu-int8: the strict unit's restricted model ---------------------------------------------
@@ -242,8 +242,8 @@ def test_npu_int8_is_bit_exact(seed, h, w):
     data = write(g)
     rng = np.random.default_rng(seed)
     x = [rng.integers(-128, 128, (3, h, w))]
-    ref = engine("reference").load(data).run(x, [])
-    got = engine("npu-int8").load(data).run(x, [])
+    ref = engine("reference").load(data).decode(x, [])
+    got = engine("npu-int8").load(data).decode(x, [])
     assert [a.tolist() for a in ref] == [b.tolist() for b in got]
 
 

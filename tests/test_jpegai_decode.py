@@ -93,9 +93,9 @@ class ScaleDouble:
             return loaded
 
         def run(inputs, scalars):
-            v = loaded.run(inputs, scalars)[0].astype(np.int64).copy()
+            v = loaded.run(inputs, scalars)["out0"].astype(np.int64).copy()
             v[self.at] += 1
-            return [v]
+            return {"out0": v}
         return Loaded(g, run)
 
 

@@ -2,6 +2,7 @@
 onnxruntime / the TOSA reference model, pass ``validate --results``; a runner that makes one
 mistake fails that vector by id with its difference; a missing file is named."""
 
+import hashlib
 import json
 import shutil
 
@@ -49,20 +50,29 @@ def run_pack(pack, execute, mistake=None):
                     a.reshape(-1)[0] += 1
                 (pack / o["path"]).parent.mkdir(parents=True, exist_ok=True)
                 np.save(pack / o["path"], a)
-    (pack / "results.json").write_text(json.dumps({"ran_on": "a test runner, in process"}))
+    (pack / "results.json").write_text(json.dumps({"pack": identity(pack),
+                                                   "ran_on": "a test runner, in process"}))
+
+
+def identity(pack) -> str:
+    return hashlib.sha256((pack / "manifest.json").read_bytes()).hexdigest()
 
 
 @pytest.fixture(scope="module", params=[("ort-cpu", _onnx), ("tosa", _tosa)])
 def pack(request, tmp_path_factory):
     target, execute = request.param
-    out = tmp_path_factory.mktemp(target)
+    out = tmp_path_factory.mktemp(target) / "pack"
     r = CliRunner().invoke(main, ["vectors", "pack", "--target", target, str(out), *FILES])
     assert r.exit_code == 0, r.output
+    assert f"pack identity {identity(out)}" in r.output
     return out, execute
 
 
-def _validate(results, *extra):
-    return CliRunner().invoke(main, ["validate", "--results", str(results), "--json", *extra])
+def _validate(results, pack=None, *extra):
+    """The judge on ``results``, with its own copy of the pack (or the pack's identity)."""
+    anchor = ["--pack", str(pack)] if pack else ["--pack-sha256", identity(results)]
+    return CliRunner().invoke(main, ["validate", "--results", str(results), *anchor, "--json",
+                                     *extra, *FILES])
 
 
 def test_a_pack_holds_no_expected_outputs(pack):
@@ -77,7 +87,7 @@ def test_a_faithful_runner_passes(pack, tmp_path):
     work = tmp_path / "p"
     shutil.copytree(out, work)
     run_pack(work, execute)
-    r = _validate(work)
+    r = _validate(work, out)
     d = json.loads(r.stdout)
     assert r.exit_code == 0, r.output
     assert int(d["totals"]["pass"]) >= 5 and int(d["totals"]["fail"]) == 0
@@ -89,7 +99,7 @@ def test_one_wrong_element_fails_that_vector_by_id(pack, tmp_path):
     work = tmp_path / "p"
     shutil.copytree(out, work)
     run_pack(work, execute, mistake=("conv_basic", 0))
-    r = _validate(work)
+    r = _validate(work, out)
     d = json.loads(r.stdout)
     assert r.exit_code == 1 and d["claim"] is None
     [bad] = [v for v in d["vectors"] if v["status"] == "fail"]
@@ -101,21 +111,26 @@ def test_a_missing_result_is_named(pack, tmp_path):
     work = tmp_path / "p"
     shutil.copytree(out, work)
     run_pack(work, execute)
-    gone = next((work / "outputs" / "relu_basic").rglob("*.npy"))
+    key = next(v["key"] for v in json.loads((work / "manifest.json").read_text())["vectors"]
+               if v["id"] == "relu_basic")
+    gone = next((work / "outputs" / key).rglob("*.npy"))
     gone.unlink()
-    r = _validate(work)
+    r = _validate(work, out)
     assert r.exit_code == 1 and f"{gone}: missing" in r.output
 
 
-def test_a_pack_whose_vectors_changed_is_refused(pack, tmp_path):
-    out, _ = pack
+def test_results_judged_against_other_vectors_are_refused(pack, tmp_path):
+    out, execute = pack
     work = tmp_path / "p"
     shutil.copytree(out, work)
-    m = json.loads((work / "manifest.json").read_text())
-    m["vector_files"][0]["sha256"] = "0" * 64
-    (work / "manifest.json").write_text(json.dumps(m))
-    r = _validate(work)
-    assert r.exit_code == 2 and "does not match the pack's digest" in r.output
+    run_pack(work, execute)
+    changed = tmp_path / "relu.jsonl"     # one vector's id changed: other bytes, other digest
+    changed.write_text((CORPUS / "vectors" / "relu.jsonl").read_text().replace(
+        '"id":"relu_basic"', '"id":"relu_other"'))
+    r = CliRunner().invoke(main, ["validate", "--results", str(work), "--pack", str(out),
+                                  *[f for f in FILES if "relu" not in f], str(changed)])
+    assert r.exit_code == 2 and "relu.jsonl" in r.output and "not among the vector files" \
+        in r.output
 
 
 def test_an_ethos_u_pack_holds_vela_s_models(tmp_path):
@@ -136,5 +151,39 @@ def test_a_tampered_manifest_is_one_line(pack, tmp_path):
     m = json.loads((work / "manifest.json").read_text())
     m["vectors"][0]["id"] = "no_such_vector"
     (work / "manifest.json").write_text(json.dumps(m))
-    r = _validate(work)
+    r = _validate(work, out)
     assert r.exit_code == 2 and "Traceback" not in r.output and "manifest" in r.output
+
+
+def test_an_acc64_pack_runs_as_a_runner_runs_it(tmp_path):
+    # int64 inputs and outputs as the model declares them; the host's checks of an internal
+    # check tensor (graphs.jsonl) judged from the model's check outputs
+    from waiexport import write
+    from waiexport.conformance.vectors import make_vector, write_lines
+
+    from test_acc64_fabric import _checked
+    checked = tmp_path / "checked.jsonl"
+    checked.write_bytes(write_lines([make_vector(f"checked_{first}", write(_checked(first)), [
+        ([np.array([[[10, -50, 150]]])], []), ([np.array([[[10, -250 if first else 0, 240]]])], [])])
+        for first in (True, False)]))
+    files = [str(CORPUS / "vectors" / f) for f in ("add.jsonl", "softmax.jsonl", "rescale.jsonl")] \
+        + [str(CORPUS / "graphs" / "graphs.jsonl"), str(checked)]
+    pack = tmp_path / "pack"
+    r = CliRunner().invoke(main, ["vectors", "pack", "--target", "ort-cpu-acc64", str(pack),
+                                  *files])
+    assert r.exit_code == 0, r.output
+    m = json.loads((pack / "manifest.json").read_text())
+    decodes = [d for v in m["vectors"] for d in v["decodes"] if "inputs" in d]
+    assert {i["dtype"] for d in decodes for i in d["inputs"] if i["name"].startswith("in")} \
+        == {"int64"}
+    assert {o["dtype"] for d in decodes for o in d["outputs"]} == {"int64"}
+    assert any(o["name"].startswith("check") for d in decodes for o in d["outputs"])
+    assert not any(v["reason"] == "profiles acc64" for v in m["not_packed"])
+    results = tmp_path / "results"
+    shutil.copytree(pack, results)
+    run_pack(results, _onnx)
+    r = CliRunner().invoke(main, ["validate", "--results", str(results), "--pack", str(pack),
+                                  "--json", *files])
+    d = json.loads(r.stdout)
+    assert r.exit_code == 0, r.output
+    assert int(d["totals"]["pass"]) > 40 and d["claim"]["profile"] == "acc64"

@@ -53,7 +53,7 @@ def exact_or_refused(g, decodes, engine=TosaRefEngine) -> bool:
         except Refusal as r:
             want = r.code
         try:
-            got = [o.tolist() for o in loaded.run(inputs, scalars)]
+            got = [o.tolist() for o in loaded.decode(inputs, scalars)]
         except Refusal as r:
             got = r.code
         assert got == want

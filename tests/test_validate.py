@@ -15,6 +15,7 @@ from waiexport.conformance.diagnose import wrap32
 from waiexport.conformance.generate import CORPUS
 from waiexport.conformance.locate import replaced_rounding
 from waiexport.conformance.validate import files_under, report, validate
+from waiexport.conformance.vectors import read_vectors
 from waiexport.reference.arrays import wide
 from waiexport.targets.engines import (CPU, EngineUnavailable, Loaded, OrtEngine, OrtRuntime,
                                        ReferenceEngine)
@@ -294,3 +295,107 @@ def test_no_int64_max_in_the_sign_split():
     types.update({i.name: i.type.tensor_type.elem_type for i in model.graph.input})
     assert all(types[n.input[0]] != onnx.TensorProto.INT64
                for n in model.graph.node if n.op_type == "Max")
+
+
+class Returning(ReferenceEngine):
+    """The reference with one named mistake in the outputs it returns."""
+
+    def __init__(self, name, mistake):
+        self.name, self.mistake = name, mistake
+
+    def load(self, data):
+        loaded = super().load(data)
+        return Loaded(loaded.graph, lambda i, s: self.mistake(loaded.run(i, s)))
+
+
+RETURNING = {
+    "no outputs": (lambda got: {}, "output out0, out1, out2, out3 missing"),
+    "a renamed output": (lambda got: {"max_2" if k == "out0" else k: v for k, v in got.items()},
+                         "output out0 missing; extra output max_2"),
+    "the second dropped": (lambda got: {k: v for k, v in got.items() if k != "out1"},
+                           "output out1 missing"),
+    "a third bogus one": (lambda got: {**got, "out9": got["out0"]}, "extra output out9"),
+    "a wrong shape": (lambda got: {k: v.reshape(-1) for k, v in got.items()},
+                      "output out0 has shape"),
+    "a wrong type": (lambda got: {k: v.astype(np.float64) for k, v in got.items()},
+                     "output out0 is float64, not an integer array"),
+}
+
+
+@pytest.mark.parametrize("double", sorted(RETURNING))
+def test_an_engine_that_returns_other_outputs_fails_by_id_with_no_claim(double):
+    mistake, words = RETURNING[double]
+    file = VECTORS / "subpos_split.jsonl"
+    results = validate(Returning(double, mistake), [file])
+    computes = {v["id"] for v in read_vectors(file)
+                if any("outputs" in d["expect"] for d in v["decodes"])}
+    assert len(computes) >= 2
+    assert {r.vid for r in results if r.status == "fail"} == computes
+    assert all(words in r.reason for r in results if r.vid in computes), \
+        [r.reason for r in results]
+    assert report(Returning(double, mistake), results)["claim"] is None
+
+
+def _edited(tmp_path, file: str, edit, line: int = 0):
+    """``file``'s vectors with line ``line`` changed by ``edit`` (a vector → a vector)."""
+    lines = (VECTORS / file).read_text().splitlines()
+    v = json.loads(lines[line])
+    lines[line] = json.dumps(edit(v))
+    out = tmp_path / file
+    out.write_text("\n".join(lines) + "\n")
+    return out
+
+
+def _outputs(v, change):
+    for d in v["decodes"]:
+        if "outputs" in d["expect"]:
+            d["expect"]["outputs"] = change(d["expect"]["outputs"])
+    return v
+
+
+@pytest.mark.parametrize("file, edit, words", [
+    ("relu.jsonl", lambda v: _outputs(v, lambda o: []), "0 expected outputs for a graph of 1"),
+    ("subpos_split.jsonl", lambda v: _outputs(v, lambda o: o[:1]), "1 expected outputs"),
+    ("subpos_split.jsonl", lambda v: _outputs(v, lambda o: o + o[:1]), "5 expected outputs"),
+    ("relu.jsonl", lambda v: _outputs(v, lambda o: [{"data": o[0]["data"],
+                                                     "shape": ["1", "1", str(len(o[0]["data"]))]}]
+                                      if o[0]["shape"][0] != "1" or o[0]["shape"][1] != "1"
+                                      else [{"data": o[0]["data"] + ["0"],
+                                             "shape": ["1", "1", str(len(o[0]["data"]) + 1)]}]),
+     "the graph gives"),
+    ("relu.jsonl", lambda v: {**v, "decodes": []}, "load ok with no decodes"),
+    ("relu.jsonl", lambda v: {**v, "load": "weird"}, "neither ok nor a refusal code"),
+])
+def test_a_vector_whose_structure_does_not_match_its_graph_is_malformed(tmp_path, file, edit,
+                                                                        words):
+    f = _edited(tmp_path, file, edit)
+    for engine_name in ("reference", "ort-cpu"):
+        r = CliRunner().invoke(main, ["validate", "--engine", engine_name, str(f)])
+        assert r.exit_code == 2 and words in r.output and f"{f}:1:" in r.output, r.output
+        assert "passed" not in r.output and "Traceback" not in r.output
+
+
+def test_no_decodes_on_the_past_2_30_vector_is_malformed(tmp_path):
+    lines = (VECTORS / "conv.jsonl").read_text().splitlines()
+    n = next(k for k, line in enumerate(lines) if '"conv_int8_sum_past_2_30"' in line)
+    f = _edited(tmp_path, "conv.jsonl", lambda v: {**v, "decodes": []}, n)
+    r = CliRunner().invoke(main, ["validate", "--engine", "ort-cpu", str(f)])
+    assert r.exit_code == 2 and f"{f}:{n + 1}:" in r.output and "conv_int8_sum_past_2_30" in \
+        r.output
+
+
+def test_a_duplicate_id_is_malformed(tmp_path):
+    lines = (VECTORS / "relu.jsonl").read_text().splitlines()
+    f = tmp_path / "relu.jsonl"
+    f.write_text("\n".join(lines + lines[:1]) + "\n")
+    r = CliRunner().invoke(main, ["validate", str(f)])
+    assert r.exit_code == 2 and f":{len(lines) + 1}:" in r.output and "id of line 1" in r.output
+
+
+@pytest.mark.parametrize("args", [
+    ["--engine", "ort-cpu", str(CORPUS / "stage")],
+    ["--engine", "ort:AzureExecutionProvider", str(VECTORS / "relu.jsonl")]])
+def test_nothing_ran_is_not_a_pass(args):
+    r = CliRunner().invoke(main, ["validate", *args])
+    assert r.exit_code == 2 and "nothing-ran" in r.output and "claim" not in r.output.lower()[
+        r.output.lower().find("nothing-ran"):]

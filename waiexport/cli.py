@@ -195,7 +195,7 @@ def run(graph, decode_file, as_json, literal, engine_name, capability):
     Example: waiexport run examples/tiny_synth.whg1 --decode d.json --engine ort-cpu
     """
     from .reference import decode
-    from .targets.engines import Loaded
+    from .targets.engines import EngineFailure, Loaded, by_name
 
     eng = _engine(engine_name)
     from .capabilities import CAPABILITY_CODES, reported_code
@@ -204,7 +204,8 @@ def run(graph, decode_file, as_json, literal, engine_name, capability):
              + ", ".join(CAPABILITY_CODES))
     _, loaded = _load(graph, as_json, eng.load, capability)
     if literal:
-        loaded = Loaded(loaded.graph, lambda i, s: decode(loaded.graph, i, s, literal=True))
+        loaded = Loaded(loaded.graph, lambda i, s: by_name(decode(loaded.graph, i, s,
+                                                                  literal=True)))
     g = loaded.graph
     try:
         doc = json.loads(_read(decode_file))
@@ -221,9 +222,11 @@ def run(graph, decode_file, as_json, literal, engine_name, capability):
         fail(decode_file, "bad-decode", "-", str(e))
     seq = loaded.sequence()
     results = []
-    for inputs, scalars in parsed:
+    for k, (inputs, scalars) in enumerate(parsed):
         try:
             results.append({"outputs": seq.step(inputs, scalars)})
+        except EngineFailure as e:
+            fail(f"--engine {eng.name}", "engine-failure", f"decode {k}", str(e))
         except Refusal as r:
             code = reported_code(capability, r.code)
             results.append({"refuse": code, "why": f"{code}: {r.where}: {r.detail}"})
@@ -562,7 +565,7 @@ def _tosa_model(graph: str, exp, sizes: list):
     exit 1."""
     from .plan import run_plan
     from .reference import decode
-    from .targets.engines import EngineFailure, run_tosa, tosa_feed
+    from .targets.engines import EngineFailure, by_name, in_order, run_tosa, tosa_feed
     from .targets.exporter import probe_inputs
     from .targets.onnx.export import ExportError
 
@@ -591,7 +594,8 @@ def _tosa_model(graph: str, exp, sizes: list):
         try:
             same = all((a == b).all() for a, b in zip(
                 decode(exp.source, inputs, scalars),
-                run_tosa(model, tosa_feed(g, model, inputs, scalars))))
+                in_order(g, by_name(run_tosa(model, tosa_feed(g, model, inputs, scalars))),
+                         inputs, scalars), strict=True))
             why = "differs from the reference"
         except EngineFailure as e:
             same, why = False, str(e)
@@ -717,21 +721,29 @@ def vectors_pack(target_name, directory, paths, as_json):
     from .conformance.validate import files_under
     from .targets.errors import EngineUnavailable
     tgt = _target(target_name)
-    out = _folder(directory)
+    out = Path(directory)
+    _folder(str(out.parent) if str(out.parent) else ".")
+    if out.exists() and not out.is_dir():
+        fail(directory, "not-a-folder", "-", "a file, where a folder is expected")
     try:
-        manifest = make_pack(tgt, files_under([Path(p) for p in paths] or [CORPUS]), out)
+        manifest, ident = make_pack(tgt, files_under([Path(p) for p in paths] or [CORPUS]), out)
     except BadInput as e:
         fail(" ".join(paths) or "corpus", "bad-vector", "-", str(e))
     except EngineUnavailable as e:
         fail(directory, "unavailable", tgt.name, str(e))
+    except OSError as e:
+        fail(directory, "unwritable", "-", e.strerror or str(e))
     packed = [v["id"] for v in manifest["vectors"]]
     if as_json:
-        click.echo(dumps({"not_packed": manifest["not_packed"], "packed": packed,
-                          "target": tgt.name}))
+        click.echo(dumps({"identity": ident, "not_packed": manifest["not_packed"],
+                          "packed": packed, "target": tgt.name}))
         return
     click.echo(f"{out}: {len(packed)} vectors packed for {tgt.name} "
                f"({manifest['layout']}), {len(manifest['not_packed'])} not for this target; "
-               f"manifest {out / 'manifest.json'}")
+               f"manifest {out / 'manifest.json'}\npack identity {ident}: the runner writes "
+               "it into results.json as \"pack\"; keep this folder (or the identity) to judge "
+               "the results with 'waiexport validate --results RESULTS --pack "
+               f"{out}' (or --pack-sha256 {ident})")
 
 
 def _engine(name: str, fallback: bool = False):
@@ -770,8 +782,13 @@ def _engine(name: str, fallback: bool = False):
                    "pack) instead of running an engine: RESULTS holds outputs/ and "
                    "results.json.")
 @click.option("--pack", "pack", default=None,
-              help="The pack the results are for (default: RESULTS itself).")
-def validate(paths, engine_name, allow_fallback, as_json, locate, results, pack):
+              help="With --results: your own copy of the pack the results are for (the "
+                   "folder vectors pack wrote). Default: RESULTS itself, which then needs "
+                   "--pack-sha256.")
+@click.option("--pack-sha256", "pack_sha256", default=None,
+              help="With --results: the pack's identity, as vectors pack printed it; the "
+                   "manifest judged must have it.")
+def validate(paths, engine_name, allow_fallback, as_json, locate, results, pack, pack_sha256):
     """Run conformance vectors on an engine, bit for bit, refusals included.
 
     PATHS are .jsonl files or folders of them (default: the committed corpus). Every vector
@@ -791,7 +808,8 @@ def validate(paths, engine_name, allow_fallback, as_json, locate, results, pack)
     from .conformance.validate import files_under, read_all, render, report
 
     if results is not None:
-        _judge_results(Path(results), Path(pack or results), as_json)
+        _judge_results(Path(results), Path(pack or results), pack_sha256,
+                       files_under([Path(p) for p in paths] or [CORPUS]), as_json)
     eng = _engine(engine_name, allow_fallback)
     where = " ".join(paths) or str(CORPUS)
     try:
@@ -806,7 +824,10 @@ def validate(paths, engine_name, allow_fallback, as_json, locate, results, pack)
         sys.exit(2)
     results = _run_vectors(eng, read, f"validating {eng.name}", locate)
     rep = report(eng, results)
-    click.echo(dumps(rep) if as_json else render(rep))
+    click.echo(dumps(rep, strict=False) if as_json else render(rep))
+    if all(r.status == "skip" for r in results):
+        fail(where, "nothing-ran", f"--engine {eng.name}",
+             f"none of the {total} vectors is for this engine: nothing was validated")
     sys.exit(0 if all(r.status in ("pass", "skip") for r in results) else 1)
 
 
@@ -819,23 +840,35 @@ def _run_vectors(eng, read: list, label: str, locate: bool = False) -> list:
         return run_all(eng, read, progress=bar.update, locate=locate)
 
 
-def _judge_results(results: Path, pack: Path, as_json: bool) -> None:
-    """``validate --results``: the report of a pack's results; exits."""
+def _judge_results(results: Path, pack: Path, pack_sha256: str | None, files: list,
+                   as_json: bool) -> None:
+    """``validate --results``: the report of a pack's results, judged against the vector
+    files ``files``; exits."""
+    import re
+
     from .conformance.packs import judge
     from .conformance.validate import render, report
-    if not results.is_dir():
-        fail(str(results), "not-a-folder", "-", "a folder of results is expected")
+    for folder, what in ((results, "results"), (pack, "pack")):
+        if not folder.is_dir():
+            fail(str(folder), "not-a-folder", "-", f"a folder of {what} is expected")
+    if pack_sha256 is not None and not re.fullmatch(r"[0-9a-f]{64}", pack_sha256):
+        fail("--pack-sha256", "usage", "-", "64 lowercase hexadecimal digits, as vectors pack "
+             "printed them")
+    if pack.resolve() == results.resolve() and pack_sha256 is None:
+        fail(str(results), "usage", "--pack", "the results folder's own manifest cannot vouch "
+             "for itself: give --pack with the pack you made, or --pack-sha256 with the "
+             "identity vectors pack printed")
     try:
-        outcomes, eng, problems = judge(pack, results)
+        outcomes, eng, problems = judge(pack, results, files, pack_sha256)
     except BadInput as e:
-        fail(str(pack), "bad-pack", "-", str(e))
+        fail(str(results), "bad-results", "-", str(e))
     for line in problems:
         click.echo(line, err=True)
     rep = report(eng, outcomes)
     if problems:
         rep["claim"] = None
     rep["result_problems"] = problems
-    click.echo(dumps(rep) if as_json else render(rep))
+    click.echo(dumps(rep, strict=False) if as_json else render(rep))
     sys.exit(0 if all(o.status in ("pass", "skip") for o in outcomes) and not problems else 1)
 
 

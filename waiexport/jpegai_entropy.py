@@ -117,7 +117,7 @@ def decode_planes(norm: dict, graphs: dict, load, soz: bytes, latents: dict,
     out = {}
     for plane, (role, _, _, _, segment) in PLANES.items():
         loaded = load(role, write(graphs[role]))
-        out[plane] = decode_plane(plane, norm, lambda z: loaded.run([z], [])[0], soz,
+        out[plane] = decode_plane(plane, norm, lambda z: loaded.decode([z], [])[0], soz,
                                   latents[segment], flags[plane])
     return out
 

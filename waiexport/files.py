@@ -1,0 +1,108 @@
+"""Files as the tools read and write them: every output, one file or a folder of them, is
+written under a temporary name beside its target and renamed into place when complete, so an
+interrupted or failed write leaves the target absent or whole and an earlier output intact;
+and an untrusted file is read only when it is a regular file no larger than its kind allows.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import stat
+import tempfile
+from contextlib import contextmanager
+from pathlib import Path
+
+__all__ = ["write_atomic", "new_folder", "read_bounded", "TooLarge", "NotRegular"]
+
+
+class TooLarge(OSError):
+    """A file larger than what its kind can hold: refused before it is read."""
+
+
+class NotRegular(OSError):
+    """A path that is not a regular file (a folder, a FIFO, a device, a symbolic link where
+    links are not followed): refused before it is read."""
+
+
+def _sync_folder(folder: Path) -> None:
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def write_atomic(path: Path | str, data: bytes) -> None:
+    """Write ``data`` to ``path``: into a temporary file beside it, flushed, then renamed
+    over it. Raises ``OSError`` (the target untouched) when any step fails."""
+    path = Path(path)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".part", dir=path.parent or ".")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+    _sync_folder(path.parent)
+
+
+@contextmanager
+def new_folder(path: Path | str):
+    """A fresh folder to fill, which replaces ``path`` as a whole when the block completes
+    (an earlier ``path`` is removed only then); on any exception the new folder is removed
+    and ``path`` is as it was. Yields the folder to write into."""
+    path = Path(path)
+    parent = path.parent if str(path.parent) else Path(".")
+    work = Path(tempfile.mkdtemp(prefix=f".{path.name}.", suffix=".part", dir=parent))
+    try:
+        yield work
+        old = None
+        if path.exists() or path.is_symlink():
+            old = Path(tempfile.mkdtemp(prefix=f".{path.name}.", suffix=".old", dir=parent))
+            os.rmdir(old)
+            os.replace(path, old)
+        os.replace(work, path)
+        _sync_folder(parent)
+        if old is not None and old.is_dir() and not old.is_symlink():
+            shutil.rmtree(old, ignore_errors=True)
+        elif old is not None:
+            old.unlink()
+    except BaseException:
+        shutil.rmtree(work, ignore_errors=True)
+        raise
+
+
+def read_bounded(path: Path | str, limit: int, follow: bool = True) -> bytes:
+    """The bytes of ``path``, a regular file of at most ``limit`` bytes; ``follow=False``
+    refuses a symbolic link too. Raises :class:`NotRegular`, :class:`TooLarge` or the
+    ``OSError`` of the read. The size is read from the open file, so a file that grows is
+    cut at ``limit + 1`` bytes and refused, never read whole."""
+    flags = os.O_RDONLY | (0 if follow else getattr(os, "O_NOFOLLOW", 0))
+    flags |= getattr(os, "O_NONBLOCK", 0)       # a FIFO opens without waiting for a writer
+    try:
+        fd = os.open(path, flags)
+    except OSError as e:
+        if not follow and os.path.islink(path):
+            raise NotRegular(e.errno, "a symbolic link, not followed") from None
+        raise
+    with os.fdopen(fd, "rb") as f:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            kind = "a folder" if stat.S_ISDIR(mode) else "not a regular file"
+            raise NotRegular(0, kind)
+        data = f.read(limit + 1)
+    if len(data) > limit:
+        raise TooLarge(0, f"larger than the {limit:,} bytes a file of its kind may hold")
+    return data
