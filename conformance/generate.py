@@ -1,6 +1,6 @@
 """The vector generator: every case function, run through the reference, written as the
 committed corpus (``vectors/<operator>.jsonl``, ``graphs/<name>.jsonl``); every stage case
-through :mod:`waiexport.stage` (``stage/<operator>.jsonl``)."""
+through :mod:`waiexport.reference.stage` (``stage/<operator>.jsonl``)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """Stage-operator vectors (§14.1): ``{expect, id, in, modes, op}`` per line, every integer a
 decimal string. ``make_stage_vector`` computes ``expect`` (or the refusal and its ``at``)
-with :mod:`waiexport.stage`, or with the checker's literal operators
+with :mod:`waiexport.reference.stage`, or with the checker's literal operators
 (:mod:`waiexport.reference.literal.stage`); ``parse_stage`` reads one line's members back to
 Python values after checking the format.
 """
@@ -8,7 +8,7 @@ Python values after checking the format.
 from __future__ import annotations
 
 from waiexport.jsonio import BadInput, parse_int
-from waiexport.stage import ELSEWHERE, OPS, StageRefusal, run
+from waiexport.reference.stage import ELSEWHERE, OPS, StageRefusal, run
 
 __all__ = ["make_stage_vector", "parse_stage", "stage_expect", "TEXT"]
 

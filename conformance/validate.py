@@ -86,7 +86,7 @@ def validate_stage(engine, file: str, v: dict) -> Outcome:
     which returns the operator's ``expect`` or raises ``StageRefusal``; an engine without
     the hook, or an operator defined in a text this toolchain does not hold, is "not for
     this engine"."""
-    from waiexport.stage import ELSEWHERE, StageRefusal
+    from waiexport.reference.stage import ELSEWHERE, StageRefusal
     op, st = v["op"], v["stage"]
     if op in ELSEWHERE:
         return Outcome(file, v["id"], "skip", f"{op} is defined in {ELSEWHERE[op]}, which "

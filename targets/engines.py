@@ -13,7 +13,7 @@ at all (a provider that is not installed) raises ``EngineUnavailable`` when made
 An engine that implements the stage operators (§5E) has ``stage(op, inp, modes)``: it takes a
 stage vector's ``in`` and ``modes`` as Python values (integers, booleans, text, lists) and
 returns its ``expect`` (``{"symbols": …}``, ``{"index": …}``, …) or raises
-:class:`waiexport.stage.StageRefusal` with the code and the index ``at`` of §14.1.
+:class:`waiexport.reference.stage.StageRefusal` with the code and the index ``at`` of §14.1.
 ``validate`` runs stage vectors on such an engine and says "not for this engine" elsewhere.
 """
 
@@ -138,8 +138,8 @@ class ReferenceEngine:
                       lambda inputs, scalars: decode(g, inputs, scalars, keep=True))
 
     def stage(self, op: str, inp: dict, modes: dict) -> dict:
-        """The stage operator ``op`` of :mod:`waiexport.stage` on a vector's ``in``."""
-        from waiexport.stage import run
+        """The stage operator ``op`` of :mod:`waiexport.reference.stage` on a vector's ``in``."""
+        from waiexport.reference.stage import run
         return run(op, inp, modes)
 
     def describe(self) -> dict:

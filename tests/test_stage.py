@@ -12,11 +12,11 @@ from waiexport.conformance.generate import CORPUS
 from waiexport.conformance.validate import files_under, report, validate
 from waiexport.reference.literal.stage import OPS as LITERAL
 from waiexport.refusal import CODES
-from waiexport.stage import ELSEWHERE, OPS, StageRefusal, run
-from waiexport.stage.bucket import bucket
-from waiexport.stage.mans_decode import Window, decode_fac, decode_sgm, latent_tables, zp_table
-from waiexport.stage.mans_encode import EncodeError, coding, encode_fac, encode_sgm
-from waiexport.stage.residual_step import narrow_form, residual_step
+from waiexport.reference.stage import ELSEWHERE, OPS, StageRefusal, run
+from waiexport.reference.stage.bucket import bucket
+from waiexport.reference.stage.mans_decode import Window, decode_fac, decode_sgm, latent_tables, zp_table
+from waiexport.reference.stage.mans_encode import EncodeError, coding, encode_fac, encode_sgm
+from waiexport.reference.stage.residual_step import narrow_form, residual_step
 from waiexport.targets.engines import engine
 
 from _helpers import examples

@@ -1023,7 +1023,7 @@ def jpegai_decode(bundle, soz, sorp, sors, grfs_y, grfs_uv, engine_name, compare
 
     from .jpegai_entropy import PLANES, compare as compare_planes, decode_planes, digest, read_flags
     from .lowering.jpegai import lower_jpegai, read_norm
-    from .stage import StageRefusal
+    from .reference.stage import StageRefusal
     src = Path(bundle)
     if not src.is_dir():
         fail(bundle, "not-found" if not src.exists() else "not-a-folder", "-",

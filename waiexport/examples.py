@@ -119,7 +119,7 @@ def jpegai_bundle(root: Path, c1: int = 8, c2: int = 8, seed: int = 11) -> None:
 def _latent_symbol(p: list[int], beta: int, rng) -> int:
     """A symbol the row ``p`` with bound ``beta`` codes: direct, or by the escape when its
     column has mass (then on either side of ``±β``)."""
-    from .stage.mans_encode import coding
+    from .reference.stage.mans_encode import coding
     direct, escape = coding(p, beta)
     if escape:
         direct += [beta + int(rng.integers(0, 200)), -beta - int(rng.integers(0, 200))]
@@ -134,7 +134,7 @@ def jpegai_streams(bundle: Path, seed: int = 13) -> dict:
     from .jpegai_entropy import PLANES, digest, stage_values
     from .lowering.jpegai import lower_jpegai, read_norm
     from .reference import decode
-    from .stage.mans_encode import encode_fac, encode_sgm
+    from .reference.stage.mans_encode import encode_fac, encode_sgm
     rng = np.random.default_rng(seed)
     norm, graphs = read_norm(bundle), lower_jpegai(bundle)
     out = bundle / "streams"

@@ -16,12 +16,12 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .refusal import Refusal
-from .stage import StageRefusal
-from .stage.band_lookup import band_lookup
-from .stage.block_stat import block_stat
-from .stage.coded import coded
-from .stage.mans_decode import decode_fac, decode_sgm
-from .stage.scale_index import scale_index
+from .reference.stage import StageRefusal
+from .reference.stage.band_lookup import band_lookup
+from .reference.stage.block_stat import block_stat
+from .reference.stage.coded import coded
+from .reference.stage.mans_decode import decode_fac, decode_sgm
+from .reference.stage.scale_index import scale_index
 
 __all__ = ["PLANES", "Plane", "read_flags", "hyper_latent", "stage_values", "latent",
            "decode_plane", "decode_planes", "compare", "digest"]

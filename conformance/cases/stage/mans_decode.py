@@ -4,7 +4,7 @@ each (short and long escapes); spans and rows of every length mod 4; a zero tail
 stream and a stream whose ``init`` cannot read, all refused; and every table and operand
 condition refused."""
 
-from waiexport.stage.mans_encode import encode_fac, encode_sgm
+from waiexport.reference.stage.mans_encode import encode_fac, encode_sgm
 
 
 def _row(width: int, mass: dict) -> list[int]:

@@ -1,7 +1,7 @@
 """The checker's literal stage operators (§5E), one module each, written from the text line
-by line on Python integers: independent of :mod:`waiexport.stage`, which the tests and the
+by line on Python integers: independent of :mod:`waiexport.reference.stage`, which the tests and the
 checker set against them. Each ``run(inp, modes)`` gives a stage vector's ``expect`` or raises
-:class:`waiexport.stage.StageRefusal`."""
+:class:`waiexport.reference.stage.StageRefusal`."""
 
 from . import (band_lookup, block_stat, bucket, coded, coding_order, dequantize, mans_decode,
                residual_step, scale_index)

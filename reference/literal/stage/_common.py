@@ -1,6 +1,6 @@
 """What the literal stage operators share: the refusal and §2's rounding, spelled out."""
 
-from waiexport.stage import StageRefusal
+from waiexport.reference.stage import StageRefusal
 
 __all__ = ["refuse_unless", "r_half_up", "StageRefusal"]
 
