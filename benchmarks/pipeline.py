@@ -19,9 +19,9 @@ from _timing import median_time
 from float_peer import compare
 from waiexport import write
 from waiexport.certificate import Member, certificate_bytes, certify
-from waiexport.examples import make
-from waiexport.lowering.int_synth import lower_int_synth
-from waiexport.lowering.jpegai import lower_jpegai
+from waiexport.capabilities.examples import make
+from waiexport.capabilities.int_synth import lower_int_synth
+from waiexport.capabilities.jpegai import lower_jpegai
 from waiexport.reference import decode
 from waiexport.rewrites.pipeline import rewrite_for
 from waiexport.targets.descriptions import target

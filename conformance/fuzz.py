@@ -34,7 +34,7 @@ def seeds() -> dict:
     """One valid input per family, the starting points of the mutations."""
     from waiexport.builder import GraphBuilder, conv, rq
     from waiexport.conformance.generate import CORPUS
-    from waiexport.examples import int_synth_source, jpegai_bundle, tiny_synth
+    from waiexport.capabilities.examples import int_synth_source, jpegai_bundle, tiny_synth
     from waiexport.whg1 import write
     b = GraphBuilder()
     x = b.input(2, -100, 100, max_h=6, max_w=6)
@@ -148,10 +148,10 @@ def outcome(family: str, item, graph: bytes) -> str:
             inputs, scalars = parse_decode(doc, 1, 0, "decode")
             loaded.sequence().step(inputs, scalars)
         elif family == "int_synth":
-            from waiexport.lowering.int_synth import lower_int_synth
+            from waiexport.capabilities.int_synth import lower_int_synth
             lower_int_synth(item.encode("utf-8", "surrogatepass"))
         elif family == "jpegai":
-            from waiexport.lowering.jpegai import lower_jpegai
+            from waiexport.capabilities.jpegai import lower_jpegai
             with tempfile.TemporaryDirectory() as tmp:
                 for name, text in item.items():
                     (Path(tmp) / name).parent.mkdir(parents=True, exist_ok=True)

@@ -9,7 +9,7 @@ from click.testing import CliRunner
 
 from waiexport import write
 from waiexport.cli import main
-from waiexport.examples import EXAMPLES
+from waiexport.capabilities.examples import EXAMPLES
 
 from _helpers import every_op_graph
 

@@ -177,7 +177,7 @@ def test_locate_names_the_operator_and_counts_ties(monkeypatch):
     from waiexport.conformance.locate import locate
     from waiexport.targets.engines import OrtEngine
     from waiexport import write
-    from waiexport.examples import tiny_synth
+    from waiexport.capabilities.examples import tiny_synth
 
     loaded = OrtEngine().load(write(tiny_synth()))
     x = np.random.default_rng(1).integers(-128, 128, (8, 4, 4))

@@ -128,7 +128,7 @@ def test_general_phase_decomposition(k, s, p, op):
 
 
 def test_model_says_what_it_is():
-    from waiexport.examples import tiny_synth
+    from waiexport.capabilities.examples import tiny_synth
     data = write(tiny_synth())
     model = export(data, ORT).model
     meta = {p.key: p.value for p in model.metadata_props}
@@ -190,7 +190,7 @@ def test_a_graph_outside_the_subset_is_refused_with_its_reason():
 
 def test_reference_agrees_with_decode():
     # The engine interface runs the same integers as the function it wraps.
-    from waiexport.examples import tiny_synth
+    from waiexport.capabilities.examples import tiny_synth
     g = tiny_synth()
     x = np.random.default_rng(0).integers(-128, 128, (8, 3, 4))
     assert (engine("reference").load(write(g)).decode([x], [])[0] == decode(g, [x], [])[0]).all()
@@ -249,7 +249,7 @@ def test_npu_int8_is_bit_exact(seed, h, w):
 
 def test_npu_int8_refuses_what_the_unit_cannot_take():
     from waiexport.targets.exporter import DoesNotFit
-    from waiexport.examples import tiny_synth
+    from waiexport.capabilities.examples import tiny_synth
     with pytest.raises(DoesNotFit, match="a multiply operand of 13 bits"):
         export(write(tiny_synth()), NPU)
 

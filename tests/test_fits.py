@@ -9,7 +9,7 @@ from waiexport.cli import main
 from waiexport.conformance.generate import CORPUS
 from waiexport.conformance.validate import files_under, validate_vector
 from waiexport.conformance.vectors import read_vectors
-from waiexport.pipeline import lower_set
+from waiexport.capabilities.lower import lower_set
 from waiexport.refusal import Refusal
 from waiexport.targets.descriptions import TARGETS
 from waiexport.targets.engines import engine

@@ -11,9 +11,9 @@ from click.testing import CliRunner
 
 import waiexport.targets.engines as engines
 from waiexport.cli import main
-from waiexport.jpegai_entropy import (PLANES, compare, decode_planes, digest, read_flags,
+from waiexport.capabilities.jpegai_entropy import (PLANES, compare, decode_planes, digest, read_flags,
                                       stage_values)
-from waiexport.lowering.jpegai import lower_jpegai, read_norm
+from waiexport.capabilities.jpegai import lower_jpegai, read_norm
 from waiexport.refusal import Refusal
 from waiexport.targets.engines import Loaded, engine
 
@@ -211,7 +211,7 @@ def test_a_bundle_failing_a_load_check_is_one_line(tmp_path):
 
 
 def test_the_bundled_payloads_are_what_the_generator_writes(tmp_path):
-    from waiexport.examples import make
+    from waiexport.capabilities.examples import make
     make(tmp_path)
     for path in sorted(STREAMS.iterdir()):
         assert (tmp_path / "jpegai" / "streams" / path.name).read_bytes() == path.read_bytes()

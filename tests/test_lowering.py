@@ -12,10 +12,10 @@ from click.testing import CliRunner
 
 from waiexport import Refusal, write
 from waiexport.cli import main
-from waiexport.examples import boundary_sets, int_synth_source, jpegai_bundle
-from waiexport.lowering.int_synth import lower_int_synth
-from waiexport.lowering.jpegai import lower_jpegai
-from waiexport.pipeline import lower_set
+from waiexport.capabilities.examples import boundary_sets, int_synth_source, jpegai_bundle
+from waiexport.capabilities.int_synth import lower_int_synth
+from waiexport.capabilities.jpegai import lower_jpegai
+from waiexport.capabilities.lower import lower_set
 from waiexport.reference import decode
 
 from test_reference_ops import conv_transpose_f64
@@ -208,7 +208,7 @@ def test_examples_run_is_the_main_job(tmp_path):
 def test_the_realistic_example_makes_a_real_image(tmp_path):
     # the --full int_synth set, on a seeded batch of typical latents: most of 0..255 reached,
     # while the certified set meets acc32
-    from waiexport.pipeline import lower_set
+    from waiexport.capabilities.lower import lower_set
     from waiexport.reference import decode
     src = tmp_path / "int_synth.json"
     src.write_bytes(int_synth_source((192, 128, 64, 3)))

@@ -6,7 +6,7 @@ import pytest
 from waiexport import Refusal
 from waiexport import params as P
 from waiexport.builder import GraphBuilder, conv, conv_transpose, crop
-from waiexport.examples import tiny_synth
+from waiexport.capabilities.examples import tiny_synth
 from waiexport.plan import run_plan
 
 

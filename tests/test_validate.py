@@ -271,7 +271,7 @@ def test_nothing_to_validate(tmp_path):
 
 def test_exported_models_declare_the_lowest_ir_and_opset():
     from waiexport import write
-    from waiexport.examples import tiny_synth
+    from waiexport.capabilities.examples import tiny_synth
     from waiexport.targets.descriptions import target
     from waiexport.targets.exporter import export
     model = export(write(tiny_synth()), target("ort-cpu")).model

@@ -87,7 +87,7 @@ def _load(path: str, as_json: bool = False, loader=None, capability: str | None 
     """The bytes and what ``loader`` makes of them; a refusal prints one line (or
     ``{"refuse": code}`` with ``as_json``), in ``capability``'s codes when given, and exits 2;
     so does an engine that cannot take the graph."""
-    from .capabilities import reported_code
+    from .codes import reported_code
     from .targets.errors import ExportError, NotForEngine
     from .whg1 import read
     data = _read(path)
@@ -198,7 +198,7 @@ def run(graph, decode_file, as_json, literal, engine_name, capability):
     from .targets.engines import EngineFailure, Loaded, by_name
 
     eng = _engine(engine_name)
-    from .capabilities import CAPABILITY_CODES, reported_code
+    from .codes import CAPABILITY_CODES, reported_code
     if capability is not None and capability not in CAPABILITY_CODES:
         fail("--capability", "usage", "-", f"unknown capability {capability!r}; known: "
              + ", ".join(CAPABILITY_CODES))
@@ -893,7 +893,7 @@ def lower(form, source, output, as_json):
     Example: waiexport lower int_synth examples/int_synth.json -o /tmp/synth
     """
     from .certificate import certificate_bytes
-    from .pipeline import lower_set
+    from .capabilities.lower import lower_set
     src = Path(source)
     if form == "int_synth":
         _read(source)
@@ -937,7 +937,7 @@ def examples_make(directory, full, as_json):
     Exit status: 0 when written; 2 when DIRECTORY cannot be written.
     Example: waiexport examples make /tmp/ex --full
     """
-    from .examples import make
+    from .capabilities.examples import make
     written = [str(p) for p in make(_folder(directory), full)]
     click.echo(dumps({"written": written}) if as_json else "\n".join(written))
 
@@ -1021,8 +1021,8 @@ def jpegai_decode(bundle, soz, sorp, sors, grfs_y, grfs_uv, engine_name, compare
     """
     import numpy as np
 
-    from .jpegai_entropy import PLANES, compare as compare_planes, decode_planes, digest, read_flags
-    from .lowering.jpegai import lower_jpegai, read_norm
+    from .capabilities.jpegai_entropy import PLANES, compare as compare_planes, decode_planes, digest, read_flags
+    from .capabilities.jpegai import lower_jpegai, read_norm
     from .reference.stage import StageRefusal
     src = Path(bundle)
     if not src.is_dir():

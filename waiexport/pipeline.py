@@ -9,29 +9,11 @@ import time
 from pathlib import Path
 from typing import Callable
 
-from .certificate import Member, certificate_bytes, certify
-from .graph import Graph
-from .lowering import int_synth, jpegai
+from .capabilities.lower import lower_set
+from .certificate import certificate_bytes
 from .whg1 import write
 
-__all__ = ["lower_set", "main_job"]
-
-
-def lower_set(form: str, source: Path) -> tuple[dict[str, Graph], dict]:
-    """A set in a registered form lowered (§13): its graphs by role and its certificate."""
-    if form == "int_synth":
-        data = source.read_bytes()
-        graphs = {int_synth.ROLE: int_synth.lower_int_synth(data)}
-        meta = dict(capability=int_synth.CAPABILITY, lowering=int_synth.LOWERING,
-                    set_sha256=hashlib.sha256(data).hexdigest())
-    elif form == "jpegai":
-        graphs = jpegai.lower_jpegai(source)
-        # a bundle's digest is its wai.prior.set listing's, which this tool does not make
-        meta = dict(capability=jpegai.CAPABILITY, lowering=jpegai.LOWERING, set_sha256=None)
-    else:
-        raise ValueError(f"unknown form {form!r}: int_synth or jpegai")
-    members = [Member.of(role, write(g), g) for role, g in graphs.items()]
-    return graphs, certify(members, **meta)
+__all__ = ["main_job"]
 
 
 def main_job(root: Path, say: Callable[[str], None]) -> bool:
@@ -80,8 +62,8 @@ def _jpegai_decode(bundle: Path, streams: Path, say: Callable[[str], None]) -> b
     the payloads were made from."""
     import json
 
-    from .jpegai_entropy import PLANES, decode_planes, digest, read_flags
-    from .lowering.jpegai import lower_jpegai, read_norm
+    from .capabilities.jpegai_entropy import PLANES, decode_planes, digest, read_flags
+    from .capabilities.jpegai import lower_jpegai, read_norm
     from .targets.engines import engine
 
     t0 = time.perf_counter()

@@ -5,9 +5,9 @@ from pathlib import Path
 
 import numpy as np
 
-from waiexport.examples import int_synth_source, jpegai_bundle
-from waiexport.lowering.int_synth import lower_int_synth
-from waiexport.lowering.jpegai import lower_jpegai
+from waiexport.capabilities.examples import int_synth_source, jpegai_bundle
+from waiexport.capabilities.int_synth import lower_int_synth
+from waiexport.capabilities.jpegai import lower_jpegai
 
 from ._make import Case, covers
 

@@ -15,13 +15,13 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .refusal import Refusal
-from .reference.stage import StageRefusal
-from .reference.stage.band_lookup import band_lookup
-from .reference.stage.block_stat import block_stat
-from .reference.stage.coded import coded
-from .reference.stage.mans_decode import decode_fac, decode_sgm
-from .reference.stage.scale_index import scale_index
+from ..refusal import Refusal
+from ..reference.stage import StageRefusal
+from ..reference.stage.band_lookup import band_lookup
+from ..reference.stage.block_stat import block_stat
+from ..reference.stage.coded import coded
+from ..reference.stage.mans_decode import decode_fac, decode_sgm
+from ..reference.stage.scale_index import scale_index
 
 __all__ = ["PLANES", "Plane", "read_flags", "hyper_latent", "stage_values", "latent",
            "decode_plane", "decode_planes", "compare", "digest"]
@@ -113,7 +113,7 @@ def decode_planes(norm: dict, graphs: dict, load, soz: bytes, latents: dict,
     """Both planes (:func:`decode_plane`), each scale graph run by ``load(role, whg1)``'s
     :class:`~waiexport.targets.engines.Loaded`; ``latents`` by segment (SORP, SORS), ``flags``
     by plane."""
-    from .whg1 import write
+    from ..whg1 import write
     out = {}
     for plane, (role, _, _, _, segment) in PLANES.items():
         loaded = load(role, write(graphs[role]))
