@@ -28,7 +28,7 @@ from _timing import median_time
 from float_peer import main as against_float
 from waiexport import write
 from waiexport.reference import decode
-from waiexport.targets.descriptions import target
+from waiexport.descriptions import target
 from waiexport.targets.engines import run_session
 from waiexport.targets.exporter import export
 

@@ -18,7 +18,7 @@ from onnx import TensorProto, helper, numpy_helper
 from _graphs import conv_64, transpose_stack
 from _timing import interleaved, ratio
 from waiexport import write
-from waiexport.targets.descriptions import target
+from waiexport.descriptions import target
 from waiexport.targets.engines import run_session
 from waiexport.targets.exporter import export
 

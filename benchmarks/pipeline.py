@@ -23,8 +23,8 @@ from waiexport.capabilities.examples import make
 from waiexport.capabilities.int_synth import lower_int_synth
 from waiexport.capabilities.jpegai import lower_jpegai
 from waiexport.reference import decode
-from waiexport.rewrites.pipeline import rewrite_for
-from waiexport.targets.descriptions import target
+from waiexport.rewrites.manager import rewrite_for
+from waiexport.descriptions import target
 from waiexport.targets.engines import run_session
 from waiexport.targets.exporter import export
 

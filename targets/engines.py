@@ -39,7 +39,7 @@ from waiexport.plan import run_plan
 from waiexport.reference import Decoder, apply_policy, decode
 from waiexport.reference.arrays import fit
 
-from .descriptions import target
+from waiexport.descriptions import target
 from .errors import EngineFailure, EngineUnavailable, NotForEngine
 
 __all__ = ["Loaded", "OutputMismatch", "by_name", "in_order", "ReferenceEngine", "OrtEngine", "OrtRuntime", "TosaRefEngine",

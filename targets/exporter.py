@@ -16,13 +16,13 @@ from waiexport.load import load
 from waiexport.plan import run_plan
 from waiexport.reference import decode
 from waiexport.refusal import Refusal
-from waiexport.rewrites.pipeline import Outcome, rewrite_for
+from waiexport.rewrites.manager import Outcome, rewrite_for
 
-from .descriptions import Target
+from waiexport.descriptions import Target
 from .onnx import mac
 from .onnx.export import DoesNotFit, ExportError, build_model
 
-__all__ = ["Export", "Fit", "export", "fit", "mapped", "self_check", "probe_inputs", "DoesNotFit"]
+__all__ = ["Export", "Fit", "export", "fit", "self_check", "probe_inputs", "DoesNotFit"]
 
 
 @dataclass
@@ -60,7 +60,7 @@ def export(data: bytes, target: Target, name: str = "graph",
     member = load(data, profile=target.profile, subset=target.subset, name=name)
     outcome = rewrite_for(member.graph, target, name)
     unmapped = [f"{outcome.label(i)} ({op}): {limit}" for i, op, limits in outcome.remaining
-                for limit in limits if not mapped(limit)]
+                for limit in limits if not limit.mapped]
     if unmapped:
         raise DoesNotFit(f"does not fit {target.name}: " + "; ".join(unmapped))
     metadata = {
@@ -135,11 +135,6 @@ def self_check(exp: Export) -> tuple[int, str | None]:
             if not (a == b).all():
                 return len(probes), f"decode {n}, output {k} differs from the reference"
     return len(probes), None
-
-
-def mapped(limit: str) -> bool:
-    """Whether the exporter maps what ``limit`` (a :func:`targets.fit.limits` line) names."""
-    return "target mapping" in limit or "general phase decomposition" in limit
 
 
 def _sizes(g: Graph) -> list[tuple[int, int]]:

@@ -16,7 +16,7 @@ from waiexport.conformance.generate import CORPUS
 from waiexport.conformance.validate import files_under, read_all
 from waiexport.targets.engines import engine
 from waiexport.targets.exporter import export
-from waiexport.targets.descriptions import target
+from waiexport.descriptions import target
 from waiexport.targets.onnx import wide as W
 from waiexport.targets.onnx.emit import I64, Emitter
 from waiexport.targets.onnx.export import check_integer_only

@@ -13,7 +13,7 @@ from waiexport import params as P
 from waiexport.builder import GraphBuilder, conv, conv_transpose, rq
 from waiexport.optable import OPS
 from waiexport.reference import decode
-from waiexport.targets.descriptions import target
+from waiexport.descriptions import target
 from waiexport.targets.engines import OrtEngine, engine
 from waiexport.targets.exporter import export, probe_inputs
 from waiexport.targets.onnx.export import ExportError, check_integer_only

@@ -11,7 +11,7 @@ from waiexport.conformance.validate import files_under, validate_vector
 from waiexport.conformance.vectors import read_vectors
 from waiexport.capabilities.lower import lower_set
 from waiexport.refusal import Refusal
-from waiexport.targets.descriptions import TARGETS
+from waiexport.descriptions import TARGETS
 from waiexport.targets.engines import engine
 from waiexport.targets.exporter import fit, probe_inputs
 from waiexport.whg1 import read, write

@@ -127,7 +127,7 @@ def _strided(sh):
 
 
 def test_a_huge_stride_costs_what_the_taps_cost():
-    from waiexport.targets.descriptions import target
+    from waiexport.descriptions import target
     from waiexport.targets.exporter import export
     counts = {sh: len(export(write(_strided(sh)), target("ort-cpu")).model.graph.node)
               for sh in (2**4, 2**12, 2**24)}

@@ -90,7 +90,7 @@ def test_float_and_narrowing_doubles_fail_the_new_vectors_by_id(double, ids):
 
 def test_the_new_vectors_drive_one_kernel_past_2_24_and_2_30():
     from waiexport.conformance.vectors import read_vectors
-    from waiexport.targets.descriptions import target
+    from waiexport.descriptions import target
     from waiexport.targets.exporter import export
     from onnx.reference import ReferenceEvaluator
     from waiexport.targets.engines import host_feed
@@ -272,7 +272,7 @@ def test_nothing_to_validate(tmp_path):
 def test_exported_models_declare_the_lowest_ir_and_opset():
     from waiexport import write
     from waiexport.capabilities.examples import tiny_synth
-    from waiexport.targets.descriptions import target
+    from waiexport.descriptions import target
     from waiexport.targets.exporter import export
     model = export(write(tiny_synth()), target("ort-cpu")).model
     [opset] = model.opset_import
@@ -286,7 +286,7 @@ def test_no_int64_max_in_the_sign_split():
     # the export takes the max on int32 and forms x⁻ by a subtraction.
     from waiexport import write
     from waiexport.builder import GraphBuilder, conv
-    from waiexport.targets.descriptions import target
+    from waiexport.descriptions import target
     from waiexport.targets.exporter import export
     b = GraphBuilder()
     b.output(b.op("conv", b.input(1, -(2**31), 2**31 - 1), conv([[[[1]]]])))

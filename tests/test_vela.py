@@ -11,7 +11,7 @@ from waiexport import params as P
 from waiexport import write
 from waiexport.builder import GraphBuilder, conv, conv_transpose, rq
 from waiexport.cli import main
-from waiexport.targets.descriptions import target
+from waiexport.descriptions import target
 from waiexport.targets.exporter import fit
 
 pytest.importorskip("ethosu.vela")

@@ -12,7 +12,7 @@ from .jsonio import dumps
 from .profiles import (PROFILES, acc32_params, failing, fits_class, node_fits, npu_flags,
                        npu_reasons)
 
-__all__ = ["Member", "certify", "certificate_bytes", "verdict_of"]
+__all__ = ["Member", "Failure", "Verdict", "certify", "certificate_bytes", "verdict_of"]
 
 K_C_OPS = ("conv", "conv_transpose", "igdn", "gram", "apply")
 MAC_OPS = ("conv", "conv_transpose", "chscale", "mul", "gram", "apply")
@@ -57,7 +57,7 @@ def _node(nb, g: Graph) -> dict:
     if op.name in K_C_OPS:
         node["k_c"] = _k_c(res.k_c)
     if op.name in MAC_OPS:
-        node["mac"] = res.mac
+        node["mac"] = res.mac.as_json()
     return node
 
 
@@ -80,50 +80,93 @@ def _graph(m: Member) -> dict:
     }
 
 
-def _first_failure(members: list[Member], profile: str) -> dict | None:
+@dataclass(frozen=True)
+class Failure:
+    """§8.5's first failure of a profile: where (``input``, ``scalar`` or ``node``), its
+    index, the graph, the key that misses (an intermediate, ``range``, ``saturated``, a
+    parameter condition, ``policy.check``) and, for an interval, its bits."""
+
+    where: str
+    index: int
+    graph: str
+    key: str
+    bits: int | None = None
+
+    def as_json(self) -> dict:
+        return {"graph": self.graph, "index": self.index, "key": self.key,
+                "where": self.where} | ({} if self.bits is None else {"bits": self.bits})
+
+    @property
+    def place(self) -> str:
+        """``operator 3``, ``input 0`` or ``scalar 1``."""
+        return f"operator {self.index}" if self.where == "node" else f"{self.where} {self.index}"
+
+
+def _first_failure(members: list[Member], profile: str) -> Failure | None:
     """§8.5: inputs, then scalars, then nodes, graph by graph; the first that misses."""
     for m in members:
         g = m.graph
         for i, inp in enumerate(g.inputs):
             rec = g.tensor(inp.tensor)
             if not fits_class((rec.lo, rec.hi), "tensor", profile):
-                return {"bits": bits((rec.lo, rec.hi)), "graph": m.name, "index": i,
-                        "key": "range", "where": "input"}
+                return Failure("input", i, m.name, "range", bits((rec.lo, rec.hi)))
         for j, s in enumerate(g.scalars):
             if not fits_class((s.lo, s.hi), "tensor", profile):
-                return {"bits": bits((s.lo, s.hi)), "graph": m.name, "index": j,
-                        "key": "range", "where": "scalar"}
+                return Failure("scalar", j, m.name, "range", bits((s.lo, s.hi)))
         for nb in m.bounds.nodes:
             if node_fits(nb, g, profile):
                 continue
-            where = {"graph": m.name, "index": nb.op.index, "where": "node"}
             if nb.saturated:
-                return {**where, "key": "saturated"}
+                return Failure("node", nb.op.index, m.name, "saturated")
             bad = failing(nb, profile)
             if bad:
                 key, iv = min(bad, key=lambda kv: (-bits(kv[1]), kv[0].encode()))
-                return {**where, "bits": bits(iv), "key": key}
+                return Failure("node", nb.op.index, m.name, key, bits(iv))
             params = acc32_params(nb.op)
-            return {**where, "key": params[0] if params else "policy.check"}
+            return Failure("node", nb.op.index, m.name, params[0] if params else "policy.check")
     return None
 
 
+@dataclass(frozen=True)
+class Verdict:
+    """The §8.5 verdict over a set's graphs: each profile met or its first failure, and
+    whether the set is in ``wai-ops/1-npu`` with the reasons and flags."""
+
+    failures: dict          # profile → Failure, or None where the profile is met
+    npu_reasons: tuple
+    npu_flags: tuple
+
+    @classmethod
+    def over(cls, members: list[Member]) -> "Verdict":
+        failures = {p: _first_failure(members, p) for p in PROFILES}
+        reasons = {"acc32"} if failures["acc32"] is not None else set()
+        flags = set()
+        for m in members:
+            for nb in m.bounds.nodes:
+                reasons.update(npu_reasons(nb.op, m.graph))
+                flags.update(npu_flags(nb.op, m.graph))
+        return cls(failures, tuple(sorted(reasons)), tuple(sorted(flags)))
+
+    def meets(self, profile: str) -> bool:
+        return self.failures[profile] is None
+
+    @property
+    def npu(self) -> bool:
+        return not self.npu_reasons
+
+    def as_json(self) -> dict:
+        out: dict = {}
+        for profile, failure in self.failures.items():
+            out[profile] = failure is None
+            if failure is not None:
+                out[f"{profile}_first_failure"] = failure.as_json()
+        return out | {"npu": self.npu, "npu_flags": list(self.npu_flags),
+                      "npu_reasons": list(self.npu_reasons)}
+
+
 def verdict_of(members: list[Member]) -> dict:
-    """The §8.5 verdict over a set's graphs."""
-    verdict: dict = {}
-    for profile in PROFILES:
-        failure = _first_failure(members, profile)
-        verdict[profile] = failure is None
-        if failure is not None:
-            verdict[f"{profile}_first_failure"] = failure
-    reasons = {"acc32"} if not verdict["acc32"] else set()
-    flags = set()
-    for m in members:
-        for nb in m.bounds.nodes:
-            reasons.update(npu_reasons(nb.op, m.graph))
-            flags.update(npu_flags(nb.op, m.graph))
-    verdict |= {"npu": not reasons, "npu_flags": sorted(flags), "npu_reasons": sorted(reasons)}
-    return verdict
+    """The §8.5 verdict over a set's graphs, as the certificate writes it."""
+    return Verdict.over(members).as_json()
 
 
 def certify(members: list[Member], *, capability: str | None = None,

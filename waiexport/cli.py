@@ -351,7 +351,7 @@ def targets_list(as_json):
     Exit status: 0.
     Example: waiexport targets list
     """
-    from .targets.descriptions import TARGETS
+    from .descriptions import TARGETS
     if as_json:
         click.echo(dumps([{"engine": t.engine, "format": t.fmt, "name": t.name,
                            "summary": t.summary} for t in TARGETS.values()]))
@@ -406,8 +406,8 @@ def rewrite(source, target_name, output, as_json):
     refused at load or a path cannot be read or written.
     Example: waiexport rewrite hs_y.whg1 --target npu-int8 -o hs_y.npu.whg1
     """
-    from .rewrites.pipeline import rewrite_for
-    from .targets.exporter import fit, mapped
+    from .rewrites.manager import rewrite_for
+    from .targets.exporter import fit
 
     tgt = _target(target_name)
     from .load import load
@@ -416,7 +416,7 @@ def rewrite(source, target_name, output, as_json):
     _write(output, outcome.data)
     verdict = _fit(source, fit, data, tgt)
     at_export = [(i, op, lim) for i, op, lims in outcome.remaining for lim in lims
-                 if mapped(lim)]
+                 if lim.mapped]
     if as_json:
         click.echo(dumps({
             "after": outcome.after["verdict"], "before": outcome.before["verdict"],
@@ -424,7 +424,7 @@ def rewrite(source, target_name, output, as_json):
                          "reason": ascii_text(c.reason or ""), "rewrite": c.key}
                         for c in outcome.changes],
             "fits": verdict.fits, "reasons": [ascii_text(r) for r in verdict.reasons],
-            "mapped_at_export": [{"mapping": ascii_text(lim), "node": outcome.sources[i],
+            "mapped_at_export": [{"mapping": ascii_text(lim.words), "node": outcome.sources[i],
                                   "now": i, "op": op} for i, op, lim in at_export],
             "output_sha256": outcome.after["graphs"][0]["graph_sha256"],
             "target": tgt.name}))
@@ -448,7 +448,7 @@ def rewrite(source, target_name, output, as_json):
 
 def _target(name: str):
     """The target called ``name``; an unknown one ends in one line, exit 2."""
-    from .targets.descriptions import target
+    from .descriptions import target
     try:
         return target(name)
     except KeyError as e:

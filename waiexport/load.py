@@ -6,7 +6,7 @@ from __future__ import annotations
 import gc
 from contextlib import contextmanager
 
-from .certificate import Member, verdict_of
+from .certificate import Member, Verdict
 from .refusal import Refusal
 from .whg1 import read
 
@@ -47,14 +47,14 @@ def load(data: bytes, *, profile: str = "acc64", subset: str = "full",
     """
     with _no_collection():
         member = Member.of(name, data, read(data))
-    verdict = verdict_of([member])
+    verdict = Verdict.over([member])
     problems, where = [], "graph"
-    if not verdict[profile]:
-        f = verdict[f"{profile}_first_failure"]
-        where = f"operator {f['index']}" if f["where"] == "node" else f"{f['where']} {f['index']}"
-        problems.append(f"it does not meet {profile}: {f['key']}"
-                        + (f" needs {f['bits']} bits" if "bits" in f else ""))
-    reasons = [r for r in verdict["npu_reasons"] if r != "acc32" or profile != "acc32"]
+    failure = verdict.failures[profile]
+    if failure is not None:
+        where = failure.place
+        problems.append(f"it does not meet {profile}: {failure.key}"
+                        + (f" needs {failure.bits} bits" if failure.bits is not None else ""))
+    reasons = [r for r in verdict.npu_reasons if r != "acc32" or profile != "acc32"]
     if subset == "npu" and reasons:
         problems.append("it is outside wai-ops/1-npu: " + ", ".join(reasons))
     if problems:

@@ -20,7 +20,7 @@ def main_job(root: Path, say: Callable[[str], None]) -> bool:
     """Run the main job on the sets under ``root``; True when every check passes."""
     from .conformance.generate import CORPUS
     from .conformance.validate import files_under, validate
-    from .targets.descriptions import target
+    from .descriptions import target
     from .targets.engines import engine
     from .targets.exporter import export, self_check
 

@@ -8,7 +8,7 @@ import numpy as np
 from waiexport import params as P
 from waiexport.builder import GraphBuilder, conv_transpose, rq
 from waiexport.rewrites.phase_conv import PhaseConvolution
-from waiexport.targets.descriptions import target
+from waiexport.descriptions import target
 from waiexport.whg1 import write
 
 from ._make import Case, covers

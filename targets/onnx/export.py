@@ -80,7 +80,7 @@ def build_model(g: Graph, metadata: dict, expose: bool = False,
             name, e.storage, [1, g.tensor(inp.tensor).channels, f"{name}_h", f"{name}_w"]))
     scalars = [f"scalar{j}" for j in range(len(g.scalars))]
     inputs += [helper.make_tensor_value_info(s, I64, [1]) for s in scalars]
-    from ..descriptions import DCR
+    from waiexport.descriptions import DCR
     perms = _fold_depth_to_space(g, label) if target is not None and \
         target.depth_to_space == DCR else {}
     ctx = LowerCtx(gb.tensors, scalars, g, target, perms,

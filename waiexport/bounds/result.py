@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from .interval import Iv, bits
 
-__all__ = ["Result", "Rules", "mac"]
+__all__ = ["Result", "Rules", "Mac", "mac"]
 
 
 @dataclass
@@ -18,7 +18,7 @@ class Result:
     intermediates: dict
     results: list
     k_c: Iv | None = None
-    mac: dict | None = None
+    mac: "Mac | None" = None
 
 
 class Rules(dict):
@@ -32,9 +32,19 @@ class Rules(dict):
         return register
 
 
-def mac(ins: list, weights: Iv | None = None) -> dict:
+@dataclass(frozen=True)
+class Mac:
+    """§8.5 ``mac``: the exact bit width of each multiply operand, every input tensor's
+    interval (``a_bits``) and the weights' (``w_bits``, where the operator has weights)."""
+
+    a_bits: list
+    w_bits: int | None = None
+
+    def as_json(self) -> dict:
+        return {"a_bits": list(self.a_bits)} | ({} if self.w_bits is None else
+                                                {"w_bits": self.w_bits})
+
+
+def mac(ins: list, weights: Iv | None = None) -> Mac:
     """§8.5 ``mac``: the bits of each input's interval, and of the weights' ``[min, max]``."""
-    out = {"a_bits": [bits(iv) for iv in ins]}
-    if weights is not None:
-        out["w_bits"] = bits(weights)
-    return out
+    return Mac([bits(iv) for iv in ins], None if weights is None else bits(weights))

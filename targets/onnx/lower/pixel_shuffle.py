@@ -3,7 +3,7 @@
 gets ``DepthToSpace`` ``DCR``, the permutation folded into the producer's channels (§9.4). A
 certified int8 tensor moves as int8 (:func:`._common.depth_to_space`)."""
 
-from ...descriptions import DCR
+from waiexport.descriptions import DCR
 from ._common import depth_to_space, fits_i8
 
 

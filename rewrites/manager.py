@@ -1,5 +1,5 @@
-"""The rewrite pipeline: certificate → the rewrites a target needs, in a fixed order → a new
-certificate → what still does not fit, in words.
+"""The rewrite manager: certificate → the rewrites a target needs, in a fixed order → a new
+certificate → what still does not fit (:class:`waiexport.limits.Limit`).
 
 The order is fixed: phase convolutions first (they create ``RQ`` blocks), then for each
 ``RQ``: post bias → pre bias, negative multiplier, shift range, floor → half_up. A rewrite that
@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from waiexport.bounds import certify_graph
 from waiexport.certificate import Member, certify, verdict_of
 from waiexport.graph import Graph
-from waiexport.targets.descriptions import Target
-from waiexport.targets.fit import limits
+from waiexport.descriptions import Target
+from waiexport.limits import limits
 from waiexport.whg1 import read, write
 
 from .floor_to_half_up import FloorToHalfUp
@@ -101,10 +101,11 @@ def rewrite_for(g: Graph, target: Target, name: str = "graph") -> Outcome:
     final = work.renumbered()
     data = write(final)
     final = read(data)
-    after = certify([Member.of(name, data, final)])
+    member = Member.of(name, data, final)
+    after = certify([member])
     remaining = []
-    for op, node in zip(final.ops, after["graphs"][0]["nodes"]):
-        broken = limits(op, node, final, target)
+    for op, nb in zip(final.ops, member.bounds.nodes):
+        broken = limits(op, nb, final, target)
         if broken:
             remaining.append((op.index, op.name, broken))
     return Outcome(final, data, before, after, changes, remaining, sources)
