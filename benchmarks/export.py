@@ -29,7 +29,7 @@ from float_peer import main as against_float
 from waiexport import write
 from waiexport.reference import decode
 from waiexport.descriptions import target
-from waiexport.targets.engines import run_session
+from waiexport.targets.engines.ort import run_session
 from waiexport.targets.exporter import export
 
 

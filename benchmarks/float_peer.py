@@ -19,7 +19,7 @@ from _graphs import conv_64, transpose_stack
 from _timing import interleaved, ratio
 from waiexport import write
 from waiexport.descriptions import target
-from waiexport.targets.engines import run_session
+from waiexport.targets.engines.ort import run_session
 from waiexport.targets.exporter import export
 
 F32 = TensorProto.FLOAT

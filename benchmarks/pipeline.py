@@ -25,7 +25,7 @@ from waiexport.capabilities.jpegai import lower_jpegai
 from waiexport.reference import decode
 from waiexport.rewrites.manager import rewrite_for
 from waiexport.descriptions import target
-from waiexport.targets.engines import run_session
+from waiexport.targets.engines.ort import run_session
 from waiexport.targets.exporter import export
 
 

@@ -5,49 +5,30 @@ independent evaluation of the same model (where the engine runs a model), and a 
 
 from __future__ import annotations
 
-from contextlib import contextmanager
-
 import numpy as np
 
 from waiexport.reference import decode
-from waiexport.reference.ops import OPS, Ctx
+from waiexport.optable import info
+from waiexport.reference.arrays import rround
+from waiexport.reference.ops import REFERENCE, OpCtx
 from waiexport.refusal import Refusal
 
 from .diagnose import magnitude, ties
 
-__all__ = ["locate", "sentence", "replaced_rounding"]
-
-_ROUNDING_OPS = ("conv", "conv_transpose", "rescale", "chscale", "mul", "gram", "apply")
-
-
-@contextmanager
-def replaced_rounding(fn):
-    """While inside, every rounding the reference makes (``R_mode(p, s)``, §2) is
-    ``fn(real, p, s, mode)``, with ``real`` the reference's own."""
-    from waiexport.reference import rq as rq_module
-    from waiexport.reference.ops import apply, chscale, gram
-    modules = (rq_module, chscale, gram, apply)
-    saved = [m.rround for m in modules]
-    real = saved[0]
-    for m in modules:
-        m.rround = lambda p, s, mode: fn(real, p, s, mode)
-    try:
-        yield
-    finally:
-        for m, f in zip(modules, saved):
-            m.rround = f
+__all__ = ["locate", "sentence"]
 
 
 def _rounding_of(op, env, scalars, g):
-    """The reference's last ``(p, s, mode)`` for operator ``op`` on these inputs."""
+    """The reference's last ``(p, s, mode)`` for operator ``op`` on these inputs, heard by
+    a spy in the operator context's rounding hook."""
     captured: list = []
 
-    def spy(real, p, s, mode):
+    def spy(p, s, mode):
         captured.append((np.asarray(p), np.asarray(s), mode))
-        return real(p, s, mode)
-    with replaced_rounding(spy):
-        OPS[op.name](op.params, [env[t] for t in op.inputs],
-                     Ctx(tuple(scalars), tuple(g.tensor(t).channels for t in op.outputs)))
+        return rround(p, s, mode)
+    REFERENCE[op.name](op.params, [env[t] for t in op.inputs],
+                       OpCtx(tuple(scalars), tuple(g.tensor(t).channels for t in op.outputs),
+                             rounding=spy))
     return captured[-1]
 
 
@@ -55,7 +36,7 @@ def _operator_diagnosis(op, want, got, env, scalars, g) -> dict:
     delta = got.astype(object) - want.astype(object)
     mask = (delta != 0).astype(bool)
     out = {"differing": int(mask.sum()), "of": int(mask.size)}
-    if op.name in _ROUNDING_OPS:
+    if info(op.name).rounds:
         p, s, mode = _rounding_of(op, env, scalars, g)
         p = np.broadcast_to(p, want.shape)
         on_tie, pattern = ties(p, s, mode, delta, mask)
@@ -81,14 +62,16 @@ def _node(inside, op_index, inputs, scalars) -> dict | None:
     return None
 
 
-def locate(loaded, inputs, scalars) -> dict | None:
+def locate(loaded, inputs, scalars, rounding=None) -> dict | None:
     """The first operator (graph order) whose output ``loaded`` computes otherwise than the
-    reference on the same decode, or ``None`` when it cannot tell."""
+    reference on the same decode, or ``None`` when it cannot tell; ``rounding`` is the
+    reference's rounding hook (:func:`waiexport.reference.decode`), for a test that makes the
+    reference the side that differs."""
     if loaded.run_all is None:
         return None
     g = loaded.graph
     try:
-        want = decode(g, inputs, scalars, keep=True)
+        want = decode(g, inputs, scalars, keep=True, rounding=rounding)
         got = loaded.run_all(inputs, scalars)
     except Refusal:
         return None

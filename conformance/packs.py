@@ -34,7 +34,7 @@ from waiexport.files import NotRegular, TooLarge, new_folder, read_bounded
 from waiexport.jsonio import BadInput, ascii_text, dumps
 from waiexport.refusal import Refusal
 
-from .validate import Outcome, diff
+from .validate import VectorOutcome, diff
 from .vectors import FILE_LIMIT, parse_expect, read_vectors, vector_inputs
 
 __all__ = ["make_pack", "judge", "PackEngine", "FORMAT", "identity", "key"]
@@ -84,6 +84,7 @@ def make_pack(target, files: list[Path], out: Path, progress=None) -> tuple[dict
     the manifest and the pack's identity. A vector the target cannot take is listed, with
     the reason, as not packed."""
     from waiexport.targets.exporter import fit
+    from waiexport.targets.format import format_of
 
     read, seen = [], set()
     for path in files:                   # a file given twice (by digest) is packed once
@@ -94,9 +95,9 @@ def make_pack(target, files: list[Path], out: Path, progress=None) -> tuple[dict
         if _sha(raw) not in seen:
             seen.add(_sha(raw))
             read.append((path, read_vectors(path, raw), raw))
+    fmt = format_of(target)
     manifest = {"format": FORMAT, "target": target.name, "profile": target.profile,
-                "subset": target.subset,
-                "layout": "NCHW [1, C, H, W]" if target.fmt == "onnx" else "NHWC [1, H, W, C]",
+                "subset": target.subset, "model_format": fmt.name, "layout": fmt.layout,
                 "vector_files": [{"name": path.name, "sha256": _sha(raw)}
                                  for path, _, raw in read],
                 "vectors": [], "not_packed": []}
@@ -124,8 +125,7 @@ def make_pack(target, files: list[Path], out: Path, progress=None) -> tuple[dict
                     entry.update(host_refuses_load=v["load"], decodes=[])
                     continue
                 entry.update(graph_sha256=_sha(v["graph_bytes"]),
-                             decodes=_pack_decodes(target, verdict.export, v, entry["key"],
-                                                   work))
+                             decodes=_pack_decodes(verdict.export, v, entry["key"], work))
         blob = (dumps(manifest, strict=False) + "\n").encode()
         (work / "manifest.json").write_bytes(blob)
     return manifest, identity(blob)
@@ -140,59 +140,50 @@ def _not_packed(target, v: dict) -> str | None:
     return None
 
 
-def _pack_decodes(target, exp, v: dict, vkey: str, out: Path) -> list:
+def _pack_decodes(exp, v: dict, vkey: str, out: Path) -> list:
     """One vector's decodes as the pack holds them: each decode's model, its inputs only
     (a state input after the first completed decode comes from that decode's output), where
     its outputs go and their types, or the host's refusal. The source graph's reference
     carries the state; its values are not written."""
+    from waiexport.plan import run_plan
     from waiexport.reference import Decoder
-    from waiexport.targets.engines import host_feed, storage_dtype, tosa_feed
-    g, onnx_model = exp.graph, target.fmt == "onnx"
+    fmt, g = exp.format, exp.graph
     state_src = {f"state{k}": inp.src
                  for k, inp in enumerate(i for i in g.inputs if i.kind == "state")}
-    if onnx_model:
-        onnx_file = _save(out, f"models/{vkey}.onnx", exp.model.SerializeToString())
-        types = _onnx_output_types(exp.model)
-        checks = [n for n in types if n.startswith("check")]
-    seq, last_ok, decodes = Decoder(exp.source), None, []
+    seq, last_ok, decodes, packed = Decoder(exp.source), None, [], {}
     for k, (inputs, scalars) in enumerate(vector_inputs(v, g)):
         try:
             every = seq.inputs(inputs)
-            feed = host_feed(g, every, scalars,
-                             storage_dtype(exp.model) if onnx_model else np.int32)
+            model = exp.built([x.shape for x in every])
+            feed = fmt.feed(g, model, every, scalars)
         except Refusal as r:
             decodes.append({"host_refuses": r.code})
             continue
-        d = {"inputs": [], "outputs": [], "state": []}
-        if onnx_model:
-            d["model"], arrays = onnx_file, dict(feed)
-        else:
-            m = exp.tosa([tuple(x.shape) for x in every])
-            d["model"] = _model_for(target, m, out, f"{vkey}_{every[0].shape[1]}x"
-                                                     f"{every[0].shape[2]}")
-            arrays = dict(zip(feed, tosa_feed(g, m, every, scalars)))
-            types = {f"out{j}": np.dtype(dtype).name for j, (_, dtype) in enumerate(m.outputs)}
-            checks = []
-        d["order"] = list(arrays)   # the model's inputs, in the order it takes them
-        for name, a in arrays.items():
+        if model.shapes not in packed:
+            stem = vkey if model.shapes is None else \
+                f"{vkey}_{every[0].shape[1]}x{every[0].shape[2]}"
+            packed[model.shapes] = fmt.packed(exp, model, out, stem)
+        d = {"model": packed[model.shapes], "order": list(feed), "inputs": [], "outputs": [],
+             "state": []}
+        for name, a in feed.items():
             if name in state_src and last_ok is not None:
                 d["state"].append({"name": name, "from_decode": last_ok,
                                    "output": f"out{state_src[name]}"})
                 continue
             d["inputs"].append({"name": name, "dtype": str(a.dtype), "shape": list(a.shape),
                                 **_save(out, f"inputs/{vkey}/{k}/{name}.npy", _npy(a))})
-        planned = _planned(g, every, scalars)
+        planned = run_plan(g, [tuple(x.shape) for x in every], [int(s) for s in scalars])
         where = f"outputs/{vkey}/{k}"
-        for n in checks:
-            t = int(n[5:])
-            rec = g.tensor(t)
-            d["outputs"].append({"name": n, "dtype": types[n], "path": f"{where}/{n}.npy",
-                                 "shape": _out_shape(onnx_model, planned[t]),
-                                 "lo": rec.lo, "hi": rec.hi})
+        for name, dtype in model.outputs.items():
+            if name.startswith("check"):
+                rec = g.tensor(int(name[5:]))
+                d["outputs"].append({"name": name, "dtype": dtype, "path": f"{where}/{name}.npy",
+                                     "shape": fmt.shape(planned[int(name[5:])]),
+                                     "lo": rec.lo, "hi": rec.hi})
         for j, t in enumerate(g.outputs):
-            d["outputs"].append({"name": f"out{j}", "dtype": types[f"out{j}"],
+            d["outputs"].append({"name": f"out{j}", "dtype": model.outputs[f"out{j}"],
                                  "path": f"{where}/out{j}.npy",
-                                 "shape": _out_shape(onnx_model, planned[t])})
+                                 "shape": fmt.shape(planned[t])})
         try:
             seq.step(inputs, scalars)
             last_ok = k
@@ -200,35 +191,6 @@ def _pack_decodes(target, exp, v: dict, vkey: str, out: Path) -> list:
             pass
         decodes.append(d)
     return decodes
-
-
-def _planned(g, every, scalars) -> dict:
-    from waiexport.plan import run_plan
-    return run_plan(g, [tuple(x.shape) for x in every], [int(s) for s in scalars])
-
-
-def _onnx_output_types(model) -> dict:
-    """Each output of an exported ONNX model and its numpy type name."""
-    from onnx import helper
-    return {o.name: np.dtype(helper.tensor_dtype_to_np_dtype(o.type.tensor_type.elem_type)).name
-            for o in model.graph.output}
-
-
-def _out_shape(onnx_model: bool, chw: tuple) -> list:
-    c, h, w = chw
-    return [1, c, h, w] if onnx_model else [1, h, w, c]
-
-
-def _model_for(target, m, out: Path, stem: str) -> dict:
-    """The TOSA model, or for an Ethos-U target Vela's compile of it."""
-    tosa = _save(out, f"models/{stem}.tosa", m.data)
-    if not target.vela:
-        return tosa
-    from waiexport.targets.vela import compile_vela
-    report = compile_vela(out / tosa["path"], target.vela, out / "models")
-    data = report.tflite.read_bytes()
-    return {"path": str(report.tflite.relative_to(out)), "sha256": _sha(data),
-            "tosa": tosa}
 
 
 @dataclass
@@ -288,7 +250,7 @@ def _inside(root: Path, rel) -> Path:
 
 
 def judge(pack: Path, results: Path, files: list[Path], expected: str | None = None
-          ) -> tuple[list[Outcome], PackEngine, list[str]]:
+          ) -> tuple[list[VectorOutcome], PackEngine, list[str]]:
     """The outcomes of the results under ``results`` for the pack at ``pack``, judged against
     the vector files ``files``; the engine that stands for them; and every result-file
     problem (missing, extra, mis-shaped, mistyped), one line each, each failing its vector.
@@ -318,6 +280,13 @@ def judge(pack: Path, results: Path, files: list[Path], expected: str | None = N
 
 
 def _judge(pack, results, files, manifest, ident):
+    from waiexport.targets.format import format_named
+    try:
+        fmt = format_named(manifest["model_format"])
+    except KeyError:
+        raise BadInput(f"{pack}/manifest.json: model format "
+                       f"{ascii_text(str(manifest.get('model_format')))[:40]!r} is none this "
+                       "judge knows") from None
     stated = _stated(results, ident)
     _same_files(pack, results, manifest)
     vectors = _given_vectors(manifest, files)
@@ -328,7 +297,7 @@ def _judge(pack, results, files, manifest, ident):
         if not _KEY.match(entry["key"]):
             raise BadInput(f"{pack}/manifest.json: vector {entry['id'][:60]!r}: key "
                            f"{entry['key'][:60]!r} is not one vectors pack writes")
-        out = Outcome(entry["file"], entry["id"], "pass")
+        out = VectorOutcome(entry["file"], entry["id"], "pass")
         outcomes.append(out)
         if "host_refuses_load" in entry or v["load"] != "ok":
             if entry.get("host_refuses_load") != v["load"]:
@@ -346,8 +315,7 @@ def _judge(pack, results, files, manifest, ident):
                                f"vector expects {_expected(kind, want)}")
                 continue
             models[d["model"]["path"]] = d["model"]["sha256"]
-            _judge_decode(results, entry, k, d, kind, want, manifest["layout"], out, errors,
-                          expected_files)
+            _judge_decode(results, entry, k, d, kind, want, fmt, out, errors, expected_files)
     _extra(results, expected_files, errors)
     target = ascii_text(str(manifest["target"]))[:40]
     engine = PackEngine(f"pack:{target}", target, stated, models, ident,
@@ -359,7 +327,7 @@ def _expected(kind, want) -> str:
     return f"refuse {want}" if kind == "refuse" else "outputs"
 
 
-def _fail(out: Outcome, why: str) -> None:
+def _fail(out: VectorOutcome, why: str) -> None:
     out.status = "fail"
     out.reason = out.reason or ascii_text(why)
 
@@ -439,7 +407,7 @@ def _given_vectors(manifest: dict, files: list[Path]) -> dict:
     return vectors
 
 
-def _judge_decode(results, entry, k, d, kind, want, layout, out, errors, expected_files):
+def _judge_decode(results, entry, k, d, kind, want, fmt, out, errors, expected_files):
     """One decode's result files against the vector: the checks the host makes (acc64
     models' ``check`` outputs, in graph order), then each output."""
     specs = [s for s in d["outputs"] if s["name"].startswith("out")]
@@ -470,15 +438,14 @@ def _judge_decode(results, entry, k, d, kind, want, layout, out, errors, expecte
                        + ("refuse field_range" if refused else "outputs"))
         return
     for j, spec in enumerate(specs):
-        a = got[spec["name"]]
-        chw = a[0] if layout.startswith("NCHW") else np.transpose(a[0], (2, 0, 1))
-        d_ = diff(want[j], chw.astype(np.int64))
+        d_ = diff(want[j], fmt.chw(got[spec["name"]]).astype(np.int64))
         if d_:
             _fail(out, f"decode {k} output {j} differs")
             out.diffs.append({"decode": k, "output": j, **d_})
 
 
 def _within(a: np.ndarray, spec: dict) -> bool:
+    """Whether every element of a ``check`` output lies in its tensor's range."""
     return a.size == 0 or (int(spec["lo"]) <= int(a.min()) and int(a.max()) <= int(spec["hi"]))
 
 

@@ -8,7 +8,7 @@ Python values after checking the format.
 from __future__ import annotations
 
 from waiexport.jsonio import BadInput, parse_int
-from waiexport.reference.stage import ELSEWHERE, OPS, StageRefusal, run
+from waiexport.reference.stage import ELSEWHERE, STAGE_OPS, StageRefusal, run
 
 __all__ = ["make_stage_vector", "parse_stage", "stage_expect", "TEXT"]
 
@@ -66,7 +66,7 @@ def stage_expect(op: str, inp: dict, modes: dict, literal: bool = False) -> dict
     """``expect`` for one vector: the operator's result, or ``{"at", "refuse"}``."""
     try:
         if literal:
-            from waiexport.reference.literal.stage import OPS as LITERAL
+            from waiexport.reference.literal.stage import LITERAL_STAGE as LITERAL
             return LITERAL[op](inp, modes)
         return run(op, inp, modes)
     except StageRefusal as r:
@@ -86,7 +86,7 @@ def parse_stage(v: dict, where: str) -> dict:
     §14.1's format checks; ``BadInput`` says which member is wrong."""
     if set(v) != {"expect", "id", "in", "modes", "op"}:
         raise BadInput(f"{where}: a stage vector has exactly expect, id, in, modes and op")
-    if not isinstance(v["op"], str) or v["op"] not in OPS and v["op"] not in ELSEWHERE:
+    if not isinstance(v["op"], str) or v["op"] not in STAGE_OPS and v["op"] not in ELSEWHERE:
         raise BadInput(f"{where}: op {str(v['op'])[:40]!r} is not a stage operator (section 5E)")
     for key in ("in", "modes", "expect"):
         if not isinstance(v[key], dict):

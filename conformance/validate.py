@@ -13,13 +13,14 @@ import numpy as np
 
 from waiexport.jsonio import ascii_text
 from waiexport.refusal import Refusal
-from waiexport.targets.engines import EngineFailure, NotForEngine, machine
+from waiexport.targets.errors import EngineFailure, NotForEngine
+from waiexport.targets.engines.base import machine
 from waiexport.targets.errors import ExportError
 
 from .locate import locate as find_first, sentence
 from .vectors import load_outcome, parse_expect, read_vectors, vector_inputs
 
-__all__ = ["Outcome", "validate_vector", "validate_stage", "validate", "read_all", "diff", "claim", "files_under", "report",
+__all__ = ["VectorOutcome", "validate_vector", "validate_stage", "validate", "read_all", "diff", "claim", "files_under", "report",
            "render", "STATUSES"]
 
 #: Each status a vector can end in, and how the report counts it.
@@ -28,7 +29,7 @@ STATUSES = {"pass": "passed", "fail": "failed", "elsewhere": "ran elsewhere",
 
 
 @dataclass
-class Outcome:
+class VectorOutcome:
     """One vector on one engine: ``status`` is one of :data:`STATUSES` with the reason, for a
     failing output the diff, and where the engine placed the model's nodes when it says."""
 
@@ -81,7 +82,7 @@ def _first_difference(want, got, where: str = "") -> str:
     return f"{where or 'expect'}: expected {str(want)[:80]}, got {str(got)[:80]}"
 
 
-def validate_stage(engine, file: str, v: dict) -> Outcome:
+def validate_stage(engine, file: str, v: dict) -> VectorOutcome:
     """Run one stage vector (§14.1) on an engine's optional ``stage(op, in, modes)`` hook,
     which returns the operator's ``expect`` or raises ``StageRefusal``; an engine without
     the hook, or an operator defined in a text this toolchain does not hold, is "not for
@@ -89,55 +90,55 @@ def validate_stage(engine, file: str, v: dict) -> Outcome:
     from waiexport.reference.stage import ELSEWHERE, StageRefusal
     op, st = v["op"], v["stage"]
     if op in ELSEWHERE:
-        return Outcome(file, v["id"], "skip", f"{op} is defined in {ELSEWHERE[op]}, which "
+        return VectorOutcome(file, v["id"], "skip", f"{op} is defined in {ELSEWHERE[op]}, which "
                                               "this toolchain does not implement")
     hook = getattr(engine, "stage", None)
     if hook is None:
-        return Outcome(file, v["id"], "skip", "the engine runs no stage operators")
+        return VectorOutcome(file, v["id"], "skip", "the engine runs no stage operators")
     try:
         got = hook(op, st["in"], st["modes"])
     except StageRefusal as r:
         got = {"at": r.at, "refuse": r.code}
     except EngineFailure as e:
-        return Outcome(file, v["id"], "fail", str(e))
+        return VectorOutcome(file, v["id"], "fail", str(e))
     except (TypeError, ValueError, KeyError, IndexError) as e:
-        return Outcome(file, v["id"], "fail", f"the operator could not read this in: "
+        return VectorOutcome(file, v["id"], "fail", f"the operator could not read this in: "
                                               f"{type(e).__name__}: {str(e)[:120]}")
     if got == st["expect"]:
-        return Outcome(file, v["id"], "pass")
-    return Outcome(file, v["id"], "fail", _first_difference(st["expect"], got))
+        return VectorOutcome(file, v["id"], "pass")
+    return VectorOutcome(file, v["id"], "fail", _first_difference(st["expect"], got))
 
 
-def validate_vector(engine, file: str, v: dict, locate: bool = False) -> Outcome:
+def validate_vector(engine, file: str, v: dict, locate: bool = False) -> VectorOutcome:
     """Run one vector on ``engine`` (see :mod:`waiexport.targets.engines` for the interface);
     with ``locate``, a differing output is traced to the first operator that differs."""
     if "stage" in v:
         return validate_stage(engine, file, v)
     if engine.profile not in v["profiles"]:
-        return Outcome(file, v["id"], "skip", f"profiles {', '.join(v['profiles'])}")
+        return VectorOutcome(file, v["id"], "skip", f"profiles {', '.join(v['profiles'])}")
     data = v["graph_bytes"]
     if v["load"] != "ok":
         try:
             engine.load(data)
         except Refusal as r:
             if r.code == v["load"]:
-                return Outcome(file, v["id"], "pass")
-            return Outcome(file, v["id"], "fail", f"load refused with {r.code}, not {v['load']}")
+                return VectorOutcome(file, v["id"], "pass")
+            return VectorOutcome(file, v["id"], "fail", f"load refused with {r.code}, not {v['load']}")
         except (ExportError, NotForEngine):
-            return Outcome(file, v["id"], "fail", f"not refused with {v['load']} at load")
-        return Outcome(file, v["id"], "fail", f"loaded a graph refused with {v['load']}")
+            return VectorOutcome(file, v["id"], "fail", f"not refused with {v['load']} at load")
+        return VectorOutcome(file, v["id"], "fail", f"loaded a graph refused with {v['load']}")
     if engine.subset == "npu":
         verdict = load_outcome(data)[3]
         if not verdict["npu"]:
-            return Outcome(file, v["id"], "skip", "outside wai-ops/1-npu")
+            return VectorOutcome(file, v["id"], "skip", "outside wai-ops/1-npu")
     try:
         loaded = engine.load(data)
     except Refusal as r:
-        return Outcome(file, v["id"], "fail", f"refused at load with {r.code}: {r}")
+        return VectorOutcome(file, v["id"], "fail", f"refused at load with {r.code}: {r}")
     except (ExportError, NotForEngine) as e:
-        return Outcome(file, v["id"], "skip", str(e))
+        return VectorOutcome(file, v["id"], "skip", str(e))
     seq = loaded.sequence()
-    out = Outcome(file, v["id"], "pass")
+    out = VectorOutcome(file, v["id"], "pass")
     for k, ((inputs, scalars), d) in enumerate(zip(vector_inputs(v, loaded.graph),
                                                    v["decodes"])):
         kind, want = parse_expect(d)
@@ -186,7 +187,7 @@ def read_all(files: list[Path]) -> list[tuple[Path, list[dict]]]:
     return [(path, read_vectors(path)) for path in files]
 
 
-def validate(engine, files, progress=None, locate: bool = False) -> list[Outcome]:
+def validate(engine, files, progress=None, locate: bool = False) -> list[VectorOutcome]:
     """Every vector of ``files`` (paths, or what :func:`read_all` made of them) on
     ``engine``; ``progress(n)`` is told as vectors finish."""
     read = files if files and isinstance(files[0], tuple) else read_all(files)
@@ -199,7 +200,7 @@ def validate(engine, files, progress=None, locate: bool = False) -> list[Outcome
     return results
 
 
-def claim(engine, results: list[Outcome]) -> dict | None:
+def claim(engine, results: list[VectorOutcome]) -> dict | None:
     """What a pass supports, or ``None`` when a vector failed or ran elsewhere, or none
     passed: evidence for the engine's subset and profile on this machine, not a full-profile
     conformance claim (§1, §12), naming what ran (the engine's packages, versions and
@@ -223,7 +224,7 @@ def claim(engine, results: list[Outcome]) -> dict | None:
     }
 
 
-def report(engine, results: list[Outcome]) -> dict:
+def report(engine, results: list[VectorOutcome]) -> dict:
     """The whole report as data: totals, per file, per vector, and the claim. Every message
     is ASCII, so :func:`waiexport.jsonio.dumps` writes it in §8.5's canonical form."""
     files: dict = {}

@@ -2,6 +2,6 @@
 measured against. ``decode`` runs one decode; ``Decoder`` a sequence with state."""
 
 from .decode import Decoder, apply_policy, decode
-from .ops import OPS
+from .ops import REFERENCE
 
-__all__ = ["decode", "Decoder", "apply_policy", "OPS"]
+__all__ = ["decode", "Decoder", "apply_policy", "REFERENCE"]

@@ -14,7 +14,7 @@ import numpy as np
 
 from .integer import EXP_ZERO_N
 
-__all__ = ["I64_MAX", "amax", "fit", "wide", "add", "sub", "mul", "shift_floor", "rround",
+__all__ = ["I64_MAX", "amax", "compact", "wide", "add", "sub", "mul", "shift_floor", "rround",
            "isqrt", "rsqrt_q16", "exp_neg_q16", "trunc_div", "floordiv", "pad", "total", "sum_width"]
 
 I64_MIN, I64_MAX = -(1 << 63), (1 << 63) - 1
@@ -27,7 +27,7 @@ def amax(a: np.ndarray) -> int:
     return max(-int(a.min()), int(a.max()))
 
 
-def fit(a) -> np.ndarray:
+def compact(a) -> np.ndarray:
     """``a`` as an ``int64`` array when every value fits i64, else as an ``object`` array."""
     a = np.asarray(a)
     if a.dtype != object:
@@ -50,28 +50,28 @@ def add(a, b) -> np.ndarray:
     """``a + b``, exact."""
     if _small(a, b) and amax(np.asarray(a)) + amax(np.asarray(b)) <= I64_MAX:
         return np.asarray(a) + np.asarray(b)
-    return fit(wide(a) + wide(b))
+    return compact(wide(a) + wide(b))
 
 
 def sub(a, b) -> np.ndarray:
     """``a − b``, exact."""
     if _small(a, b) and amax(np.asarray(a)) + amax(np.asarray(b)) <= I64_MAX:
         return np.asarray(a) - np.asarray(b)
-    return fit(wide(a) - wide(b))
+    return compact(wide(a) - wide(b))
 
 
 def mul(a, b) -> np.ndarray:
     """``a · b``, exact."""
     if _small(a, b) and amax(np.asarray(a)) * amax(np.asarray(b)) <= I64_MAX:
         return np.asarray(a) * np.asarray(b)
-    return fit(wide(a) * wide(b))
+    return compact(wide(a) * wide(b))
 
 
 def shift_floor(p, s) -> np.ndarray:
     """``⌊p / 2^s⌋`` for ``s ≥ 0`` (an arithmetic right shift is a floor)."""
     p, s = np.asarray(p), np.asarray(s)
     if p.dtype == object or (s.size and int(s.max()) > 62):
-        return fit(wide(p) >> wide(s))
+        return compact(wide(p) >> wide(s))
     return p >> s
 
 
@@ -79,7 +79,7 @@ def floordiv(a, b) -> np.ndarray:
     """``⌊a / b⌋`` for ``b > 0``, exact."""
     if _small(a, b):
         return np.asarray(a) // np.asarray(b)
-    return fit(wide(a) // wide(b))
+    return compact(wide(a) // wide(b))
 
 
 _HALF = np.frompyfunc(lambda k: (1 << (k - 1)) if k > 0 else 0, 1, 1)
@@ -95,14 +95,14 @@ def rround(p, s, mode: str) -> np.ndarray:
         p, s = wide(p), wide(s)
         h = _HALF(s)
     if mode == "floor":
-        return fit(p >> s)
+        return compact(p >> s)
     if mode == "half_up":
-        return fit((p + h) >> s)
+        return compact((p + h) >> s)
     q = p >> s
     r = p - (q << s)
     tie = (r == h).astype(bool) & (q % 2 == 1).astype(bool)
     up = (s > 0).astype(bool) & ((r > h).astype(bool) | tie)
-    return fit(q + up.astype(np.int64))
+    return compact(q + up.astype(np.int64))
 
 
 _ISQRT = np.frompyfunc(math.isqrt, 1, 1)
@@ -111,13 +111,13 @@ _ISQRT = np.frompyfunc(math.isqrt, 1, 1)
 def isqrt(n) -> np.ndarray:
     """§2 ``isqrt`` elementwise, for ``n ≥ 0``."""
     n = np.asarray(n)
-    return fit(_ISQRT(wide(n))) if n.size else n.astype(np.int64)
+    return compact(_ISQRT(wide(n))) if n.size else n.astype(np.int64)
 
 
 def rsqrt_q16(v) -> np.ndarray:
     """§2 ``rsqrt_q16`` elementwise: ``⌊2^32 / isqrt(v)⌋``, 0 where ``isqrt(v) = 0``."""
     r = isqrt(v)
-    return fit(np.where(r == 0, 0, wide(1 << 32) // wide(np.where(r == 0, 1, r))))
+    return compact(np.where(r == 0, 0, wide(1 << 32) // wide(np.where(r == 0, 1, r))))
 
 
 def exp_neg_q16(x) -> np.ndarray:
@@ -135,7 +135,7 @@ def trunc_div(a, b: int) -> np.ndarray:
     """§2 ``trunc(a / b)`` elementwise, for ``b > 0``."""
     a = wide(a)
     q = abs(a) // b
-    return fit(np.where(a >= 0, q, -q))
+    return compact(np.where(a >= 0, q, -q))
 
 
 def pad(x: np.ndarray, ph: int, pw: int, bottom: int | None = None,
@@ -168,7 +168,7 @@ def total(a: np.ndarray, axis: int, keepdims: bool = False) -> np.ndarray:
     """The exact sum of ``a`` along ``axis``."""
     if a.dtype == np.int64 and a.shape[axis] * amax(a) <= I64_MAX:
         return a.sum(axis=axis, keepdims=keepdims)
-    return fit(wide(a).sum(axis=axis, keepdims=keepdims))
+    return compact(wide(a).sum(axis=axis, keepdims=keepdims))
 
 
 def sum_width(x: np.ndarray, w: np.ndarray, terms: int):

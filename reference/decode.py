@@ -12,9 +12,9 @@ from waiexport.graph import Graph, Tensor
 from waiexport.plan import check_inputs, run_plan
 from waiexport.refusal import Refusal
 
-from .literal import OPS as literal_ops
-from .arrays import fit, wide
-from .ops import OPS, Ctx
+from .literal import LITERAL
+from .arrays import compact, rround, wide
+from .ops import REFERENCE, OpCtx
 
 __all__ = ["decode", "apply_policy", "Decoder"]
 
@@ -23,7 +23,7 @@ def apply_policy(value: np.ndarray, rec: Tensor, where: str) -> np.ndarray:
     """§3: a ``clamp`` tensor is clamped; a ``check`` tensor outside its range refuses the
     decode (``field_range``); a ``derived`` one is as produced."""
     if rec.policy == "clamp":
-        return fit(np.minimum(np.maximum(value, rec.lo), rec.hi))
+        return compact(np.minimum(np.maximum(value, rec.lo), rec.hi))
     if rec.policy == "check" and value.size:
         lo, hi = int(value.min()), int(value.max())
         if lo < rec.lo or hi > rec.hi:
@@ -33,7 +33,8 @@ def apply_policy(value: np.ndarray, rec: Tensor, where: str) -> np.ndarray:
 
 
 def decode(g: Graph, inputs: Sequence[np.ndarray], scalars: Sequence[int], *,
-           literal: bool = False, keep: bool = False, note=None) -> list[np.ndarray] | dict:
+           literal: bool = False, keep: bool = False, note=None,
+           rounding=None) -> list[np.ndarray] | dict:
     """Run one decode (§4 run steps 1–4).
 
     Parameters
@@ -52,6 +53,10 @@ def decode(g: Graph, inputs: Sequence[np.ndarray], scalars: Sequence[int], *,
         that operator ``index`` forms, as it forms it.
     keep : bool
         Return every tensor (a dict by tensor index) instead of the outputs.
+    rounding : callable, optional
+        ``rounding(real, p, s, mode)`` in place of every rounding ``R_mode(p, s)`` (§2) the
+        vectorised operators make, ``real`` being the reference's own: a test double's
+        mistake, or a spy.
 
     Returns
     -------
@@ -64,20 +69,22 @@ def decode(g: Graph, inputs: Sequence[np.ndarray], scalars: Sequence[int], *,
         The first refusal of §4's run steps.
     """
     run_plan(g, [a.shape for a in inputs], [int(s) for s in scalars])
-    ops, store = (literal_ops, wide) if literal else (OPS, fit)
+    ops, store = (LITERAL, wide) if literal else (REFERENCE, compact)
+    hooks = {} if rounding is None else {"rounding": lambda p, s, mode: rounding(rround, p, s,
+                                                                                 mode)}
     env = {}
     for i, (inp, value) in enumerate(zip(g.inputs, inputs)):
-        env[inp.tensor] = store(apply_policy(fit(value), g.tensor(inp.tensor), f"input {i}"))
+        env[inp.tensor] = store(apply_policy(compact(value), g.tensor(inp.tensor), f"input {i}"))
     ctx_scalars = tuple(int(s) for s in scalars)
     for op in g.ops:
         recs = [g.tensor(t) for t in op.outputs]
-        ctx = Ctx(ctx_scalars, tuple(r.channels for r in recs))
+        ctx = OpCtx(ctx_scalars, tuple(r.channels for r in recs), **hooks)
         if note is not None:
-            ctx = Ctx(ctx.scalars, ctx.out_channels, partial(note, op.index))
+            ctx = OpCtx(ctx.scalars, ctx.out_channels, partial(note, op.index))
         outs = ops[op.name](op.params, [env[t] for t in op.inputs], ctx)
         for slot, (t, rec, value) in enumerate(zip(op.outputs, recs, outs)):
             where = f"operator {op.index} ({op.name}) output {slot}"
-            env[t] = store(apply_policy(fit(value), rec, where))
+            env[t] = store(apply_policy(compact(value), rec, where))
     return env if keep else [env[t] for t in g.outputs]
 
 

@@ -14,11 +14,12 @@ def per_channel(values: np.ndarray, kind: int):
     return values.reshape(-1, 1, 1) if kind == 2 else values[0]
 
 
-def rq(v: np.ndarray, p: RQ) -> np.ndarray:
-    """§5.1 ``rq_o(v)``: ``t = v + pre bias``, ``p = t·mult``, ``q = R_round(p, shift)``,
-    ``y = q + post bias``, each exact; channel ``o`` is ``v[o]``."""
+def rq(v: np.ndarray, p: RQ, rounding=rround) -> np.ndarray:
+    """§5.1 ``rq_o(v)``: ``t = v + pre bias``, ``p = t·mult``, ``q = R_round(p, shift)``
+    (by ``rounding``, the operator context's), ``y = q + post bias``, each exact; channel
+    ``o`` is ``v[o]``."""
     bias = p.bias.reshape(-1, 1, 1)
     t = add(v, bias) if p.bias_kind == "pre" else v
     prod = mul(t, per_channel(p.mult, p.m_kind)) if p.m_kind else t
-    q = rround(prod, per_channel(p.shift, p.s_kind), p.round)
+    q = rounding(prod, per_channel(p.shift, p.s_kind), p.round)
     return add(q, bias) if p.bias_kind == "post" else q

@@ -8,6 +8,7 @@ import numpy as np
 
 from waiexport.builder import smallest_width
 from waiexport.graph import Graph, Op
+from waiexport.optable import info
 from waiexport.params import RQ, as_array
 
 __all__ = ["Rewrite", "rq_channels", "with_rq", "set_rq"]
@@ -34,8 +35,7 @@ class Rewrite:
 
 def rq_channels(op: Op, g: Graph) -> int:
     """How many output channels ``op``'s ``RQ`` spans."""
-    return op.params.cout if op.name in ("conv", "conv_transpose") else \
-        g.tensor(op.inputs[0]).channels
+    return op.params.cout if info(op.name).rq == "cout" else g.tensor(op.inputs[0]).channels
 
 
 def _kind(values: list[int], was: int) -> tuple[int, np.ndarray]:

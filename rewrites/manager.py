@@ -11,12 +11,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from waiexport.bounds import certify_graph
-from waiexport.certificate import Member, certify, verdict_of
+from waiexport.bounds.live import LiveBounds
+from waiexport.certificate import Member, certify
 from waiexport.graph import Graph
 from waiexport.descriptions import Target
 from waiexport.limits import limits
-from waiexport.whg1 import read, write
+from waiexport.refusal import Refusal
+from waiexport.whg1 import write
 
 from .floor_to_half_up import FloorToHalfUp
 from .negative_multiplier import NegativeMultiplier
@@ -24,7 +25,7 @@ from .phase_conv import PhaseConvolution
 from .post_bias import PostToPreBias
 from .shift_range import ShiftRange
 
-__all__ = ["ORDER", "Change", "Outcome", "rewrite_for"]
+__all__ = ["ORDER", "Change", "RewriteOutcome", "rewrite_for"]
 
 #: The rewrites, in the order they are tried: the first on every node, then the others on
 #: each node in turn.
@@ -44,9 +45,10 @@ class Change:
 
 
 @dataclass
-class Outcome:
-    """What the pipeline did: the rewritten graph and its bytes, both certificates, every
-    rewrite tried, and each node that still breaks a limit (index in the rewritten graph)."""
+class RewriteOutcome:
+    """What the manager did: the rewritten graph, its bytes and its bounds, both
+    certificates, every rewrite tried, and each node that still breaks a limit (index in
+    the rewritten graph)."""
 
     graph: Graph
     data: bytes
@@ -55,6 +57,7 @@ class Outcome:
     changes: list = field(default_factory=list)
     remaining: list = field(default_factory=list)
     sources: list = field(default_factory=list)   # each rewritten node's source index
+    member: Member | None = None                  # the rewritten graph, loaded and bounded
 
     def label(self, k: int) -> str:
         """Node ``k`` of the rewritten graph by its source index: ``node 3 (now 2)``."""
@@ -62,16 +65,20 @@ class Outcome:
         return f"node {src}" if src == k else f"node {src} (now {k})"
 
 
-def _acc32(g: Graph) -> bool:
-    return verdict_of([Member("g", b"", g, certify_graph(g))])["acc32"]
+def rewrite_for(source: Graph | Member, target: Target, name: str = "graph") -> RewriteOutcome:
+    """Apply the exact rewrites ``target`` needs to ``source`` (a graph that loaded, or a
+    loaded :class:`~waiexport.certificate.Member`, whose bounds are then not derived again;
+    it is not changed), and say what still does not fit.
 
-
-def rewrite_for(g: Graph, target: Target, name: str = "graph") -> Outcome:
-    """Apply the exact rewrites ``target`` needs to ``g`` (which loaded; ``g`` is not
-    changed), and say what still does not fit."""
-    before = certify([Member.of(name, write(g), g)])
+    Each trial is applied in place and undone when declined (:meth:`Graph.journal`), and
+    only what it reaches is re-derived (:class:`~waiexport.bounds.live.LiveBounds`): the
+    manager does no bounds pass of its own, and its rule evaluations grow with the graph,
+    not with its square."""
+    member = source if isinstance(source, Member) else Member.of(name, write(source), source)
+    before = certify([member])
     keep_acc32 = before["verdict"]["acc32"]
-    work = g.copy()
+    work = member.graph.copy()
+    live = LiveBounds(work, member.bounds)
     origin = {op.uid: op.index for op in work.ops}
     changes = []
 
@@ -81,14 +88,20 @@ def rewrite_for(g: Graph, target: Target, name: str = "graph") -> Outcome:
             return
         reason = rule.check(op, work, target)
         if reason is None:
-            trial = work.copy()
-            rule.apply(trial.ops[op.index], trial, target)
-            if keep_acc32 and not _acc32(trial):
-                reason = "it would take the graph out of acc32"
-            else:
-                known = set(work.nx.graph["order"])
+            known = set(work.nx.graph["order"])
+            with work.journal() as change:
                 rule.apply(op, work, target)
+            try:
+                saved = live.rederive(change.touched, change.removed)
+                if keep_acc32 and live.failing:
+                    live.restore(saved)
+                    reason = "it would take the graph out of acc32"
+            except Refusal as r:
+                reason = f"it would make the graph refused at load: {r}"
+            if reason is None:
                 origin.update((new, origin[uid]) for new in set(work.nx.graph["order"]) - known)
+            else:
+                change.undo()
         changes.append(Change(origin[uid], op.name, rule.name, rule.key, reason is None, reason))
 
     phase, *per_rq = ORDER
@@ -100,12 +113,11 @@ def rewrite_for(g: Graph, target: Target, name: str = "graph") -> Outcome:
     sources = [origin[uid] for uid in work.nx.graph["order"]]
     final = work.renumbered()
     data = write(final)
-    final = read(data)
-    member = Member.of(name, data, final)
-    after = certify([member])
+    after_member = Member(name, data, final, live.renumbered(final))
+    after = certify([after_member])
     remaining = []
-    for op, nb in zip(final.ops, member.bounds.nodes):
+    for op, nb in zip(final.ops, after_member.bounds.nodes):
         broken = limits(op, nb, final, target)
         if broken:
             remaining.append((op.index, op.name, broken))
-    return Outcome(final, data, before, after, changes, remaining, sources)
+    return RewriteOutcome(final, data, before, after, changes, remaining, sources, after_member)

@@ -119,3 +119,23 @@ def examples(n: int) -> int:
     with the loaded profile's ``max_examples`` (twenty times under ``thorough``)."""
     from hypothesis import settings
     return max(1, n * settings.default.max_examples // 100)
+
+
+def mistaken(name: str, mistake):
+    """The reference as an engine with one named mistake in every rounding ``R_mode(p, s)``
+    it makes (the value a sum or product reaches, just before it is requantised):
+    ``mistake(real, p, s, mode)``, through the reference's rounding hook."""
+    from waiexport.reference import decode
+    from waiexport.targets.engines.base import Loaded
+    from waiexport.targets.engines.reference import ReferenceEngine
+    from waiexport.targets.outputs import by_name
+
+    class Mistaken(ReferenceEngine):
+        def load(self, data):
+            g = super().load(data).graph
+            return Loaded(g, lambda i, s: by_name(decode(g, i, s, rounding=mistake)),
+                          lambda i, s: decode(g, i, s, keep=True, rounding=mistake))
+    engine = Mistaken()
+    engine.name = name
+    return engine
+

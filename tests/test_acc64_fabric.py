@@ -217,7 +217,7 @@ def test_every_acc64_graph_of_every_operator_is_bit_exact(name, data):
     # parameters and ranges anywhere wai-ops/1 allows (64-bit values, shifts to 127,
     # multipliers and biases to the i64 ends), kept where the graph meets acc64
     from hypothesis import assume
-    from waiexport.targets.exporter import probe_inputs
+    from waiexport.probes import probe_inputs
     # the products of two tensors (mul, gram, apply) meet acc64 only on narrower values
     r = dict(MID, values=(-(2**28), 2**28)) if name in ("apply", "gram", "mul") else MID
     g, inputs, scalars = data.draw(case(name, r))

@@ -103,12 +103,12 @@ def test_every_help_gives_exit_codes_and_an_example(command):
 
 def test_engine_lists_come_from_the_registry():
     from waiexport.targets.engines import ENGINES
-    for command in ("run", "validate"):
-        text = " ".join(CliRunner().invoke(main, [command, "--help"]).output.split())
+    for command in ("run", "validate", "jpegai decode"):
+        text = " ".join(CliRunner().invoke(main, [*command.split(), "--help"]).output.split())
         text = text.replace("- ", "-")   # help text wraps at a name's hyphen
-        assert all(name.split(":")[0] in text for name in ENGINES), (command, text)
+        assert all(f"{e.name}: {e.help}" in text for e in ENGINES), (command, text)
     r = CliRunner().invoke(main, ["validate", "--engine", "nope"])
-    assert all(name in r.output for name in ENGINES)
+    assert r.exit_code == 2 and all(e.name in r.output for e in ENGINES)
 
 
 def test_a_missing_optional_tool_is_one_line(tmp_path):

@@ -15,7 +15,11 @@ from waiexport.conformance.validate import diff, files_under, validate
 from waiexport.optable import BY_NAME, OPS
 from waiexport.reference import arrays
 from waiexport.refusal import Refusal
-from waiexport.targets.engines import Loaded, ReferenceEngine, engine
+from waiexport.targets.engines.base import Loaded
+from waiexport.targets.engines.reference import ReferenceEngine
+from waiexport.targets.engines import engine
+
+from _helpers import mistaken
 
 ROUNDS = ("floor", "half_up", "half_even")
 
@@ -119,18 +123,15 @@ class DropsRefusals(ReferenceEngine):
         return Loaded(loaded.graph, run)
 
 
-def test_a_wrong_rounding_is_caught_by_name(monkeypatch):
+def test_a_wrong_rounding_is_caught_by_name():
     """A test double of the reference whose half_up sends ties toward −∞."""
-    import waiexport.reference.rq as rq_module
-    real = rq_module.rround
-
-    def ties_down(p, s, mode):
+    def ties_down(real, p, s, mode):
         if mode != "half_up":
             return real(p, s, mode)
         # ⌊(p − 1 + 2^(s−1)) / 2^s⌋: the same except that a tie goes down
         return real(arrays.sub(p, (np.asarray(s) > 0).astype(np.int64)), s, mode)
-    monkeypatch.setattr(rq_module, "rround", ties_down)
-    results = validate(engine("reference"), files_under([CORPUS / "vectors" / "rescale.jsonl"]))
+    results = validate(mistaken("ties-down", ties_down),
+                       files_under([CORPUS / "vectors" / "rescale.jsonl"]))
     failed = {r.vid for r in results if r.status == "fail"}
     assert "rescale_half_up_ties_shift_1" in failed
     assert not any("floor" in v or "half_even" in v for v in failed)
@@ -172,21 +173,18 @@ def test_vectors_commands(tmp_path):
     assert r.exit_code == 0 and "DIFFERS" not in r.output
 
 
-def test_locate_names_the_operator_and_counts_ties(monkeypatch):
-    import waiexport.reference.rq as rq_module
+def test_locate_names_the_operator_and_counts_ties():
     from waiexport.conformance.locate import locate
-    from waiexport.targets.engines import OrtEngine
+    from waiexport.targets.engines.ort import OrtEngine
     from waiexport import write
     from waiexport.capabilities.examples import tiny_synth
 
     loaded = OrtEngine().load(write(tiny_synth()))
     x = np.random.default_rng(1).integers(-128, 128, (8, 4, 4))
     assert locate(loaded, [x], []) is None                    # onnxruntime agrees everywhere
-    real = rq_module.rround
     # the reference made wrong at ties of its first requantisation: the engine now "differs"
-    monkeypatch.setattr(rq_module, "rround", lambda p, s, mode: real(
+    found = locate(loaded, [x], [], rounding=lambda real, p, s, mode: real(
         arrays.add(p, (np.asarray(s) > 0).astype(np.int64)), s, mode))
-    found = locate(loaded, [x], [])
     assert found["operator"] == 0 and found["op"] == "conv" and found["differing"] > 0
 
 

@@ -14,8 +14,10 @@ from waiexport.builder import GraphBuilder, conv, conv_transpose, rq
 from waiexport.optable import OPS
 from waiexport.reference import decode
 from waiexport.descriptions import target
-from waiexport.targets.engines import OrtEngine, engine
-from waiexport.targets.exporter import export, probe_inputs
+from waiexport.targets.engines.ort import OrtEngine
+from waiexport.targets.engines import engine
+from waiexport.probes import probe_inputs
+from waiexport.targets.exporter import export
 from waiexport.targets.onnx.export import ExportError, check_integer_only
 from waiexport.targets.onnx.lower import LOWER
 
@@ -301,7 +303,7 @@ def test_a_kernel_that_fails_the_probe_is_not_used(monkeypatch):
     # a double of onnxruntime's u8×s8 kernel that saturates: the export falls back to
     # u8×u8 ConvInteger and stays exact; the claim says what was probed
     import waiexport.targets.onnx.mac as mac
-    from waiexport.targets.engines import OrtEngine
+    from waiexport.targets.engines.ort import OrtEngine
     rng = np.random.default_rng(6)
     b = GraphBuilder()
     b.output(b.op("conv", b.input(4, -128, 127), conv(rng.integers(-128, 128, (3, 4, 3, 3)),
@@ -431,7 +433,7 @@ def test_the_probe_runs_on_the_models_provider():
     # a provider that cannot run the probe model fails it, and the claim names that provider
     import onnxruntime as ort
     import waiexport.targets.onnx.mac as mac
-    from waiexport.targets.engines import _probed
+    from waiexport.targets.engines.ort import probed as _probed
     other = next((p for p in ort.get_available_providers() if p != "CPUExecutionProvider"),
                  None)
     if other is None:

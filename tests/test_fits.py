@@ -13,7 +13,8 @@ from waiexport.capabilities.lower import lower_set
 from waiexport.refusal import Refusal
 from waiexport.descriptions import TARGETS
 from waiexport.targets.engines import engine
-from waiexport.targets.exporter import fit, probe_inputs
+from waiexport.probes import probe_inputs
+from waiexport.targets.exporter import fit
 from waiexport.whg1 import read, write
 
 from test_lowering import ROOT

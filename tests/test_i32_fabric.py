@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from waiexport import params as P
 from waiexport import write
 from waiexport.builder import GraphBuilder, conv, rq
-from waiexport.targets.exporter import probe_inputs
+from waiexport.probes import probe_inputs
 
 from _helpers import examples, verdict
 from _strategies import NARROW, case

@@ -9,8 +9,10 @@ from hypothesis import HealthCheck, assume, given, settings
 
 from waiexport.conformance.generate import CORPUS
 from waiexport.conformance.validate import files_under, validate
-from waiexport.targets.engines import EngineFailure, IreeCpuEngine, TosaRefEngine
-from waiexport.targets.exporter import probe_inputs
+from waiexport.targets.errors import EngineFailure
+from waiexport.targets.engines.iree import IreeCpuEngine
+from waiexport.targets.engines.tosa_ref import TosaRefEngine
+from waiexport.probes import probe_inputs
 
 from test_tosa import _in_npu_acc32, exact_or_refused, requantisation
 

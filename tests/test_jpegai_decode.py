@@ -15,7 +15,8 @@ from waiexport.capabilities.jpegai_entropy import (PLANES, compare, decode_plane
                                       stage_values)
 from waiexport.capabilities.jpegai import lower_jpegai, read_norm
 from waiexport.refusal import Refusal
-from waiexport.targets.engines import Loaded, engine
+from waiexport.targets.engines.base import Loaded
+from waiexport.targets.engines import engine
 
 ROOT = Path(__file__).resolve().parent.parent
 BUNDLE = ROOT / "examples" / "jpegai"
@@ -34,7 +35,7 @@ def _args(out, **over):
 @pytest.fixture(scope="module")
 def inputs():
     flags = {p: read_flags((STREAMS / f"grfs_{p}.txt").read_bytes(), c, p)
-             for p, (_, c, _, _, _) in PLANES.items()}
+             for p, (_, c, *_) in PLANES.items()}
     latents = {s: (STREAMS / f"{s.lower()}.bin").read_bytes() for s in ("SORP", "SORS")}
     return read_norm(BUNDLE), lower_jpegai(BUNDLE), (STREAMS / "soz.bin").read_bytes(), \
         latents, flags

@@ -68,8 +68,8 @@ def test_every_part_covers_the_table():
     cases, and the ONNX lowering."""
     from waiexport.bounds import RULES
     from waiexport.conformance.cases import OPERATORS
-    from waiexport.reference import OPS as REFERENCE
-    from waiexport.reference.literal import OPS as LITERAL
+    from waiexport.reference import REFERENCE
+    from waiexport.reference.literal import LITERAL
     from waiexport.targets.onnx.lower import LOWER
     names = set(BY_NAME)
     for table in (LAYOUTS, SHAPES, REFERENCE, LITERAL, RULES, OPERATORS):

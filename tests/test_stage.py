@@ -10,9 +10,9 @@ from hypothesis import strategies as st
 from waiexport.conformance.checker import check_dir
 from waiexport.conformance.generate import CORPUS
 from waiexport.conformance.validate import files_under, report, validate
-from waiexport.reference.literal.stage import OPS as LITERAL
+from waiexport.reference.literal.stage import LITERAL_STAGE as LITERAL
 from waiexport.refusal import CODES
-from waiexport.reference.stage import ELSEWHERE, OPS, StageRefusal, run
+from waiexport.reference.stage import ELSEWHERE, STAGE_OPS, StageRefusal, run
 from waiexport.reference.stage.bucket import bucket
 from waiexport.reference.stage.mans_decode import Window, decode_fac, decode_sgm, latent_tables, zp_table
 from waiexport.reference.stage.mans_encode import EncodeError, coding, encode_fac, encode_sgm
@@ -263,8 +263,8 @@ def test_sgm_on_random_bytes_agrees(pmf, memory, data):
 # --- the corpus ----------------------------------------------------------------------------
 
 def test_the_stage_corpus_has_a_file_per_operator_here():
-    assert {p.stem for p in (CORPUS / "stage").glob("*.jsonl")} == set(OPS)
-    assert not set(OPS) & set(ELSEWHERE)
+    assert {p.stem for p in (CORPUS / "stage").glob("*.jsonl")} == set(STAGE_OPS)
+    assert not set(STAGE_OPS) & set(ELSEWHERE)
 
 
 def test_the_checker_reproduces_the_stage_corpus():

@@ -17,8 +17,11 @@ from waiexport.conformance.generate import CORPUS
 from waiexport.conformance.validate import files_under, validate
 from waiexport.optable import OPS
 from waiexport.reference import decode
-from waiexport.targets.engines import NotForEngine, TosaRefEngine, engine
-from waiexport.targets.exporter import DoesNotFit, probe_inputs
+from waiexport.targets.errors import NotForEngine
+from waiexport.targets.engines.tosa_ref import TosaRefEngine
+from waiexport.targets.engines import engine
+from waiexport.probes import probe_inputs
+from waiexport.targets.exporter import DoesNotFit
 from waiexport.targets.onnx.export import ExportError
 
 from _helpers import examples, verdict
@@ -143,7 +146,8 @@ def test_tosa_ref_passes_every_committed_acc32_npu_vector_it_takes():
 
 
 def test_a_status_other_than_valid_fails_with_the_models_message():
-    from waiexport.targets.engines import EngineFailure, run_tosa
+    from waiexport.targets.errors import EngineFailure
+    from waiexport.targets.tosa.format import run_tosa
     from waiexport.targets.tosa.build import I32, TosaBuilder
     from waiexport.targets.tosa.export import TosaModel
     b = TosaBuilder()

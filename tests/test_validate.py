@@ -13,33 +13,18 @@ from onnx import helper, numpy_helper
 from waiexport.cli import main
 from waiexport.conformance.diagnose import wrap32
 from waiexport.conformance.generate import CORPUS
-from waiexport.conformance.locate import replaced_rounding
 from waiexport.conformance.validate import files_under, report, validate
 from waiexport.conformance.vectors import read_vectors
 from waiexport.reference.arrays import wide
-from waiexport.targets.engines import (CPU, EngineUnavailable, Loaded, OrtEngine, OrtRuntime,
-                                       ReferenceEngine)
+from waiexport.targets.engines.ort import CPU, OrtEngine, OrtRuntime
+from waiexport.targets.errors import EngineUnavailable
+from waiexport.targets.engines.base import Loaded
+from waiexport.targets.engines.reference import ReferenceEngine
+
+from _helpers import mistaken
 
 VECTORS = CORPUS / "vectors"
 NEW = {"conv_int8_sum_past_2_24", "conv_int8_sum_past_2_30", "rescale_product_past_2_53"}
-
-
-class Mistaken(ReferenceEngine):
-    """The reference with one named mistake in every rounding ``R_mode(p, s)`` it makes (the
-    value a sum or product reaches, just before it is requantised)."""
-
-    def __init__(self, name, mistake):
-        self.name, self.mistake = name, mistake
-
-    def load(self, data):
-        loaded = super().load(data)
-
-        def wrong(fn):
-            def run(*args):
-                with replaced_rounding(self.mistake):
-                    return fn(*args)
-            return run
-        return Loaded(loaded.graph, wrong(loaded.run), wrong(loaded.run_all))
 
 
 def _each(f):
@@ -75,7 +60,7 @@ DOUBLES = {
 
 
 def _run(double: str, file: str, locate: bool = False):
-    return validate(Mistaken(double, DOUBLES[double]), files_under([VECTORS / f"{file}.jsonl"]),
+    return validate(mistaken(double, DOUBLES[double]), files_under([VECTORS / f"{file}.jsonl"]),
                     locate=locate)
 
 
@@ -93,7 +78,7 @@ def test_the_new_vectors_drive_one_kernel_past_2_24_and_2_30():
     from waiexport.descriptions import target
     from waiexport.targets.exporter import export
     from onnx.reference import ReferenceEvaluator
-    from waiexport.targets.engines import host_feed
+    from waiexport.targets.format import host_feed
     from waiexport.targets.onnx.export import every_node_model
     from waiexport.conformance.vectors import vector_inputs
 
@@ -182,8 +167,8 @@ def test_locate_blames_no_node_when_the_model_agrees_with_the_evaluator():
     b = GraphBuilder()
     b.output(b.op("rescale", b.input(1, -99, 99), P.Rescale(rq(shift=1, round="half_up"))))
     loaded = OrtEngine().load(write(b.build()))
-    with replaced_rounding(lambda real, p, s, mode: real(wide(p) - 1, s, mode)):
-        found = locate(loaded, [np.array([[[3, 5, 4, -7, 8]]])], [])
+    found = locate(loaded, [np.array([[[3, 5, 4, -7, 8]]])], [],
+                   rounding=lambda real, p, s, mode: real(wide(p) - 1, s, mode))
     assert found["differing"] == 3 and found["node"] is None
     assert "every node of its lowering agrees" in sentence(found)
 
@@ -230,7 +215,7 @@ def test_without_fallback_a_provider_that_declines_nodes_runs_nothing():
 def test_json_report_on_a_failing_run(monkeypatch):
     import waiexport.targets.engines as engines
     monkeypatch.setattr(engines, "engine",
-                        lambda name, fallback=False: Mistaken("float32", DOUBLES["float32"]))
+                        lambda name, fallback=False: mistaken("float32", DOUBLES["float32"]))
     r = CliRunner().invoke(main, ["validate", "--json", "--locate", str(VECTORS / "conv.jsonl")])
     assert r.exit_code == 1
     d = json.loads(r.stdout)

@@ -19,7 +19,7 @@ import numpy as np
 
 from . import params as P
 from .graph import MAX_ELEMS, Graph, Input, Scalar, Tensor
-from .plan import SHAPES, _Ctx
+from .plan import SHAPES, ShapeCtx
 from .whg1 import read, write
 
 __all__ = ["GraphBuilder", "rq", "conv", "conv_transpose", "chscale", "lut16", "igdn",
@@ -166,7 +166,7 @@ class GraphBuilder:
         ins = [inputs] if isinstance(inputs, int) else list(inputs)
         if channels is None:
             shapes = SHAPES[name](params, [(self.tensors[t].channels, None, None) for t in ins],
-                                  _Ctx((), None))
+                                  ShapeCtx((), None))
             channels = [s[0] for s in shapes]
         elif isinstance(channels, int):
             channels = [channels]

@@ -9,13 +9,12 @@ from dataclasses import dataclass
 from .bounds import GraphBounds, bits, certify_graph
 from .graph import Graph
 from .jsonio import dumps
+from .optable import info
 from .profiles import (PROFILES, acc32_params, failing, fits_class, node_fits, npu_flags,
                        npu_reasons)
 
 __all__ = ["Member", "Failure", "Verdict", "certify", "certificate_bytes", "verdict_of"]
 
-K_C_OPS = ("conv", "conv_transpose", "igdn", "gram", "apply")
-MAC_OPS = ("conv", "conv_transpose", "chscale", "mul", "gram", "apply")
 
 
 @dataclass
@@ -54,9 +53,9 @@ def _node(nb, g: Graph) -> dict:
                 for t, out, r in zip(op.outputs, nb.outs, res.results)],
         "saturated": nb.saturated,
     }
-    if op.name in K_C_OPS:
+    if info(op.name).k_c:
         node["k_c"] = _k_c(res.k_c)
-    if op.name in MAC_OPS:
+    if info(op.name).mac:
         node["mac"] = res.mac.as_json()
     return node
 

@@ -9,6 +9,7 @@ slot)``, so an operator may read one tensor twice (``add x x``). Evaluation orde
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from typing import Iterable, Mapping, Sequence
 
@@ -158,6 +159,24 @@ class Graph:
         return Op(uid, index, node["name"], node["params"],
                   tuple(t for _, t in ins), tuple(t for _, t in outs))
 
+    @contextmanager
+    def journal(self):
+        """Record what the block changes (operators appended or replaced, tensors added,
+        parameters set): yields a :class:`Journal`, whose ``undo()`` puts the graph back and
+        whose ``touched`` names the operator nodes to re-derive. A trial rewrite is applied
+        in place and undone, instead of copying the whole graph per trial."""
+        j = Journal(self)
+        self.nx.graph["_journal"] = j
+        try:
+            yield j
+        finally:
+            self.nx.graph.pop("_journal", None)
+
+    def _log(self, kind: str, *entry) -> None:
+        j = self.nx.graph.get("_journal")
+        if j is not None:
+            j.entries.append((kind, *entry))
+
     def append(self, name: str, ins: Sequence[int], outs: Sequence[int], params: Params) -> tuple:
         """Add an operator after the last one; returns its node."""
         uid = ("op", len(self.nx.graph["order"]))
@@ -170,16 +189,19 @@ class Graph:
             self.nx.add_edge(uid, t, key=("out", slot))
         self.nx.graph["order"].append(uid)
         self._changed()
+        self._log("append", uid)
         return uid
 
     def add_tensor(self, rec: Tensor) -> int:
         """Add a tensor record under a fresh index; returns the index."""
         t = max(self._tensor_nodes(), default=-1) + 1
         self.nx.add_node(t, rec=rec)
+        self._log("tensor", t)
         return t
 
     def set_params(self, uid: tuple, params: Params) -> None:
         """Replace operator ``uid``'s parameters."""
+        self._log("params", uid, self.nx.nodes[uid]["params"])
         self.nx.nodes[uid]["params"] = params
         self._changed()
 
@@ -189,12 +211,20 @@ class Graph:
         place in evaluation order; returns their nodes."""
         order = self.nx.graph["order"]
         at = self._position()[uid]
+        old = (dict(self.nx.nodes[uid]), list(self.nx.in_edges(uid, keys=True)),
+               list(self.nx.out_edges(uid, keys=True)))
         self.nx.remove_node(uid)
         del order[at]
-        new = [self.append(*op) for op in ops]
+        j = self.nx.graph.pop("_journal", None)     # the appends below are this one change
+        try:
+            new = [self.append(*op) for op in ops]
+        finally:
+            if j is not None:
+                self.nx.graph["_journal"] = j
         order[len(order) - len(new):] = []
         order[at:at] = new
         self._changed()
+        self._log("replace", uid, at, old, new)
         return new
 
     def copy(self) -> "Graph":
@@ -252,6 +282,52 @@ class Graph:
     def __repr__(self) -> str:
         return (f"<Graph: {len(self.inputs)} inputs, {len(self.nx.graph['order'])} ops, "
                 f"{sum(1 for _ in self._tensor_nodes())} tensors>")
+
+
+class Journal:
+    """What a :meth:`Graph.journal` block changed, and how to put it back."""
+
+    def __init__(self, g: Graph):
+        self.g, self.entries = g, []
+
+    @property
+    def touched(self) -> set:
+        """The operator nodes the block added or whose parameters it set."""
+        out = set()
+        for kind, *entry in self.entries:
+            if kind in ("append", "params"):
+                out.add(entry[0])
+            elif kind == "replace":
+                out.update(entry[3])
+        return out
+
+    @property
+    def removed(self) -> set:
+        """The operator nodes the block replaced."""
+        return {entry[0] for kind, *entry in self.entries if kind == "replace"}
+
+    def undo(self) -> None:
+        """Put the graph back as it was before the block, last change first."""
+        nx_graph, order = self.g.nx, self.g.nx.graph["order"]
+        for kind, *entry in reversed(self.entries):
+            if kind == "append":
+                nx_graph.remove_node(entry[0])
+                order.remove(entry[0])
+            elif kind == "tensor":
+                nx_graph.remove_node(entry[0])
+            elif kind == "params":
+                nx_graph.nodes[entry[0]]["params"] = entry[1]
+            else:
+                uid, at, (attrs, ins, outs), new = entry
+                for n in new:
+                    nx_graph.remove_node(n)
+                    order.remove(n)
+                nx_graph.add_node(uid, **attrs)
+                for u, v, key in ins + outs:
+                    nx_graph.add_edge(u, v, key=key)
+                order.insert(at, uid)
+        self.entries = []
+        self.g._changed()
 
 
 def _op_key(op: Op):

@@ -10,7 +10,7 @@ from .certificate import Member, Verdict
 from .refusal import Refusal
 from .whg1 import read
 
-__all__ = ["load", "SUBSETS"]
+__all__ = ["load", "admit", "SUBSETS"]
 
 
 @contextmanager
@@ -47,6 +47,14 @@ def load(data: bytes, *, profile: str = "acc64", subset: str = "full",
     """
     with _no_collection():
         member = Member.of(name, data, read(data))
+    admit(member, profile=profile, subset=subset)
+    return member
+
+
+def admit(member: Member, *, profile: str, subset: str) -> Member:
+    """Load step 8's last check on a graph already read and bounded: its verdict against
+    ``profile`` and ``subset`` (§8.6), so one loaded member can be judged against several
+    targets without being read again. Raises ``Refusal`` (``model_mismatch``)."""
     verdict = Verdict.over([member])
     problems, where = [], "graph"
     failure = verdict.failures[profile]

@@ -17,7 +17,7 @@ from typing import Callable
 import numpy as np
 
 __all__ = [
-    "ROUNDS", "BIAS_KINDS", "RQ", "Operand", "Params", "ParamError", "Ctx",
+    "ROUNDS", "BIAS_KINDS", "RQ", "Operand", "Params", "ParamError", "LayoutCtx",
     "Conv", "ConvTranspose", "Rescale", "Chscale", "Mul", "Lut16", "NoParams", "Split",
     "Factor", "Clamp", "Leaky", "PadRep", "Crop", "Subpos", "Fill", "Igdn", "LayerNorm",
     "L2Norm", "Elu", "Contraction", "LAYOUTS", "decode", "encode", "check",
@@ -34,7 +34,7 @@ class ParamError(ValueError):
 
 
 @dataclass(frozen=True)
-class Ctx:
+class LayoutCtx:
     """What a parameter layout depends on beyond its own bytes: the input channel count ``cin``
     (§10.4: "``cin`` and ``C`` are the input tensor's channel count") and the scalar table."""
 
@@ -350,14 +350,14 @@ class _U:
     hi: int | None = None
     among: tuple | None = None
 
-    def read(self, cur, values: dict, ctx: Ctx) -> None:
+    def read(self, cur, values: dict, ctx: LayoutCtx) -> None:
         values[self.name] = cur.uint(self.size, self.name)
         self.check(values, ctx)
 
     def write(self, values: dict, out: list) -> None:
         out.append(int(values[self.name]).to_bytes(self.size, "little"))
 
-    def check(self, values: dict, ctx: Ctx) -> None:
+    def check(self, values: dict, ctx: LayoutCtx) -> None:
         v = values[self.name]
         if self.among is not None and v not in self.among:
             raise ParamError(f"{self.name} = {v} is not one of {', '.join(map(str, self.among))}")
@@ -377,7 +377,7 @@ class _S:
     size: int
     exponent: bool = False
 
-    def read(self, cur, values: dict, ctx: Ctx) -> None:
+    def read(self, cur, values: dict, ctx: LayoutCtx) -> None:
         v = cur.sint(self.size, self.name)
         values[self.name] = None if self.exponent and v == -128 else v
 
@@ -385,7 +385,7 @@ class _S:
         v = values[self.name]
         out.append((-128 if v is None else v).to_bytes(self.size, "little", signed=True))
 
-    def check(self, values: dict, ctx: Ctx) -> None:
+    def check(self, values: dict, ctx: LayoutCtx) -> None:
         v = values[self.name]
         if v is None:
             ok = self.exponent
@@ -401,14 +401,14 @@ class _Z:
 
     size: int
 
-    def read(self, cur, values: dict, ctx: Ctx) -> None:
+    def read(self, cur, values: dict, ctx: LayoutCtx) -> None:
         if any(cur.take(self.size, "reserved")):
             raise ParamError(f"reserved bytes at byte {cur.off - self.size} are not zero")
 
     def write(self, values: dict, out: list) -> None:
         out.append(bytes(self.size))
 
-    def check(self, values: dict, ctx: Ctx) -> None:
+    def check(self, values: dict, ctx: LayoutCtx) -> None:
         pass
 
 
@@ -419,7 +419,7 @@ class _Enum:
     name: str
     names: tuple
 
-    def read(self, cur, values: dict, ctx: Ctx) -> None:
+    def read(self, cur, values: dict, ctx: LayoutCtx) -> None:
         v = cur.uint(1, self.name)
         if v >= len(self.names):
             raise ParamError(f"{self.name} = {v} is not one of 0..{len(self.names) - 1}")
@@ -428,7 +428,7 @@ class _Enum:
     def write(self, values: dict, out: list) -> None:
         out.append(bytes([self.names.index(values[self.name])]))
 
-    def check(self, values: dict, ctx: Ctx) -> None:
+    def check(self, values: dict, ctx: LayoutCtx) -> None:
         if values[self.name] not in self.names:
             raise ParamError(f"{self.name} = {values[self.name]!r} is not one of {self.names}")
 
@@ -441,13 +441,13 @@ class _Tuple:
     count: int
     size: int
 
-    def read(self, cur, values: dict, ctx: Ctx) -> None:
+    def read(self, cur, values: dict, ctx: LayoutCtx) -> None:
         values[self.name] = tuple(cur.uint(self.size, self.name) for _ in range(self.count))
 
     def write(self, values: dict, out: list) -> None:
         out.extend(v.to_bytes(self.size, "little") for v in values[self.name])
 
-    def check(self, values: dict, ctx: Ctx) -> None:
+    def check(self, values: dict, ctx: LayoutCtx) -> None:
         v = values[self.name]
         if len(v) != self.count or not all(_fits(x, self.size, False) for x in v):
             raise ParamError(f"{self.name} = {v} is not {self.count} values of {self.size} bytes")
@@ -459,7 +459,7 @@ class _Opnd:
 
     name: str
 
-    def read(self, cur, values: dict, ctx: Ctx) -> None:
+    def read(self, cur, values: dict, ctx: LayoutCtx) -> None:
         kind = cur.uint(1, self.name)
         if any(cur.take(3, "reserved")):
             raise ParamError(f"reserved bytes of operand {self.name} are not zero")
@@ -469,7 +469,7 @@ class _Opnd:
         op = values[self.name]
         out.append(bytes([op.kind, 0, 0, 0]) + op.value.to_bytes(4, "little"))
 
-    def check(self, values: dict, ctx: Ctx) -> None:
+    def check(self, values: dict, ctx: LayoutCtx) -> None:
         op = values[self.name]
         if not (_fits(op.kind, 1, False) and _fits(op.value, 4, False)):
             raise ParamError(f"operand {self.name} does not fit its field")
@@ -487,7 +487,7 @@ class _Arr:
     def _width(self, values: dict) -> int:
         return values[self.width] if isinstance(self.width, str) else self.width
 
-    def read(self, cur, values: dict, ctx: Ctx) -> None:
+    def read(self, cur, values: dict, ctx: LayoutCtx) -> None:
         shape = self.shape(values, ctx)
         count = 1
         for n in shape:
@@ -497,7 +497,7 @@ class _Arr:
     def write(self, values: dict, out: list) -> None:
         out.append(_pack(values[self.name], self._width(values)))
 
-    def check(self, values: dict, ctx: Ctx) -> None:
+    def check(self, values: dict, ctx: LayoutCtx) -> None:
         arr, shape = values[self.name], tuple(self.shape(values, ctx))
         if not isinstance(arr, np.ndarray) or arr.shape != shape:
             raise ParamError(f"{self.name} has shape {np.shape(arr)}, expected {shape}")
@@ -514,7 +514,7 @@ class _Rq:
 
     channels: Callable
 
-    def read(self, cur, values: dict, ctx: Ctx) -> None:
+    def read(self, cur, values: dict, ctx: LayoutCtx) -> None:
         rnd, bias, m_kind, s_kind, m_bytes, b_bytes = (cur.uint(1, "RQ") for _ in range(6))
         if cur.uint(2, "RQ reserved"):
             raise ParamError("RQ reserved bytes are not zero")
@@ -539,7 +539,7 @@ class _Rq:
         out += [_pack(rq.mult, rq.m_bytes or 1), _pack(rq.shift, 1, signed=False),
                 _pack(rq.bias, rq.b_bytes or 1)]
 
-    def check(self, values: dict, ctx: Ctx) -> None:
+    def check(self, values: dict, ctx: LayoutCtx) -> None:
         rq, c = values["rq"], self.channels(values, ctx)
         if (any(getattr(rq, name) not in ok for name, ok in _RQ_HEAD)
                 or rq.m_bytes not in ((0,) if rq.m_kind == 0 else (4, 8))
@@ -572,12 +572,12 @@ def _div(a: int, b: int, what: str) -> int:
     return a // b
 
 
-def _scalar_ref(index: int, ctx: Ctx, what: str) -> None:
+def _scalar_ref(index: int, ctx: LayoutCtx, what: str) -> None:
     if not 0 <= index < len(ctx.scalars):
         raise ParamError(f"{what} names scalar {index}, but the graph has {len(ctx.scalars)}")
 
 
-def _rule_chscale(p: Chscale, ctx: Ctx) -> None:
+def _rule_chscale(p: Chscale, ctx: LayoutCtx) -> None:
     _scalar_ref(p.scalar, ctx, "chscale")
     lo, hi = ctx.scalars[p.scalar].lo, ctx.scalars[p.scalar].hi
     if lo < 0 or hi > p.n_rows - 1:
@@ -585,17 +585,17 @@ def _rule_chscale(p: Chscale, ctx: Ctx) -> None:
                          f"[0, {p.n_rows - 1}] (§5.4)")
 
 
-def _rule_lut16(p: Lut16, ctx: Ctx) -> None:
+def _rule_lut16(p: Lut16, ctx: LayoutCtx) -> None:
     if int(p.table[0]) != 0:
         raise ParamError(f"lut16 T[0] = {int(p.table[0])}, must be 0 (§5.6)")
 
 
-def _rule_clamp(p: Clamp, ctx: Ctx) -> None:
+def _rule_clamp(p: Clamp, ctx: LayoutCtx) -> None:
     if p.lo > p.hi:
         raise ParamError(f"clamp lo {p.lo} > hi {p.hi}")
 
 
-def _rule_crop(p: Crop, ctx: Ctx) -> None:
+def _rule_crop(p: Crop, ctx: LayoutCtx) -> None:
     for name in ("y0", "x0", "h", "w"):
         op = getattr(p, name)
         if op.kind not in (0, 1):
@@ -604,24 +604,24 @@ def _rule_crop(p: Crop, ctx: Ctx) -> None:
             _scalar_ref(op.value, ctx, f"crop {name}")
 
 
-def _rule_subpos(p: Subpos, ctx: Ctx) -> None:
+def _rule_subpos(p: Subpos, ctx: LayoutCtx) -> None:
     if sorted(p.order) != [0, 1, 2, 3]:
         raise ParamError(f"order {list(p.order)} is not a permutation of 0..3")
 
 
-def _rule_fill(p: Fill, ctx: Ctx) -> None:
+def _rule_fill(p: Fill, ctx: LayoutCtx) -> None:
     if p.kind not in (0, 1):
         raise ParamError(f"fill kind {p.kind} is not 0 or 1")
     if p.kind == 1:
         _scalar_ref(p.value, ctx, "fill")
 
 
-def _rule_mul(p: Mul, ctx: Ctx) -> None:
+def _rule_mul(p: Mul, ctx: LayoutCtx) -> None:
     if p.rq.bias_kind != "none":
         raise ParamError("mul's RQ has a bias; §10.4 requires bias = 0")
 
 
-def _rule_contraction(p: Contraction, ctx: Ctx) -> None:
+def _rule_contraction(p: Contraction, ctx: LayoutCtx) -> None:
     rq = p.rq
     if rq.m_kind != 0 or rq.bias_kind != "none" or rq.s_kind != 1:
         raise ParamError("gram/apply RQ must have m_kind 0, bias 0 and s_kind 1 (§10.4)")
@@ -692,7 +692,7 @@ LAYOUTS: dict[str, Layout] = {
 
 # --- walking a layout ----------------------------------------------------------------------
 
-def decode(name: str, cur, ctx: Ctx) -> Params:
+def decode(name: str, cur, ctx: LayoutCtx) -> Params:
     """Read operator ``name``'s parameters from ``cur`` (which ends at ``plen``) and check
     them (§10.4, §10.5 step 5). Raises :class:`ParamError` or ``cursor.Short``."""
     layout = LAYOUTS[name]
@@ -714,7 +714,7 @@ def encode(name: str, params: Params) -> bytes:
     return b"".join(out)
 
 
-def check(name: str, params: Params, ctx: Ctx) -> None:
+def check(name: str, params: Params, ctx: LayoutCtx) -> None:
     """Check ``params`` as the reader would (§10.5 step 5): the type matches ``name``, every
     field is in range, arrays have the shapes and widths the layout gives, and the operator's
     cross-field rule holds. Raises :class:`ParamError`."""

@@ -17,7 +17,8 @@ from .graph import Graph
 from .params import Operand
 from .refusal import Refusal
 
-__all__ = ["SHAPES", "Shape", "CAP", "load_plan", "run_plan", "SIZED_REDUCTIONS"]
+__all__ = ["SHAPES", "Shape", "ShapeCtx", "CAP", "load_plan", "run_plan", "check_inputs",
+           "SIZED_REDUCTIONS"]
 
 CAP = 1 << 26
 Shape = tuple  # (C, H, W); H and W None when unknown
@@ -34,7 +35,10 @@ class _Rule(Exception):
 
 
 @dataclass(frozen=True)
-class _Ctx:
+class ShapeCtx:
+    """What a shape rule reads beside its inputs' shapes and its parameters: its outputs'
+    channel counts, and how a crop's operands give its window (``crop_side``)."""
+
     out_channels: tuple
     crop_side: Callable[[Operand, Operand, int], tuple[int, int]]
 
@@ -256,7 +260,7 @@ def _walk(g: Graph, env: dict, crop_side, rule_code: str) -> dict:
     for op in g.ops:
         where = f"operator {op.index} ({op.name})"
         outs_rec = [g.tensor(t) for t in op.outputs]
-        ctx = _Ctx(tuple(r.channels for r in outs_rec), crop_side)
+        ctx = ShapeCtx(tuple(r.channels for r in outs_rec), crop_side)
         try:
             outs = SHAPES[op.name](op.params, [env[t] for t in op.inputs], ctx)
         except _Cap as e:

@@ -8,7 +8,7 @@ import numpy as np
 from .bounds import NodeBounds
 from .bounds.interval import fits_bits
 from .graph import Graph
-from .optable import info
+from .optable import info, named
 
 __all__ = ["CLASS", "WIDTH", "PROFILES", "fits_class", "acc32_params", "npu_flags",
            "npu_reasons", "node_fits", "failing", "rq_view", "RQ_OPS"]
@@ -27,7 +27,8 @@ CLASS = {
 #: Bits each class must fit under each profile (§7.1).
 WIDTH = {"acc64": {"tensor": 64, "acc": 64, "wide": 128, "product": 128},
          "acc32": {"tensor": 32, "acc": 32, "wide": 32, "product": 64}}
-RQ_OPS = ("conv", "conv_transpose", "rescale", "mul", "gram", "apply")
+#: The operators that end in an ``rq`` (§5.1), from the operator table.
+RQ_OPS = named("rq")
 
 
 def fits_class(iv, cls: str, profile: str) -> bool:

@@ -23,6 +23,7 @@ from .optable import BY_CODE, BY_NAME
 from .plan import load_plan
 from .refusal import Refusal
 from .rules import check_rules
+from .work import CALLS
 
 __all__ = ["read", "write", "MAGIC", "HEADER", "SCALAR", "INPUT", "OUTPUT", "TENSOR"]
 
@@ -54,6 +55,7 @@ def read(data: bytes) -> Graph:
         ``model_mismatch`` at the first failing check, or ``too_large`` for a planned size
         past a cap (step 7).
     """
+    CALLS["read"] += 1
     buf = memoryview(bytes(data))
     head = _header(buf)
     cur = Cursor(buf, HEADER)
@@ -178,7 +180,7 @@ def _operators(cur: Cursor, n_ops: int, tensors: list, scalars: list) -> list:
                 raise _mismatch(where, f"plen {plen} passes the end of the file ({cur.left} bytes remain)")
             pcur = Cursor(cur.buf, cur.off, cur.off + plen)
             cur.off += plen
-            ctx = P.Ctx(tensors[ids[0]].channels, tuple(scalars))
+            ctx = P.LayoutCtx(tensors[ids[0]].channels, tuple(scalars))
             params = P.decode(info.name, pcur, ctx)
         except Short as e:
             raise _mismatch(where, str(e)) from None

@@ -10,7 +10,7 @@ import numpy as np
 from waiexport.builder import GraphBuilder
 from waiexport.whg1 import write
 
-__all__ = ["Case", "one", "extremes", "seeded", "covers"]
+__all__ = ["Case", "one", "seeded", "covers"]
 
 
 @dataclass
@@ -51,24 +51,3 @@ def one(name: str, params=None, *, channels: int = 2, lo: int = -100, hi: int = 
     y = b.op(name, xs if len(xs) > 1 else xs[0], params, channels=out_channels, **op_kw)
     b.output(*(y if isinstance(y, tuple) else (y,)))
     return write(b.graph()) if raw else b.build()
-
-
-def extremes(g, shape_of, rng, scalars=()):
-    """Decodes at the ends of each data input's declared range (all low, all high,
-    alternating) and one random, on the shapes ``shape_of(i)``."""
-    data = [i for i in g.inputs if i.kind == "data"]
-    out = []
-    for pick in ("lo", "hi", "alternate", "random"):
-        tensors = []
-        for i, inp in enumerate(data):
-            rec = g.tensor(inp.tensor)
-            shape = shape_of(i)
-            if pick == "random":
-                x = rng.integers(rec.lo, rec.hi, size=shape, endpoint=True)
-            else:
-                x = np.full(shape, rec.hi if pick == "hi" else rec.lo, dtype=np.int64)
-                if pick == "alternate":
-                    x.reshape(-1)[1::2] = rec.hi
-            tensors.append(x)
-        out.append((tensors, list(scalars)))
-    return out

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from waiexport.probes import extremes
 
-from ._make import Case, covers, extremes, one, seeded
+from ._make import Case, covers, one, seeded
 
 __all__ = ["basic", "named"]
 

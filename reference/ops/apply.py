@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from ..arrays import fit, rround, wide, I64_MAX, amax
+from ..arrays import compact, wide, I64_MAX, amax
 
 
 def run(p, ins, ctx):
@@ -13,5 +13,5 @@ def run(p, ins, ctx):
     a2, v2 = a.reshape(p.groups, d, d), v.reshape(p.groups, d, h * w)
     if not (a.dtype == v.dtype == np.int64 and d * amax(a) * amax(v) <= I64_MAX):
         a2, v2 = wide(a2), wide(v2)
-    acc = fit(np.matmul(a2, v2))
-    return [rround(acc.reshape(c, h, w), p.rq.shift[0], p.rq.round)]
+    acc = compact(np.matmul(a2, v2))
+    return [ctx.rounding(acc.reshape(c, h, w), p.rq.shift[0], p.rq.round)]

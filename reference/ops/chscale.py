@@ -1,9 +1,9 @@
 """``chscale`` (§5.4): a per-channel multiplier row chosen by a scalar, then a rounding shift."""
 
-from ..arrays import mul, rround
+from ..arrays import mul
 
 
 def run(p, ins, ctx):
     """``out[c][y][x] = R_round(in[c][y][x] · M[r][c], s)`` with ``r`` the scalar's value."""
     row = p.table[ctx.scalars[p.scalar]].reshape(-1, 1, 1)
-    return [rround(mul(ins[0], row), p.shift, p.round)]
+    return [ctx.rounding(mul(ins[0], row), p.shift, p.round)]

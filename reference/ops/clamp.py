@@ -2,9 +2,9 @@
 
 import numpy as np
 
-from ..arrays import fit
+from ..arrays import compact
 
 
 def run(p, ins, ctx):
     """``clamp(v, lo, hi)``."""
-    return [fit(np.minimum(np.maximum(ins[0], p.lo), p.hi))]
+    return [compact(np.minimum(np.maximum(ins[0], p.lo), p.hi))]

@@ -2,10 +2,10 @@
 
 import numpy as np
 
-from ..arrays import fit
+from ..arrays import compact
 
 
 def run(p, ins, ctx):
     """The inputs' channels, in input order."""
-    return [fit(np.concatenate(ins if len({a.dtype for a in ins}) == 1
+    return [compact(np.concatenate(ins if len({a.dtype for a in ins}) == 1
                                else [a.astype(object) for a in ins]))]

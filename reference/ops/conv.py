@@ -4,7 +4,7 @@ import numpy as np
 
 from waiexport.params import Conv
 
-from ..arrays import fit, pad, reached, sum_width, wide
+from ..arrays import compact, pad, reached, sum_width, wide
 from ..kernels import conv_acc
 from ..rq import rq
 
@@ -22,17 +22,17 @@ def run(p: Conv, ins, ctx):
     acc = np.zeros((p.cout, ho, wo), dtype or np.int64)
     rows, cols = reached(h, p.ph, p.kh, p.sh, ho), reached(w, p.pw, p.kw, p.sw, wo)
     if rows is None or cols is None:   # every window lies in the padding: the sums are 0
-        return [rq(acc, p.rq)]
+        return [rq(acc, p.rq, ctx.rounding)]
     (y0, y1, r0, r1, top, bottom), (x0, x1, c0, c1, left, right) = rows, cols
     xp = pad(x[:, r0:r1 + 1, c0:c1 + 1], top, left, bottom, right)
     if dtype is None:
         acc = acc.astype(object)
         acc[:, y0:y1 + 1, x0:x1 + 1] = _exact(p, xp, y1 - y0 + 1, x1 - x0 + 1)
-        return [rq(fit(acc), p.rq)]
+        return [rq(compact(acc), p.rq, ctx.rounding)]
     part = np.zeros((p.cout, y1 - y0 + 1, x1 - x0 + 1), dtype)
     conv_acc(xp.astype(dtype), p.weights.astype(dtype), p.sh, p.sw, p.groups, part)
     acc[:, y0:y1 + 1, x0:x1 + 1] = part
-    return [rq(fit(acc), p.rq)]
+    return [rq(compact(acc), p.rq, ctx.rounding)]
 
 
 def _exact(p: Conv, xp, ho, wo):
@@ -46,4 +46,4 @@ def _exact(p: Conv, xp, ho, wo):
             for j in range(p.kw):
                 taps = xg[:, i:i + p.sh * (ho - 1) + 1:p.sh, j:j + p.sw * (wo - 1) + 1:p.sw]
                 acc[g * og:(g + 1) * og] += np.tensordot(wt[g * og:(g + 1) * og, :, i, j], taps, 1)
-    return fit(acc)
+    return compact(acc)

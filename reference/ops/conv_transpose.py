@@ -4,7 +4,7 @@ import numpy as np
 
 from waiexport.params import ConvTranspose
 
-from ..arrays import fit, sum_width, wide
+from ..arrays import compact, sum_width, wide
 from ..kernels import conv_transpose_acc
 from ..rq import rq
 
@@ -21,7 +21,7 @@ def run(p: ConvTranspose, ins, ctx):
     dtype = sum_width(x, p.weights, cin * p.kh * p.kw)
     ho, wo = uh - 2 * p.ph, uw - 2 * p.pw
     if uh * uw > 4 * ho * wo + p.kh * p.kw:
-        return [rq(fit(_gathered(p, x, ho, wo, dtype)), p.rq)]
+        return [rq(compact(_gathered(p, x, ho, wo, dtype)), p.rq, ctx.rounding)]
     plane = np.zeros((p.cout, uh, uw), dtype or object)
     if dtype is None:
         xs, wt = wide(x), wide(p.weights)
@@ -31,7 +31,7 @@ def run(p: ConvTranspose, ins, ctx):
                     np.tensordot(wt[:, :, i, j].T, xs, 1)
     else:
         conv_transpose_acc(x.astype(dtype), p.weights.astype(dtype), p.sh, p.sw, plane)
-    return [rq(fit(plane[:, p.ph:uh - p.ph, p.pw:uw - p.pw]), p.rq)]
+    return [rq(compact(plane[:, p.ph:uh - p.ph, p.pw:uw - p.pw]), p.rq, ctx.rounding)]
 
 
 def _gathered(p: ConvTranspose, x, ho, wo, dtype):

@@ -2,11 +2,11 @@
 
 import numpy as np
 
-from ..arrays import fit
+from ..arrays import compact
 
 
 def run(p, ins, ctx):
     """Every element is the value; channels from the output's record."""
     value = p.value if p.kind == 0 else ctx.scalars[p.value]
     _, h, w = ins[0].shape
-    return [fit(np.full((ctx.out_channels[0], h, w), value, dtype=object))]
+    return [compact(np.full((ctx.out_channels[0], h, w), value, dtype=object))]

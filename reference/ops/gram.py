@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from ..arrays import fit, rround, wide, I64_MAX, amax
+from ..arrays import compact, wide, I64_MAX, amax
 
 
 def run(p, ins, ctx):
@@ -13,5 +13,5 @@ def run(p, ins, ctx):
     a2, b2 = a.reshape(p.groups, d, -1), b.reshape(p.groups, d, -1)
     if not (a.dtype == b.dtype == np.int64 and a2.shape[2] * amax(a) * amax(b) <= I64_MAX):
         a2, b2 = wide(a2), wide(b2)
-    acc = fit(np.matmul(a2, b2.transpose(0, 2, 1)))
-    return [rround(acc.reshape(c, 1, d), p.rq.shift[0], p.rq.round)]
+    acc = compact(np.matmul(a2, b2.transpose(0, 2, 1)))
+    return [ctx.rounding(acc.reshape(c, 1, d), p.rq.shift[0], p.rq.round)]

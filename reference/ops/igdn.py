@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from ..arrays import add, fit, isqrt, mul, shift_floor, total
+from ..arrays import add, compact, isqrt, mul, shift_floor, total
 
 
 def run(p, ins, ctx):
@@ -11,5 +11,5 @@ def run(p, ins, ctx):
     x, = ins
     terms = shift_floor(mul(p.gamma[:, :, None, None], mul(x, x)[None]), p.gf)
     n = add(total(terms, axis=1), p.beta.reshape(-1, 1, 1))
-    r = isqrt(fit(np.maximum(n, 0)))
+    r = isqrt(compact(np.maximum(n, 0)))
     return [shift_floor(mul(x, r), p.frac)]

@@ -2,12 +2,12 @@
 
 import numpy as np
 
-from ..arrays import add, fit, mul, rsqrt_q16, shift_floor, total
+from ..arrays import add, compact, mul, rsqrt_q16, shift_floor, total
 
 
 def run(p, ins, ctx):
     """``T = Σ_{y,x} v²``, ``k = rsqrt_q16(T + ε)``, ``out = ⌊v·k / 2^16⌋`` per channel."""
     v, = ins
     sq = mul(v, v).reshape(v.shape[0], -1)
-    k = rsqrt_q16(add(total(sq, axis=1), fit(np.array(p.eps, dtype=object))))
+    k = rsqrt_q16(add(total(sq, axis=1), compact(np.array(p.eps, dtype=object))))
     return [shift_floor(mul(v, k.reshape(-1, 1, 1)), 16)]

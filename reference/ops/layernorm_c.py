@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from ..arrays import add, fit, floordiv, mul, rsqrt_q16, shift_floor, sub, total, trunc_div
+from ..arrays import add, compact, floordiv, mul, rsqrt_q16, shift_floor, sub, total, trunc_div
 
 
 def run(p, ins, ctx):
@@ -14,6 +14,6 @@ def run(p, ins, ctx):
     m = trunc_div(add(s, mul((s > 0).astype(np.int64) - (s < 0).astype(np.int64), np.int64(c // 2))), c)
     d = sub(x, m)
     v = floordiv(total(mul(d, d), axis=0, keepdims=True), c)
-    k = rsqrt_q16(add(v, fit(np.array(p.eps, dtype=object))))
+    k = rsqrt_q16(add(v, compact(np.array(p.eps, dtype=object))))
     n = shift_floor(mul(d, k), 16)
     return [add(shift_floor(mul(n, p.gamma.reshape(-1, 1, 1)), 16), p.beta.reshape(-1, 1, 1))]

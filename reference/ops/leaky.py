@@ -2,10 +2,10 @@
 
 import numpy as np
 
-from ..arrays import fit, mul, shift_floor
+from ..arrays import compact, mul, shift_floor
 
 
 def run(p, ins, ctx):
     """``v`` if ``v ≥ 0``, else ``⌊v·a / 2^f⌋``."""
     v, = ins
-    return [fit(np.where(v >= 0, v, shift_floor(mul(v, np.int64(p.a)), p.f)))]
+    return [compact(np.where(v >= 0, v, shift_floor(mul(v, np.int64(p.a)), p.f)))]

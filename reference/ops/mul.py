@@ -8,4 +8,4 @@ from ..rq import rq
 def run(p, ins, ctx):
     """``out[c][y][x] = rq_c(a[c][y][x] · b[c′][y][x])``, ``c′ = c`` or 0."""
     a, b = ins
-    return [rq(mul(a, b), p.rq)]
+    return [rq(mul(a, b), p.rq, ctx.rounding)]

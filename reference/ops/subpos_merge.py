@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from ..arrays import fit
+from ..arrays import compact
 
 
 def run(p, ins, ctx):
@@ -12,4 +12,4 @@ def run(p, ins, ctx):
     out = np.empty((c, 2 * h, 2 * w), dtype=dtype)
     for k, part in zip(p.order, ins):
         out[:, k >> 1::2, k & 1::2] = part
-    return [fit(out)]
+    return [compact(out)]

@@ -14,10 +14,10 @@ import importlib
 
 from waiexport.refusal import Refusal
 
-__all__ = ["StageRefusal", "condition", "OPS", "ELSEWHERE", "run"]
+__all__ = ["StageRefusal", "condition", "STAGE_OPS", "ELSEWHERE", "run"]
 
 #: The stage operators implemented here, in §5E's order.
-OPS = ("dequantize", "bucket", "coded", "scale_index", "block_stat", "band_lookup",
+STAGE_OPS = ("dequantize", "bucket", "coded", "scale_index", "block_stat", "band_lookup",
        "mans_decode", "residual_step", "coding_order")
 
 #: The stage operators whose definitions are in texts this repository does not hold.
@@ -44,6 +44,6 @@ def condition(ok: bool, detail: str, code: str = "model_mismatch") -> None:
 def run(op: str, inp: dict, modes: dict) -> dict:
     """Stage operator ``op`` on a vector's ``in`` and ``modes``: its ``expect``; raises
     :class:`StageRefusal`, or ``KeyError`` for an operator not implemented here."""
-    if op not in OPS:
+    if op not in STAGE_OPS:
         raise KeyError(op)
     return importlib.import_module(f"{__name__}.{op}").run(inp, modes)

@@ -63,13 +63,15 @@ def _fold_depth_to_space(g: Graph, label=_operator) -> dict:
 
 
 def build_model(g: Graph, metadata: dict, expose: bool = False,
-                target=None, label=_operator, u8s8: bool | None = None) -> onnx.ModelProto:
+                target=None, label=_operator, u8s8: bool | None = None,
+                bounds=None) -> onnx.ModelProto:
     """The ONNX model of ``g``, a graph that meets ``acc32`` and lies in ``wai-ops/1-npu``
     (after the target's rewrites). With ``expose``, every graph tensor ``t`` is also an output
     ``tensor<t>`` (for locating a difference). ``u8s8`` is the u8×s8 kernel probe's verdict
-    on the provider the model will run on (the CPU's when None). Raises :class:`ExportError` for an operator it
-    cannot map, naming the node by ``label(index)``."""
-    gb = certify_graph(g)
+    on the provider the model will run on (the CPU's when None); ``bounds`` is the bounds pass
+    over ``g`` where the caller has it. Raises :class:`ExportError` for an operator it cannot
+    map, naming the node by ``label(index)``."""
+    gb = bounds or certify_graph(g)
     e = Emitter()
     e.storage = I64 if target is not None and target.profile == "acc64" else I32
     names = {}

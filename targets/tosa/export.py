@@ -58,11 +58,12 @@ class TosaCtx:
 
 
 def build_tosa(g: Graph, shapes: list, scalars: list | tuple = (),
-               label=lambda k: f"operator {k}") -> TosaModel:
+               label=lambda k: f"operator {k}", bounds=None) -> TosaModel:
     """The TOSA model of ``g`` on these input shapes (``(C, H, W)`` each, state inputs
     included). Raises :class:`ExportError` naming the node (``label(index)``), the feature
-    and why where TOSA has no exact form for it."""
-    gb = certify_graph(g)
+    and why where TOSA has no exact form for it. ``bounds`` is the bounds pass over ``g``
+    where the caller has it."""
+    gb = bounds or certify_graph(g)
     b = TosaBuilder()
     ctx = TosaCtx(run_plan(g, shapes, list(scalars) or [s.lo for s in g.scalars]), gb.tensors,
                   {n.op.index: n.result for n in gb.nodes}, g)

@@ -14,11 +14,13 @@ from dataclasses import dataclass
 from ..graph import Graph, Op
 from ..plan import load_plan
 from ..refusal import Refusal
+from ..work import CALLS
 from . import elementwise, linear, movement, normalisation, requant
 from .interval import LIMIT, Iv, Sat, bits, hull
 from .result import Result
 
-__all__ = ["RULES", "NodeBounds", "GraphBounds", "certify_graph", "apply_policy", "RuleCtx",
+__all__ = ["RULES", "NodeBounds", "GraphBounds", "certify_graph", "evaluate",
+           "policy_interval", "RuleCtx",
            "Iv", "bits", "hull", "LIMIT"]
 
 RULES = {**linear.RULES, **requant.RULES, **elementwise.RULES, **normalisation.RULES,
@@ -53,14 +55,16 @@ class NodeBounds:
 
 @dataclass
 class GraphBounds:
-    """The pass over one graph: every tensor's interval and every node's bounds."""
+    """The pass over one graph: every tensor's interval, every node's bounds, and the shapes
+    planned on the declared sizes the rules read (``None`` without)."""
 
     graph: Graph
     tensors: dict
     nodes: list
+    shapes: dict | None = None
 
 
-def apply_policy(iv: Iv, rec) -> Iv:
+def policy_interval(iv: Iv, rec) -> Iv:
     """A tensor's interval from its producer result and its policy (§8.1); an empty ``check``
     interval comes back with ``lo > hi``."""
     a, b = iv
@@ -74,34 +78,42 @@ def apply_policy(iv: Iv, rec) -> Iv:
 def run_rule(op: Op, ins: list, g: Graph, shapes, literal: bool = False) -> tuple[Result, bool]:
     """One operator's rule on the input intervals ``ins``; returns the result and whether it
     saturated."""
+    CALLS["rule"] += 1
     sat = Sat()
     res = RULES[op.name](op, ins, RuleCtx(sat, g.scalars, shapes, g, literal))
     return res, sat.hit
+
+
+def evaluate(op: Op, ins: list, g: Graph, shapes, literal: bool = False) -> NodeBounds:
+    """One node of the pass: its rule on its inputs' intervals ``ins`` and its outputs'
+    intervals after their policies, with load step 8's two refusals (§5.6, §8.1)."""
+    where = f"operator {op.index} ({op.name})"
+    if op.name == "lut16" and not (-32767 <= ins[0][0] and ins[0][1] <= 32767):
+        raise Refusal("model_mismatch", where, f"input range [{ins[0][0]}, {ins[0][1]}] "
+                                               "is not within [-32767, 32767] (§5.6)")
+    res, saturated = run_rule(op, ins, g, shapes, literal)
+    outs = []
+    for t, iv in zip(op.outputs, res.results):
+        out = policy_interval(iv, g.tensor(t))
+        if out[0] > out[1]:
+            rec = g.tensor(t)
+            raise Refusal("model_mismatch", where, f"tensor {t}'s check range [{rec.lo}, "
+                          f"{rec.hi}] misses its producer's [{iv[0]}, {iv[1]}]: every "
+                          "input would be refused (§8.1)")
+        outs.append(out)
+    return NodeBounds(op, res, outs, saturated)
 
 
 def certify_graph(g: Graph, literal: bool = False) -> GraphBounds:
     """The bounds pass over ``g`` (§8.1–§8.3), with load step 8's two refusals. ``literal``
     folds every partial-sum interval term by term (§8.2) instead of from a few sums: the
     independent checker's way."""
+    CALLS["pass"] += 1
     shapes = load_plan(g)
     tensors = {inp.tensor: (g.tensor(inp.tensor).lo, g.tensor(inp.tensor).hi) for inp in g.inputs}
     nodes = []
     for op in g.ops:
-        where = f"operator {op.index} ({op.name})"
-        ins = [tensors[t] for t in op.inputs]
-        if op.name == "lut16" and not (-32767 <= ins[0][0] and ins[0][1] <= 32767):
-            raise Refusal("model_mismatch", where, f"input range [{ins[0][0]}, {ins[0][1]}] "
-                                                   "is not within [-32767, 32767] (§5.6)")
-        res, saturated = run_rule(op, ins, g, shapes, literal)
-        outs = []
-        for t, iv in zip(op.outputs, res.results):
-            out = apply_policy(iv, g.tensor(t))
-            if out[0] > out[1]:
-                rec = g.tensor(t)
-                raise Refusal("model_mismatch", where, f"tensor {t}'s check range [{rec.lo}, "
-                              f"{rec.hi}] misses its producer's [{iv[0]}, {iv[1]}]: every "
-                              "input would be refused (§8.1)")
-            tensors[t] = out
-            outs.append(out)
-        nodes.append(NodeBounds(op, res, outs, saturated))
-    return GraphBounds(g, tensors, nodes)
+        nb = evaluate(op, [tensors[t] for t in op.inputs], g, shapes, literal)
+        tensors.update(zip(op.outputs, nb.outs))
+        nodes.append(nb)
+    return GraphBounds(g, tensors, nodes, shapes)

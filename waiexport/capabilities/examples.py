@@ -139,12 +139,13 @@ def jpegai_streams(bundle: Path, seed: int = 13) -> dict:
     norm, graphs = read_norm(bundle), lower_jpegai(bundle)
     out = bundle / "streams"
     out.mkdir(parents=True, exist_ok=True)
-    hyper = {plane: rng.integers(0, 64, (c, 16)) for plane, (_, c, _, _, _) in PLANES.items()}
+    hyper = {plane: rng.integers(0, 64, (spec.channels, 16)) for plane, spec in PLANES.items()}
     rows = norm["cdfs_y"] + norm["cdfs_uv"]
     (out / "soz.bin").write_bytes(encode_fac(rows, [list(map(int, r)) for r in
                                                     np.concatenate([hyper["y"], hyper["uv"]])]))
     summary = {"seed": seed, "planes": {}}
-    for plane, (role, c, _, _, segment) in PLANES.items():
+    for plane, spec in PLANES.items():
+        role, c, segment = spec.role, spec.channels, spec.segment
         z = hyper[plane].reshape(c, 4, 4) - 31
         flags = rng.integers(0, 2, c).astype(bool)
         (out / f"grfs_{plane}.txt").write_text("".join("1" if f else "0" for f in flags) + "\n")

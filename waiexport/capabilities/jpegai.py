@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from typing import NamedTuple
+
 import numpy as np
 
 from waiexport import params as P
@@ -16,11 +18,21 @@ from waiexport.graph import Graph
 
 from .source import Source
 
-__all__ = ["lower_jpegai", "read_norm", "ROLES", "CAPABILITY", "LOWERING", "PLANES"]
+__all__ = ["lower_jpegai", "read_norm", "ROLES", "CAPABILITY", "LOWERING", "SCALE_GRAPHS"]
 
 ROLES, CAPABILITY, LOWERING = ("hs_y", "hs_uv"), "wai.image.jpegai", "jpegai-int/1"
 #: role → (weights file, gains member, Cz)
-PLANES = {"hs_y": ("hs_y.json", "gain_y", 160), "hs_uv": ("hs_uv.json", "gain_uv", 96)}
+class ScaleGraph(NamedTuple):
+    """One scale graph's bundle members (§13.6.1): its weights file, its gain's name in
+    ``norm.json``, and the hyper-latent channels ``Cz`` it reads."""
+
+    file: str
+    gain: str
+    cz: int
+
+
+SCALE_GRAPHS = {"hs_y": ScaleGraph("hs_y.json", "gain_y", 160),
+                "hs_uv": ScaleGraph("hs_uv.json", "gain_uv", 96)}
 BLOCKS = (("conv1", "onnx::Pow_85", 1), ("depthwise", "onnx::Pow_91", 3),
           ("pointwise", "onnx::Pow_97", 1))
 
@@ -114,7 +126,7 @@ def lower_jpegai(bundle: Path) -> dict[str, Graph]:
     gains = read_norm(bundle)
     graphs = {}
     for role in ROLES:
-        file, gain, cz = PLANES[role]
+        file, gain, cz = SCALE_GRAPHS[role]
         where = f"weights/{file}"
         graphs[role] = _scale_graph(_read(bundle / "weights" / file, where), cz, gains[gain],
                                     where)

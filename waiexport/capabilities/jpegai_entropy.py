@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import numpy as np
 
@@ -23,11 +24,24 @@ from ..reference.stage.coded import coded
 from ..reference.stage.mans_decode import decode_fac, decode_sgm
 from ..reference.stage.scale_index import scale_index
 
-__all__ = ["PLANES", "Plane", "read_flags", "hyper_latent", "stage_values", "latent",
+__all__ = ["PLANES", "PlaneSpec", "Plane", "read_flags", "hyper_latent", "stage_values", "latent",
            "decode_plane", "decode_planes", "compare", "digest"]
 
 #: plane → (scale-graph role, channels C, the plane's rows, rows skipped first, latent segment)
-PLANES = {"y": ("hs_y", 160, "cdfs_y", 0, "SORP"), "uv": ("hs_uv", 96, "cdfs_uv", 160, "SORS")}
+class PlaneSpec(NamedTuple):
+    """What §13.6.1 fixes of one plane: its scale graph's role, its latent channels ``C``,
+    its rows of the entropy tables, the hyper-latent rows decoded before its own, and the
+    segment that carries its latent."""
+
+    role: str
+    channels: int
+    rows: str
+    skip: int
+    segment: str
+
+
+PLANES = {"y": PlaneSpec("hs_y", 160, "cdfs_y", 0, "SORP"),
+          "uv": PlaneSpec("hs_uv", 96, "cdfs_uv", 160, "SORS")}
 EDGES, TABLE = [1003, 1352, 1937], [[-31, 20, 122, 181], [-80, -31, 71, 130]]
 #: The arrays one plane's decode fixes (§13.6.1, *What this subsection fixes*), in order.
 VALUES = ("z", "v", "mask", "likely", "sigma_idx", "y_q")
@@ -69,7 +83,8 @@ def read_flags(data: bytes, count: int, where: str) -> list[bool]:
 def hyper_latent(soz: bytes, norm: dict, plane: str) -> np.ndarray:
     """Step 1: ``z [C, 4, 4]`` from a fresh ``fac`` decode of the SOZ payload, after the
     ``skip`` rows (luma's, decoded with luma's rows and discarded)."""
-    _, c, rows, skip, _ = PLANES[plane]
+    spec = PLANES[plane]
+    c, rows, skip = spec.channels, spec.rows, spec.skip
     table = norm["cdfs_y"][:skip] + norm[rows]
     symbols = decode_fac(soz, table, [16] * (skip + c))
     return np.array(symbols[skip:], dtype=np.int64).reshape(c, 4, 4) - 31
@@ -115,10 +130,10 @@ def decode_planes(norm: dict, graphs: dict, load, soz: bytes, latents: dict,
     by plane."""
     from ..whg1 import write
     out = {}
-    for plane, (role, _, _, _, segment) in PLANES.items():
-        loaded = load(role, write(graphs[role]))
+    for plane, spec in PLANES.items():
+        loaded = load(spec.role, write(graphs[spec.role]))
         out[plane] = decode_plane(plane, norm, lambda z: loaded.decode([z], [])[0], soz,
-                                  latents[segment], flags[plane])
+                                  latents[spec.segment], flags[plane])
     return out
 
 

@@ -6,8 +6,8 @@ checker set against them. Each ``run(inp, modes)`` gives a stage vector's ``expe
 from . import (band_lookup, block_stat, bucket, coded, coding_order, dequantize, mans_decode,
                residual_step, scale_index)
 
-__all__ = ["OPS"]
+__all__ = ["LITERAL_STAGE"]
 
-OPS = {module.__name__.rsplit(".", 1)[1]: module.run for module in (
+LITERAL_STAGE = {module.__name__.rsplit(".", 1)[1]: module.run for module in (
     dequantize, bucket, coded, scale_index, block_stat, band_lookup, mans_decode,
     residual_step, coding_order)}

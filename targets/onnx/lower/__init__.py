@@ -7,6 +7,8 @@ from . import (abs, add, apply, chscale, chunk_add, clamp, concat, conv, conv_tr
                crop_to, elu, fill, gram, igdn, l2norm, layernorm_c, leaky, lut16, mul, pad_rep,
                pixel_shuffle, pixel_unshuffle, relu, rescale, sigmoid, softmax, split,
                subpos_merge, subpos_split)
+from waiexport.optable import OPS
+
 from ._common import DoesNotFit, ExportError, LowerCtx, clip
 
 __all__ = ["LOWER", "LowerCtx", "ExportError", "DoesNotFit", "clip", "WIDE"]
@@ -17,6 +19,6 @@ LOWER = {module.__name__.rsplit(".", 1)[1]: module.lower for module in (
     pixel_unshuffle, relu, rescale, sigmoid, softmax, split, subpos_merge, subpos_split)}
 
 #: The intermediates whose values the lowerings form as 128-bit values (:mod:`..wide`)
-#: where their certified intervals pass 64 bits; any other past 64 bits is not lowered.
-WIDE = {"rq.p", "elu.p", "ln.S", "ln.T", "ln.m", "ln.v", "ln.dk", "ln.ng", "l2.T", "l2.vk",
-        "igdn.x2", "igdn.gx2", "igdn.term", "igdn.N", "igdn.xr"}
+#: where their certified intervals pass 64 bits: every ``wide`` or ``product`` one (§7.1,
+#: the operator table's ``wide`` column); any other past 64 bits is not lowered.
+WIDE = {name for op in OPS for name in op.wide}

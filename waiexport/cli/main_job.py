@@ -9,20 +9,20 @@ import time
 from pathlib import Path
 from typing import Callable
 
-from .capabilities.lower import lower_set
-from .certificate import certificate_bytes
-from .whg1 import write
+from waiexport.capabilities.lower import lower_set
+from waiexport.certificate import certificate_bytes
+from waiexport.whg1 import write
 
 __all__ = ["main_job"]
 
 
 def main_job(root: Path, say: Callable[[str], None]) -> bool:
     """Run the main job on the sets under ``root``; True when every check passes."""
-    from .conformance.generate import CORPUS
-    from .conformance.validate import files_under, validate
-    from .descriptions import target
-    from .targets.engines import engine
-    from .targets.exporter import export, self_check
+    from waiexport.conformance.generate import CORPUS
+    from waiexport.conformance.validate import files_under, validate
+    from waiexport.descriptions import target
+    from waiexport.targets.engines import engine
+    from waiexport.targets.exporter import export, self_check
 
     ok = True
     for form, source in (("int_synth", root / "int_synth.json"), ("jpegai", root / "jpegai")):
@@ -62,15 +62,15 @@ def _jpegai_decode(bundle: Path, streams: Path, say: Callable[[str], None]) -> b
     the payloads were made from."""
     import json
 
-    from .capabilities.jpegai_entropy import PLANES, decode_planes, digest, read_flags
-    from .capabilities.jpegai import lower_jpegai, read_norm
-    from .targets.engines import engine
+    from waiexport.capabilities.jpegai_entropy import PLANES, decode_planes, digest, read_flags
+    from waiexport.capabilities.jpegai import lower_jpegai, read_norm
+    from waiexport.targets.engines import engine
 
     t0 = time.perf_counter()
     want = json.loads((streams / "streams.json").read_text())["planes"]
     norm, graphs = read_norm(bundle), lower_jpegai(bundle)
-    flags = {p: read_flags((streams / f"grfs_{p}.txt").read_bytes(), c, p)
-             for p, (_, c, _, _, _) in PLANES.items()}
+    flags = {p: read_flags((streams / f"grfs_{p}.txt").read_bytes(), spec.channels, p)
+             for p, spec in PLANES.items()}
     latents = {s: (streams / f"{s.lower()}.bin").read_bytes() for s in ("SORP", "SORS")}
     ok = True
     for name in ("reference", "ort-cpu"):

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from waiexport.optable import info
+
 __all__ = ["render_check", "FLAG_REWRITES", "REASON_WORDS"]
 
 #: For each §9.2 flag, the §9.4 rewrite that addresses it, or what a unit must support.
@@ -26,20 +28,6 @@ REASON_WORDS = {
     "conv_groups": "a conv whose groups is neither 1 nor depthwise",
     "crop_scalar": "a crop whose window comes from a scalar, so its shape depends on a value",
 }
-_EXCLUDED = {
-    "igdn": "it normalises by a statistic computed at run time",
-    "layernorm_c": "it normalises by a statistic computed at run time",
-    "l2norm": "it normalises by a statistic computed at run time",
-    "softmax": "it normalises by a statistic computed at run time",
-    "sigmoid": "it needs a division or a data-dependent shift (a lut16 can replace it where "
-               "the input fits i16)",
-    "elu": "it needs a division or a data-dependent shift (a lut16 can replace it where the "
-           "input fits i16)",
-    "gram": "it multiplies two run-time tensors over a picture-dependent length",
-    "apply": "it multiplies two run-time tensors over a picture-dependent length",
-}
-
-
 def _failure(f: dict) -> str:
     where = f"{f['where']} {f['index']} of {f['graph']}"
     if f["key"] == "saturated":
@@ -75,7 +63,7 @@ def render_check(cert: dict, profile: str, subset: str) -> str:
         lines.append("outside wai-ops/1-npu because:")
     for reason in v["npu_reasons"]:
         if reason.startswith("op:"):
-            words = f"{reason[3:]} is not in the subset: {_EXCLUDED[reason[3:]]}"
+            words = f"{reason[3:]} is not in the subset: {info(reason[3:]).npu_reason}"
         else:
             words = REASON_WORDS[reason]
         nodes = [n for g in cert["graphs"] for n in _reason_nodes(reason, g)]

@@ -9,9 +9,9 @@ from fractions import Fraction
 
 import numpy as np
 
-from .graph import Graph
-from .params import RQ, Operand, Params
-from .plan import load_plan
+from waiexport.graph import Graph
+from waiexport.params import RQ, Operand, Params
+from waiexport.plan import load_plan
 
 __all__ = ["describe", "render_text"]
 
@@ -69,8 +69,8 @@ def symbolic_shapes(g: Graph) -> dict:
     """Every tensor's shape in the data inputs' sides ``H`` and ``W``, for a graph whose
     inputs declare no sizes: planned on a few sides the strides divide, each side written as
     ``aH + b`` where one such line fits them all; ``?`` where none does."""
-    from .plan import run_plan
-    from .refusal import Refusal
+    from waiexport.plan import run_plan
+    from waiexport.refusal import Refusal
     sizes = [64, 128, 192]
     plans = []
     for h, w in [(sizes[0], sizes[0]), (sizes[1], sizes[0]), (sizes[2], sizes[0]),

@@ -6,13 +6,15 @@ on the vectors (``waiexport vectors pack``)."""
 from __future__ import annotations
 
 import csv
+import os
 import re
 import subprocess
 import sys
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["VelaReport", "compile_vela", "UNCHECKED"]
+__all__ = ["VelaReport", "VelaError", "compile_vela", "available", "UNCHECKED"]
 
 #: What a Vela compile does not show, said wherever its report is.
 UNCHECKED = ("Vela's numerics are not checked by this command: the evidence is the vectors "
@@ -56,26 +58,36 @@ class VelaError(Exception):
     """Vela refused or failed the compile: its own message."""
 
 
-def compile_vela(tosa: Path, accelerator: str, outdir: Path) -> VelaReport:
-    """Compile the TOSA flatbuffer ``tosa`` for ``accelerator`` (Vela's
-    ``--accelerator-config``) into ``outdir``; raises :class:`VelaError` with Vela's message."""
-    from importlib.metadata import version
+def available() -> None:
+    """Raise :class:`EngineUnavailable` naming the extra when Vela is not installed."""
     from importlib.util import find_spec
     if find_spec("ethosu") is None:
-        from .errors import EngineUnavailable
+        from ..errors import EngineUnavailable
         raise EngineUnavailable("ethos-u-vela is not installed: pip install 'waiexport[vela]'")
-    r = subprocess.run([sys.executable, "-m", "ethosu.vela", "--accelerator-config",
-                        accelerator, "--output-dir", str(outdir), str(tosa)],
-                       capture_output=True, text=True)
-    said = r.stdout + r.stderr
-    if r.returncode:
-        lines = [line for line in said.splitlines()
-                 if line.strip() and not line.startswith("Warning")]
-        raise VelaError((lines or ["no message"])[-1][:400])
-    counts = {kind: int(m.group(1)) for kind in ("CPU", "NPU")
-              for m in [re.search(rf"{kind} operators = (\d+)", said)] if m}
-    [summary] = sorted(outdir.glob(f"{tosa.stem}_summary_*.csv"))
-    row = next(csv.DictReader(summary.open()))
+
+
+def compile_vela(tosa: Path, accelerator: str, outdir: Path) -> VelaReport:
+    """Compile the TOSA flatbuffer ``tosa`` for ``accelerator`` (Vela's
+    ``--accelerator-config``) into ``outdir``: ``<stem>_vela.tflite`` and Vela's summary
+    beside it, made in a folder of this compile's own, so nothing else in ``outdir`` is read
+    or overwritten; raises :class:`VelaError` with Vela's message."""
+    from importlib.metadata import version
+    available()
+    with tempfile.TemporaryDirectory(prefix=".vela-", dir=outdir) as tmp:
+        r = subprocess.run([sys.executable, "-m", "ethosu.vela", "--accelerator-config",
+                            accelerator, "--output-dir", tmp, str(tosa)],
+                           capture_output=True, text=True)
+        said = r.stdout + r.stderr
+        if r.returncode:
+            lines = [line for line in said.splitlines()
+                     if line.strip() and not line.startswith("Warning")]
+            raise VelaError((lines or ["no message"])[-1][:400])
+        counts = {kind: int(m.group(1)) for kind in ("CPU", "NPU")
+                  for m in [re.search(rf"{kind} operators = (\d+)", said)] if m}
+        [summary] = sorted(Path(tmp).glob(f"{tosa.stem}_summary_*.csv"))
+        row = next(csv.DictReader(summary.open()))
+        for made in Path(tmp).iterdir():
+            os.replace(made, outdir / made.name)
     return VelaReport(outdir / f"{tosa.stem}_vela.tflite", counts.get("NPU", 0),
                       counts.get("CPU", 0), int(float(row["cycles_npu"])),
                       int(float(row["cycles_total"])), float(row["sram_memory_used"]),

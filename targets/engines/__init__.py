@@ -1,0 +1,100 @@
+"""Engines: what runs a graph's decodes. Each is one module here behind the engine base
+(:mod:`.base`); this table is the registry, data only, so ``--help`` and the unknown-engine
+error import no engine module. A third party's engine registers under the entry point group
+``waiexport.engines``: its object, called with no arguments, is an engine."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from importlib import import_module, metadata
+
+__all__ = ["Entry", "ENGINES", "engine", "names", "help_text", "plugins"]
+
+GROUP = "waiexport.engines"
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One engine: its name (a ``prefix:<Provider>`` form takes the provider after the
+    colon), a line of help, where its class lives, and what it is made with."""
+
+    name: str
+    help: str
+    where: str
+    args: dict = field(default_factory=dict)
+
+    @property
+    def prefix(self) -> str:
+        return self.name.split("<")[0] if self.name.endswith(">") else ""
+
+
+ENGINES = (
+    Entry("reference", "the exact reference (acc64, all of wai-ops/1)",
+          "waiexport.targets.engines.reference:ReferenceEngine"),
+    Entry("ort-cpu", "the ort-cpu export on onnxruntime's CPU provider (acc32, wai-ops/1-npu)",
+          "waiexport.targets.engines.ort:OrtEngine", {"target_name": "ort-cpu"}),
+    Entry("npu-int8", "the npu-int8 export (the strict unit's model) on onnxruntime's CPU "
+                      "provider", "waiexport.targets.engines.ort:OrtEngine",
+          {"target_name": "npu-int8"}),
+    Entry("ort-cpu-acc64", "the acc64 export on onnxruntime's CPU provider (acc64, all of "
+                           "wai-ops/1: int64 tensors, 128-bit values from int64 limbs)",
+          "waiexport.targets.engines.ort:OrtEngine", {"target_name": "ort-cpu-acc64"}),
+    Entry("tosa-ref", "the tosa export on the TOSA reference model (tosa-tools)",
+          "waiexport.targets.engines.tosa_ref:TosaRefEngine"),
+    Entry("iree-cpu", "the tosa export compiled by IREE for this CPU (llvm-cpu) and run by "
+                      "IREE", "waiexport.targets.engines.iree:IreeCpuEngine"),
+    Entry("ort:<Provider>", "the ort-cpu export on another onnxruntime execution provider, CPU "
+                            "fallback disabled", "waiexport.targets.engines.ort:OrtEngine",
+          {"target_name": "ort-cpu"}),
+    Entry("ort-acc64:<Provider>", "the acc64 export on another onnxruntime execution "
+                                  "provider, CPU fallback disabled",
+          "waiexport.targets.engines.ort:OrtEngine", {"target_name": "ort-cpu-acc64"}),
+)
+
+
+def plugins() -> dict:
+    """The engines third parties register (entry point group ``waiexport.engines``): name →
+    the distribution that provides it. Nothing is imported."""
+    out = {}
+    for ep in metadata.entry_points(group=GROUP):
+        dist = getattr(ep, "dist", None)
+        out[ep.name] = f"plug-in from {dist.name}" if dist else f"plug-in {ep.value}"
+    return out
+
+
+def names() -> list[str]:
+    """Every engine name: the built-in ones, then the plug-ins'."""
+    return [e.name for e in ENGINES] + [n for n in plugins() if n not in
+                                        {e.name for e in ENGINES}]
+
+
+def help_text() -> str:
+    """The ``--engine`` option's help, from the table and the registered plug-ins."""
+    built_in = "; ".join(f"{e.name}: {e.help}" for e in ENGINES)
+    extra = plugins()
+    return built_in + (("; registered plug-ins: " + "; ".join(
+        f"{n} ({d})" for n, d in sorted(extra.items()))) if extra else
+        f"; or an engine registered under the entry point group {GROUP}")
+
+
+def engine(name: str, fallback: bool = False):
+    """The engine called ``name`` (:data:`ENGINES`, then the plug-ins). ``fallback`` lets an
+    ``ort:<Provider>`` engine place nodes on the CPU provider (each vector then says how many
+    went there). Raises ``KeyError`` naming every engine for an unknown name, and
+    :class:`~..errors.EngineUnavailable` for one that cannot run here."""
+    for e in ENGINES:
+        if name == e.name and not e.prefix:
+            return _make(e.where, e.args)
+        if e.prefix and name.startswith(e.prefix) and len(name) > len(e.prefix):
+            return _make(e.where, {**e.args, "provider": name[len(e.prefix):],
+                                   "fallback": fallback})
+    for ep in metadata.entry_points(group=GROUP):
+        if ep.name == name:
+            return ep.load()()
+    raise KeyError(f"unknown engine {name!r}; known: {', '.join(names())}, or one registered "
+                   f"under the entry point group {GROUP}")
+
+
+def _make(where: str, args: dict):
+    module, cls = where.split(":")
+    return getattr(import_module(module), cls)(**args)

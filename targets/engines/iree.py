@@ -1,0 +1,124 @@
+"""The ``tosa`` target's models compiled by IREE for this CPU and run by IREE's runtime, an
+executor independent of the TOSA reference model: the flatbuffer → ``tosa-opt`` (generic
+MLIR) → IREE ``llvm-cpu`` (``--iree-llvmcpu-target-cpu=host``) → a ``.vmfb``, cached on disk
+by the flatbuffer's digest, the IREE compiler's version and this CPU, so a second run
+compiles nothing. IREE checks none of TOSA's domain conditions: the export keeps every value
+inside them on its own. A compile or runtime error fails that decode with IREE's message."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import platform
+import tempfile
+from importlib import import_module
+
+import numpy as np
+
+from waiexport.caches import user_cache
+
+from ..errors import EngineFailure, EngineUnavailable
+from .base import versions
+from .tosa_ref import TosaRefEngine
+
+__all__ = ["IreeCpuEngine", "host_cpu"]
+
+
+def host_cpu() -> str:
+    """This CPU, for a compile cache key and a claim: the machine and its model name."""
+    try:
+        with open("/proc/cpuinfo") as f:
+            model = next((line.split(":", 1)[1].strip() for line in f
+                          if line.startswith("model name")), "")
+    except OSError:
+        model = ""
+    return f"{platform.machine()} {model or platform.processor()}".strip()
+
+
+def _tosa_opt() -> str:
+    """tosa-tools' ``tosa-opt``: beside this interpreter's scripts, on PATH, or in the
+    ``bin/`` folder the wheel installs into site-packages."""
+    import shutil
+    import sysconfig
+    for candidate in (os.path.join(sysconfig.get_path("scripts"), "tosa-opt"),
+                      shutil.which("tosa-opt"),
+                      os.path.join(sysconfig.get_path("purelib"), "bin", "tosa-opt")):
+        if candidate and os.path.exists(candidate):
+            return candidate
+    raise EngineUnavailable("tosa-opt (from tosa-tools) is not installed: pip install "
+                            "'waiexport[tosa]'")
+
+
+class IreeCpuEngine(TosaRefEngine):
+    """The ``tosa`` target's model compiled by IREE for this CPU (see the module's text)."""
+
+    name = "iree-cpu"
+
+    def __init__(self):
+        super().__init__()
+        try:   # availability, here rather than mid-run
+            for module in ("iree.compiler", "iree.runtime"):
+                import_module(module)
+        except ImportError:
+            raise EngineUnavailable("IREE is not installed: pip install 'waiexport[iree]'") \
+                from None
+        self.compiled = 0        # compiles this engine ran (the rest came from the cache)
+        self._versions = versions("iree-base-compiler", "iree-base-runtime")
+        self._cpu = host_cpu()
+
+    def describe(self) -> dict:
+        return {"runs_on": f"IREE llvm-cpu code for this CPU ({self._cpu}), IREE's local-task "
+                           "runtime",
+                "packages": {**self._versions, **versions("tosa-tools", "waiexport")},
+                "target_cpu": "host"}
+
+    def _vmfb(self, data: bytes) -> bytes:
+        import subprocess
+        import iree.compiler as ic
+        key = hashlib.sha256(data + json.dumps([self._versions, self._cpu]).encode())
+        folder = user_cache("iree")
+        folder.mkdir(parents=True, exist_ok=True)
+        path = os.path.join(folder, key.hexdigest() + ".vmfb")
+        if os.path.exists(path):
+            with open(path, "rb") as f:
+                return f.read()
+        with tempfile.TemporaryDirectory() as tmp:
+            fb, empty, mlir = (os.path.join(tmp, n) for n in ("g.tosa", "e.mlir", "g.mlir"))
+            with open(fb, "wb") as f:
+                f.write(data)
+            open(empty, "w").close()
+            r = subprocess.run([_tosa_opt(), f"--tosa-deserialize=tosa-flatbuffer-filename={fb}",
+                                "--mlir-print-op-generic", empty, "-o", mlir],
+                               capture_output=True, text=True)
+            if r.returncode:
+                raise EngineFailure(f"tosa-opt: {(r.stderr.strip().splitlines() or ['?'])[0]}")
+            try:
+                vmfb = ic.compile_file(mlir, target_backends=["llvm-cpu"],
+                                       extra_args=["--iree-llvmcpu-target-cpu=host"])
+            except Exception as e:   # IREE's CompilerToolError carries the compiler's output
+                raise EngineFailure(f"IREE compiler: {str(e).strip().splitlines()[0][:300]}") \
+                    from None
+        self.compiled += 1
+        with open(path + ".part", "wb") as f:
+            f.write(vmfb)
+        os.replace(path + ".part", path)
+        return vmfb
+
+    def open(self, model):
+        vmfb = self._vmfb(model.data)
+        return lambda feed: self._execute(vmfb, list(feed.values()))
+
+    def _execute(self, vmfb: bytes, inputs) -> dict:
+        import iree.runtime as irt
+        try:
+            ctx = irt.SystemContext(config=irt.Config("local-task"))
+            ctx.add_vm_module(irt.VmModule.copy_buffer(ctx.instance, vmfb))
+            outs = ctx.modules.module["main"](*inputs)
+        except EngineFailure:
+            raise
+        except Exception as e:   # IREE's runtime raises its own error types
+            raise EngineFailure(f"IREE runtime: {str(e).strip().splitlines()[0][:300]}") \
+                from None
+        outs = outs if isinstance(outs, (tuple, list)) else [outs]
+        return {f"out{j}": np.asarray(o) for j, o in enumerate(outs)}

@@ -1,0 +1,214 @@
+"""onnxruntime as an engine: a target's ONNX model (``ort-cpu``, ``npu-int8``,
+``ort-cpu-acc64``) on one execution provider, the CPU's or another with CPU fallback
+disabled; the host does what an accelerator cannot (the load, §4's run steps 1–3, the input
+policies, the checks of an acc64 model's internal ``check`` tensors)."""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections import Counter
+from importlib import metadata
+
+import numpy as np
+
+from waiexport.graph import Graph
+
+from ..errors import EngineUnavailable, NotForEngine
+from ..format import graph_outputs, host_feed
+from ..onnx.format import ONNX, storage_dtype
+from .base import Loaded, ModelEngine, versions
+
+__all__ = ["OrtEngine", "OrtRuntime", "OrtSession", "run_session", "probed", "CPU"]
+
+CPU = "CPUExecutionProvider"
+
+
+class OrtSession:
+    """One onnxruntime session on one provider. With ``profiled``, the first run is profiled
+    and :meth:`placement` then reads from onnxruntime's profile which provider ran each node."""
+
+    def __init__(self, model: bytes, provider: str, fallback: bool, profiled: bool):
+        import onnxruntime as ort
+        opts = ort.SessionOptions()
+        opts.log_severity_level = 3
+        if provider != CPU and not fallback:
+            opts.add_session_config_entry("session.disable_cpu_ep_fallback", "1")
+        self._dir = None
+        if profiled:
+            self._dir = tempfile.mkdtemp(prefix="waiexport-profile-")
+            opts.enable_profiling = True
+            opts.profile_file_prefix = os.path.join(self._dir, "run")
+        providers = [provider, CPU] if fallback and provider != CPU else [provider]
+        try:
+            self._s = ort.InferenceSession(model, opts, providers=providers)
+        except Exception as e:  # onnxruntime's own error types, one per failure kind
+            raise NotForEngine(f"{provider} cannot take this model"
+                               f"{'' if fallback else ' without CPU fallback'}: "
+                               f"{str(e).strip().splitlines()[0][:300]}") from None
+        self._placed: Counter | None = None if profiled else Counter(
+            {provider: len(onnx_nodes(model))})
+
+    def output_names(self) -> list[str]:
+        return [o.name for o in self._s.get_outputs()]
+
+    def run(self, names, feed):
+        out = self._s.run(names, feed)
+        if self._placed is None:
+            self._placed = _providers_in_profile(self._s.end_profiling())
+        return out
+
+    def placement(self) -> dict:
+        return dict(self._placed or {})
+
+
+def onnx_nodes(model: bytes) -> list:
+    import onnx
+    return list(onnx.load_from_string(model).graph.node)
+
+
+def _providers_in_profile(path: str) -> Counter:
+    """How many distinct nodes each provider ran, from an onnxruntime profile file."""
+    with open(path) as f:
+        events = json.load(f)
+    os.remove(path)
+    seen = {}
+    for ev in events:
+        args = ev.get("args", {})
+        if ev.get("cat") == "Node" and "provider" in args:
+            seen[ev["name"].removesuffix("_kernel_time").removesuffix("_fence_before")
+                 .removesuffix("_fence_after")] = args["provider"]
+    return Counter(seen.values())
+
+
+class OrtRuntime:
+    """What the onnxruntime engines ask of onnxruntime: its providers, its distribution's
+    name and version, and sessions. A test double replaces it to make one named mistake."""
+
+    def available(self) -> list[str]:
+        import onnxruntime as ort
+        return ort.get_available_providers()
+
+    def session(self, model: bytes, provider: str, fallback: bool) -> OrtSession:
+        return OrtSession(model, provider, fallback, profiled=provider != CPU)
+
+    def packages(self) -> dict:
+        """The distribution that provides ``onnxruntime`` (``onnxruntime``,
+        ``onnxruntime-gpu``, ``onnxruntime-openvino``, …) and its version."""
+        dists = metadata.packages_distributions().get("onnxruntime", ["onnxruntime"])
+        return versions(*dists, "onnx", "numpy")
+
+
+def run_session(g: Graph, session, inputs, scalars, every: bool = False):
+    """One decode of ``g`` on a session of its exported model: the host's feed, the model,
+    the host's checks of its ``check`` outputs (a refused decode returns nothing), then its
+    ``out<j>`` outputs by name (:func:`~..format.graph_outputs`). With ``every`` (a model
+    built with ``expose``), every tensor by index instead."""
+    names = session.output_names() if hasattr(session, "output_names") else \
+        [o.name for o in session.get_outputs()]
+    feed = host_feed(g, inputs, scalars,
+                     np.int64 if _input_type(session) == "tensor(int64)" else np.int32)
+    wanted = [n for n in names if n.startswith(("tensor", "check") if every else ("out", "check"))]
+    raw = dict(zip(wanted, session.run(wanted, feed)))
+    if every:
+        graph_outputs(g, ONNX, {n: v for n, v in raw.items() if n.startswith("check")})
+        return {int(n[6:]): ONNX.chw(v).astype(np.int64) for n, v in raw.items()
+                if n.startswith("tensor")}
+    return graph_outputs(g, ONNX, raw)
+
+
+def _runner(session):
+    """A session's run as the engine base asks for it: the feed to every output by name."""
+    names = session.output_names()
+    return lambda feed: dict(zip(names, session.run(names, feed)))
+
+
+def _input_type(session) -> str:
+    """The type onnxruntime gives the session's first graph-tensor input."""
+    s = getattr(session, "_s", session)
+    return next(i.type for i in s.get_inputs() if not i.name.startswith("scalar"))
+
+
+def probed(provider: str = CPU) -> str:
+    """What the export probed of onnxruntime's kernels on ``provider``, in words, for the
+    claim."""
+    from ..onnx.mac import u8s8_exact
+    verdict = "exact, so convolutions with int8 weights use it" if u8s8_exact(provider) else \
+        "not exact there, so convolutions use u8 x u8 ConvInteger"
+    return (f"MatMulInteger u8 x s8 on {provider} at the worst-case operands of our digits "
+            f"(pairs of 128 x -128 and 128 x 127): {verdict}; a probe at the worst case rules "
+            "out pair saturation, not every possible error")
+
+
+class OrtEngine(ModelEngine):
+    """A target's exported ONNX model on onnxruntime (``acc32``, ``wai-ops/1-npu``, or the
+    target's profile and subset). Loads are cached by the file's digest.
+
+    A provider other than the CPU's runs with CPU fallback disabled, so a model it cannot
+    take whole is not for this engine; with ``fallback``, onnxruntime may place nodes on its
+    CPU provider, and :attr:`Loaded.placement` says how many went where."""
+
+    def __init__(self, provider: str = CPU, target_name: str = "ort-cpu",
+                 fallback: bool = False, runtime: OrtRuntime | None = None):
+        self.runtime = runtime or OrtRuntime()
+        available = self.runtime.available()
+        if provider not in available:
+            raise EngineUnavailable(
+                f"execution provider {provider} is not available in this onnxruntime "
+                f"({', '.join(f'{k} {v}' for k, v in self.runtime.packages().items())}); "
+                f"it has {', '.join(available)}")
+        super().__init__(target_name)
+        self.provider, self.fallback = provider, fallback
+        prefix = "ort-acc64" if self.profile == "acc64" else "ort"
+        self.name = target_name if provider == CPU else f"{prefix}:{provider}"
+
+    def describe(self) -> dict:
+        return {"runs_on": f"onnxruntime's {self.provider}"
+                           + (", CPU fallback allowed" if self.fallback and self.provider != CPU
+                              else ""),
+                "provider": self.provider,
+                "provider_version": "not reported by onnxruntime",
+                "packages": {**self.runtime.packages(), **versions("waiexport")},
+                "probed": probed(self.provider)}
+
+    def _session(self, model: bytes):
+        return self.runtime.session(model, self.provider, self.fallback)
+
+    def open(self, model):
+        return _runner(self._session(model.data))
+
+    def _loaded(self, exp, run) -> Loaded:
+        from ..onnx.export import build_model, every_node_model
+        from ..onnx.mac import u8s8_exact
+        session = self._session(exp.built().data)
+        main = _runner(session)
+        built: dict = {}   # models for locating, built when first asked for
+
+        def made(key, build):
+            if key not in built:
+                built[key] = build()
+            return built[key]
+
+        def run_main(inputs, scalars):
+            feed = ONNX.feed(exp.graph, exp.built(), inputs, scalars)
+            return graph_outputs(exp.graph, ONNX, main(feed))
+
+        def run_all(inputs, scalars):
+            s = made("exposed", lambda: self._session(build_model(
+                exp.graph, exp.metadata, expose=True, target=self.target,
+                u8s8=u8s8_exact(self.provider)).SerializeToString()))
+            return run_session(exp.graph, s, inputs, scalars, every=True)
+
+        def inside(op_index, inputs, scalars):
+            from onnx.reference import ReferenceEvaluator
+            model = made("nodes", lambda: every_node_model(exp.model))
+            s = made("nodes_s", lambda: self._session(model.SerializeToString()))
+            feed = host_feed(exp.graph, inputs, scalars, storage_dtype(exp.model))
+            names = s.output_names()
+            got = dict(zip(names, s.run(names, feed)))
+            want = dict(zip(names, made("nodes_ev", lambda: ReferenceEvaluator(model))
+                            .run(names, feed)))
+            return [(n.name, n.op_type, [(want[o], got[o]) for o in n.output if o in got])
+                    for n in model.graph.node if n.name.startswith(f"op{op_index}/")]
+        return Loaded(exp.graph, run_main, run_all, inside, session.placement)

@@ -1,0 +1,34 @@
+"""The ``tosa`` target's models on the TOSA reference model of tosa-tools, in process:
+``acc32``, ``wai-ops/1-npu``. TOSA shapes are static, so a model is built per decode shape;
+a status other than ``TOSA_VALID`` fails the decode with the reference model's own message."""
+
+from __future__ import annotations
+
+from importlib import import_module
+
+from ..errors import EngineUnavailable
+from ..tosa.format import TOSA
+from .base import ModelEngine, versions
+
+__all__ = ["TosaRefEngine"]
+
+
+class TosaRefEngine(ModelEngine):
+    """The ``tosa`` target's model on the TOSA reference model (tosa-tools), in process."""
+
+    name = "tosa-ref"
+
+    def __init__(self):
+        try:   # availability, here rather than mid-run
+            import_module("tosa_reference_model")
+        except ImportError:
+            raise EngineUnavailable("tosa-tools is not installed: pip install "
+                                    "'waiexport[tosa]'") from None
+        super().__init__("tosa")
+
+    def describe(self) -> dict:
+        return {"runs_on": "the TOSA reference model of tosa-tools, in process",
+                "packages": versions("tosa-tools", "waiexport", "numpy")}
+
+    def open(self, model):
+        return lambda feed: TOSA.run(model, feed)

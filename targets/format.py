@@ -1,0 +1,162 @@
+"""The format interface: what the exporter, the engines, ``export`` and the packs ask of a
+model format, so that none of them branches on a format's name. A format is one folder,
+``targets/<format>/``, whose ``format.py`` provides one :class:`Format`; :data:`FORMATS` names
+them (a table, imported only when asked for).
+
+A format builds the model of an export (once, or per decode shape where its shapes are
+static), says its inputs and outputs by name with their numpy types, feeds it the host's
+inputs (§4's run steps 1–3 and the input policies, :func:`host_feed`) in its layout and
+types, runs it on the format's own judge (the runtime the export's self-check uses), gives
+a result back in CHW, and says what a saved export and a pack hold.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from importlib import import_module
+from pathlib import Path
+
+import numpy as np
+
+from waiexport.files import write_atomic
+from waiexport.graph import Graph
+from waiexport.plan import run_plan
+from waiexport.reference import apply_policy
+from waiexport.reference.arrays import compact
+
+__all__ = ["Model", "Format", "FORMATS", "format_named", "format_of", "host_feed",
+           "graph_outputs"]
+
+#: Each format's name → where its :class:`Format` lives.
+FORMATS = {"onnx": "waiexport.targets.onnx.format:ONNX",
+           "tosa": "waiexport.targets.tosa.format:TOSA",
+           "vela": "waiexport.targets.vela.format:VELA"}
+
+
+@dataclass
+class Model:
+    """One exported model: its bytes, its inputs and outputs by name (in the model's order)
+    with their numpy type names, the input shapes it was built for (``None`` where its
+    shapes are not static) and the format's own object (an ``onnx.ModelProto``, a
+    :class:`~waiexport.targets.tosa.export.TosaModel`)."""
+
+    data: bytes
+    inputs: dict
+    outputs: dict
+    shapes: tuple | None
+    native: object
+
+
+class Format:
+    """A model format (see the module's text). Subclasses set the class attributes and
+    implement the methods that raise ``NotImplementedError``."""
+
+    name = ""          # as targets' descriptions and FORMATS name it
+    layout = ""        # a graph tensor's layout in the model, in words
+    suffix = ""        # a saved model's file suffix
+    static = False     # a model per decode shape
+    judge = ""         # what the export's self-check runs the model on, in words
+
+    def require(self) -> None:
+        """Raise :class:`~.errors.EngineUnavailable`, naming the extra to install, when what
+        the format needs to build or check a model is not installed."""
+
+    def prepare(self, exp, provider: str | None) -> None:
+        """What an export does at once, before any model is asked for (the ONNX model, built
+        for onnxruntime ``provider``'s kernels, so that a node it cannot map is found at
+        export); nothing by default."""
+
+    def build(self, exp, shapes: tuple | None) -> Model:
+        """The model of ``exp`` (a :class:`~waiexport.targets.exporter.Export`), for these
+        input shapes when the format is static."""
+        raise NotImplementedError
+
+    def feed(self, g: Graph, model: Model, inputs, scalars) -> dict:
+        """The model's inputs for one decode (every input, state inputs included, and the
+        scalars), after what the host does (:func:`host_feed`), in its layout and types."""
+        raise NotImplementedError
+
+    def run(self, model: Model, feed: dict) -> dict:
+        """The model run on the format's judge: its outputs by name."""
+        raise NotImplementedError
+
+    def chw(self, a: np.ndarray) -> np.ndarray:
+        """One model output, ``[1, …]`` in the layout, as ``[C, H, W]``."""
+        raise NotImplementedError
+
+    def shape(self, chw: tuple) -> list:
+        """The model's shape of a tensor whose CHW shape is ``chw``."""
+        raise NotImplementedError
+
+    writes_folder = False   # an export's -o names a folder, written whole, not a file
+
+    def files(self, exp, model: Model, name: str) -> dict:
+        """What saving ``model`` as ``name`` writes: file name → bytes (the model, and any
+        provenance beside it)."""
+        return {name: model.data}
+
+    def save(self, exp, model: Model, output: Path, stem: str) -> dict:
+        """Write ``model`` as ``output`` (each file under a temporary name, renamed into
+        place when complete); what the report says of it: ``{"model", "bytes"}``, and a
+        format's own members."""
+        for name, data in self.files(exp, model, output.name).items():
+            write_atomic(output.parent / name, data)
+        return {"model": str(output), "bytes": len(model.data)}
+
+    def report(self, exp, model: Model) -> dict:
+        """What ``export --json`` says of the model beside its bytes and path."""
+        return {"metadata": exp.metadata}
+
+    def summary(self, exp, model: Model, path: str, decodes: int) -> str:
+        """The line ``export`` prints for the model written at ``path``."""
+        raise NotImplementedError
+
+    def packed(self, exp, model: Model, folder: Path, stem: str) -> dict:
+        """The model as a pack holds it, written under ``folder`` as ``models/<stem>…``:
+        ``{"path", "sha256"}`` relative to ``folder``."""
+        import hashlib
+        rel = f"models/{stem}{self.suffix}"
+        (folder / rel).parent.mkdir(parents=True, exist_ok=True)
+        (folder / rel).write_bytes(model.data)
+        return {"path": rel, "sha256": hashlib.sha256(model.data).hexdigest()}
+
+
+def format_named(name: str) -> Format:
+    """The format called ``name`` (:data:`FORMATS`); ``KeyError`` for another."""
+    module, attr = FORMATS[name].split(":")
+    return getattr(import_module(module), attr)
+
+
+def format_of(target) -> Format:
+    """The format a target's models are written in."""
+    return format_named("vela" if target.vela else target.fmt)
+
+
+def host_feed(g: Graph, inputs, scalars, dtype=np.int32) -> dict:
+    """What the host does before a model runs, for one decode: §4's run steps 1–3 and the
+    input policies (refusals with their codes); each input ``[1, C, H, W]`` as ``dtype``,
+    named ``in<k>`` or ``state<k>`` by kind and order, each scalar an int64 ``[1]`` named
+    ``scalar<j>``."""
+    run_plan(g, [tuple(np.shape(x)) for x in inputs], [int(s) for s in scalars])
+    feed = {}
+    counts = {"data": 0, "state": 0}
+    for i, (inp, x) in enumerate(zip(g.inputs, inputs)):
+        value = apply_policy(compact(x), g.tensor(inp.tensor), f"input {i}")
+        feed[f"{'in' if inp.kind == 'data' else 'state'}{counts[inp.kind]}"] = \
+            value.astype(dtype)[None]
+        counts[inp.kind] += 1
+    for j, s in enumerate(scalars):
+        feed[f"scalar{j}"] = np.array([int(s)], dtype=np.int64)
+    return feed
+
+
+def graph_outputs(g: Graph, fmt: Format, raw: dict) -> dict:
+    """A model's raw outputs as the engine interface returns them: the host's checks of its
+    ``check<t>`` outputs first (the unclamped values of an acc64 graph's internal ``check``
+    tensors, in graph order: a refused decode returns nothing), then each ``out<j>`` in CHW,
+    its type and shape as the model gave them."""
+    for name in sorted((n for n in raw if n.startswith("check")), key=lambda n: int(n[5:])):
+        t = int(name[5:])
+        apply_policy(np.asarray(fmt.chw(raw[name])).astype(np.int64), g.tensor(t),
+                     f"tensor {t}")
+    return {n: fmt.chw(v) for n, v in raw.items() if not n.startswith("check")}

@@ -1,0 +1,49 @@
+"""An Ethos-U target's models (:class:`waiexport.targets.format.Format`): the TOSA model,
+self-checked on the TOSA reference model, compiled by Vela for the NPU. An export writes a
+folder (the TOSA model, its provenance, Vela's ``.tflite`` and summary), whole or not at all;
+a pack holds Vela's ``.tflite`` beside the TOSA model it came from."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+from waiexport.files import new_folder
+
+from ..tosa.format import TosaFormat
+from .compile import available, compile_vela
+
+__all__ = ["VELA", "VelaFormat"]
+
+
+class VelaFormat(TosaFormat):
+    name, writes_folder = "vela", True
+
+    def require(self) -> None:
+        from ..errors import EngineUnavailable
+        try:
+            super().require()
+        except EngineUnavailable:
+            raise EngineUnavailable("tosa-tools and ethos-u-vela are not installed: pip "
+                                    "install 'waiexport[vela]'") from None
+        available()
+
+    def save(self, exp, model, output: Path, stem: str) -> dict:
+        with new_folder(output) as work:
+            tosa = work / f"{stem}.tosa"
+            for name, data in self.files(exp, model, tosa.name).items():
+                (work / name).write_bytes(data)
+            report = compile_vela(tosa, exp.target.vela, work)
+        report.tflite = output / report.tflite.name
+        return {"model": str(output / tosa.name), "bytes": len(model.data),
+                "vela": report}
+
+    def packed(self, exp, model, folder: Path, stem: str) -> dict:
+        tosa = super().packed(exp, model, folder, stem)
+        report = compile_vela(folder / tosa["path"], exp.target.vela, folder / "models")
+        data = report.tflite.read_bytes()
+        return {"path": str(report.tflite.relative_to(folder)),
+                "sha256": hashlib.sha256(data).hexdigest(), "tosa": tosa}
+
+
+VELA = VelaFormat()

@@ -1,0 +1,169 @@
+"""What every command shares: the one-line error (``WHAT: CODE: WHERE: WHY``, exit 2), reading
+and writing the paths it is given, loading a graph, naming a target or an engine, and
+running vectors with a progress bar."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from waiexport.jsonio import dumps
+from waiexport.refusal import Refusal
+
+__all__ = ["fail", "read_file", "write_file", "writable", "folder", "load_file", "target_named",
+           "fit_target", "size_of", "engine_named", "engine_help", "run_vectors"]
+
+
+def fail(what: str, code: str, where: str, why: str) -> None:
+    """End the command with one line, ``WHAT: CODE: WHERE: WHY``, and exit 2."""
+    click.echo(f"{what}: {code}: {where}: {why}", err=True)
+    sys.exit(2)
+
+
+def _a_file(path: str, empty: str) -> Path:
+    """``path`` as a file's path: empty (ends in one line with the code ``empty``) or a
+    folder ends in one line."""
+    if not path:
+        fail("''", empty, "-", "an empty path")
+    if Path(path).is_dir():
+        fail(path, "not-a-file", "-", "a folder, where a file is expected")
+    return Path(path)
+
+
+def read_file(path: str) -> bytes:
+    """A file's bytes; a path that is missing, a folder or unreadable ends in one line."""
+    p = _a_file(path, "not-found")
+    try:
+        return p.read_bytes()
+    except FileNotFoundError:
+        fail(path, "not-found", "-", "no such file")
+    except OSError as e:
+        fail(path, "unreadable", "-", e.strerror or str(e))
+
+
+def write_file(path: str, data: bytes) -> None:
+    """Write ``data`` to ``path``; a path that cannot be written ends in one line."""
+    p = _a_file(path, "unwritable")
+    try:
+        p.write_bytes(data)
+    except OSError as e:
+        fail(path, "unwritable", "-", e.strerror or str(e))
+
+
+def writable(path: str, folder: bool = False) -> None:
+    """End in one line, before any work, when a file (or with ``folder``, a folder written
+    whole) cannot be written at ``path``."""
+    import os
+    if folder:
+        if not path:
+            fail("''", "unwritable", "-", "an empty path")
+        if Path(path).exists() and not Path(path).is_dir():
+            fail(path, "not-a-folder", "-", "a file, where a folder is expected")
+    p = Path(path) if folder else _a_file(path, "unwritable")
+    parent = p.parent if str(p.parent) else Path(".")
+    if not parent.is_dir():
+        fail(path, "unwritable", "-", f"no folder {parent}")
+    if not os.access(parent, os.W_OK) or (p.exists() and not os.access(p, os.W_OK)):
+        fail(path, "unwritable", "-", "permission denied")
+
+
+def folder(path: str) -> Path:
+    """The folder ``path``, made if absent; one that cannot be ends in one line."""
+    if not path:
+        fail("''", "unwritable", "-", "an empty path")
+    p = Path(path)
+    if p.exists() and not p.is_dir():
+        fail(path, "not-a-folder", "-", "a file, where a folder is expected")
+    try:
+        p.mkdir(parents=True, exist_ok=True)
+        probe = p / ".waiexport-write-probe"
+        probe.write_bytes(b"")
+        probe.unlink()
+    except OSError as e:
+        fail(path, "unwritable", "-", e.strerror or str(e))
+    return p
+
+
+def load_file(path: str, as_json: bool = False, loader=None, capability: str | None = None):
+    """The bytes and what ``loader`` makes of them; a refusal prints one line (or
+    ``{"refuse": code}`` with ``as_json``), in ``capability``'s codes when given, and exits 2;
+    so does an engine that cannot take the graph."""
+    from waiexport.codes import reported_code
+    from waiexport.targets.errors import ExportError, NotForEngine
+    from waiexport.whg1 import read
+    data = read_file(path)
+    try:
+        return data, (loader or read)(data)
+    except Refusal as r:
+        code = reported_code(capability, r.code)
+        hint = " (a JSON file: 'waiexport lower int_synth FILE -o DIR' lowers an int_synth " \
+               "set to WHG1)" if data[:1] == b"{" and r.code == "model_mismatch" else ""
+        if as_json:
+            click.echo(dumps({"refuse": code}))
+            sys.exit(2)
+        fail(path, code, r.where, f"{r.detail}{hint}")
+    except (ExportError, NotForEngine) as e:
+        fail(path, "does-not-fit", "-", str(e))
+
+
+def target_named(name: str):
+    """The target called ``name``; an unknown one ends in one line, exit 2."""
+    from waiexport.descriptions import target
+    try:
+        return target(name)
+    except KeyError as e:
+        fail("--target", "usage", "-", e.args[0])
+
+
+def fit_target(path: str, fit, data: bytes, tgt):
+    """:func:`waiexport.targets.exporter.fit`, a load refusal or a missing tool ending in
+    one line."""
+    from waiexport.targets.errors import EngineUnavailable
+    try:
+        return fit(data, tgt, Path(path).stem)
+    except Refusal as r:
+        fail(path, r.code, r.where, r.detail)
+    except EngineUnavailable as e:
+        fail(path, "unavailable", tgt.name, str(e))
+
+
+def size_of(text: str) -> tuple[int, int]:
+    try:
+        h, w = (int(v) for v in text.lower().replace("×", "x").split("x"))
+    except ValueError:
+        raise click.BadParameter(f"{text!r} is not HxW (two sizes, e.g. 16x16)",
+                                 param_hint="--size") from None
+    if h < 1 or w < 1:
+        raise click.BadParameter(f"{text!r}: sizes are at least 1", param_hint="--size")
+    return h, w
+
+
+def engine_named(name: str, fallback: bool = False):
+    """The engine called ``name``; an unknown or unavailable one ends in one line, exit 2."""
+    from waiexport.targets.engines import engine
+    from waiexport.targets.errors import EngineUnavailable
+    try:
+        return engine(name, fallback=fallback)
+    except KeyError as e:
+        raise click.BadParameter(e.args[0], param_hint="--engine") from None
+    except EngineUnavailable as e:
+        click.echo(f"--engine {name}: unavailable: {e}", err=True)
+        sys.exit(2)
+
+
+def engine_help(what: str) -> str:
+    """The ``--engine`` option's help: ``what`` the engine runs, then every engine the
+    registry and the installed plug-ins name (nothing is imported to say so)."""
+    from waiexport.targets.engines import help_text
+    return f"{what} One of: {help_text()}."
+
+
+def run_vectors(eng, read: list, label: str, locate: bool = False) -> list:
+    """Every vector of ``read`` (:func:`~.conformance.validate.read_all`) on ``eng``, with a
+    progress bar on stderr."""
+    from waiexport.conformance.validate import validate as run_all
+    with click.progressbar(length=sum(len(v) for _, v in read), label=label, file=sys.stderr,
+                           show_pos=True) as bar:
+        return run_all(eng, read, progress=bar.update, locate=locate)

@@ -1,0 +1,142 @@
+"""The ``export`` command, the second job: a model of integer tensors only, for a target, self-checked."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from waiexport.jsonio import ascii_text, dumps
+from waiexport.refusal import Refusal
+
+from .common import fail, writable, load_file, target_named, size_of
+
+
+@click.command("export")
+@click.argument("graph")
+@click.option("--target", "target_name", default="ort-cpu", show_default=True,
+              help="A target (waiexport targets list): ort-cpu and npu-int8 write ONNX, tosa "
+                   "writes a TOSA 1.0 flatbuffer.")
+@click.option("-o", "--output", required=True,
+              help="ONNX and tosa targets: the model file to write (a TOSA model gets its "
+                   "provenance beside it in OUTPUT.json). Ethos-U targets: a folder, for "
+                   "GRAPH.tosa, its provenance, and Vela's GRAPH_vela.tflite and summary.")
+@click.option("--size", "sizes", multiple=True,
+              help="HxW of each data input, for a TOSA model (TOSA shapes are static) when "
+                   "the graph declares no sizes.")
+@click.option("--json", "as_json", is_flag=True,
+              help="Print {bytes, metadata, model, nodes, rewrites, self_check, target} as "
+                   "canonical JSON when written.")
+def export(graph, target_name, output, sizes, as_json):
+    """Export GRAPH to a model of integer tensors only, for a target.
+
+    check (acc32 and wai-ops/1-npu) → rewrite for the target → export → a self-check of the
+    model against the exact reference, on inputs at the ends of the declared ranges (on
+    onnxruntime for ONNX, on the TOSA reference model for TOSA). The model names the SHA-256
+    of GRAPH, of the rewritten graph and of the certificate, the target and this tool's
+    version (ONNX metadata; for TOSA, OUTPUT.json).
+
+    \b
+    Exit status: 0 when the model is written and matches the reference; 1 when the graph
+    does not fit, cannot be mapped, or the self-check differs; 2 when GRAPH is refused at load.
+    Example: waiexport export hs_y.whg1 --target tosa --size 16x16 -o hs_y.tosa
+    """
+    from waiexport.targets.errors import EngineUnavailable
+    from waiexport.targets.format import format_of
+
+    tgt = target_named(target_name)
+    fmt = format_of(tgt)
+    try:
+        fmt.require()
+    except EngineUnavailable as e:
+        fail(f"--target {tgt.name}", "unavailable", "-", str(e))
+    writable(output, folder=fmt.writes_folder)
+    data, _ = load_file(graph)
+    try:
+        _export(graph, tgt, data, output, sizes, as_json)
+    except EngineUnavailable as e:
+        fail(graph, "unavailable", tgt.name, str(e))
+
+
+def _export(graph: str, tgt, data: bytes, output: str, sizes, as_json: bool) -> None:
+    """The body of ``export``, once GRAPH has loaded: exits."""
+    from waiexport.targets.errors import ExportError
+    from waiexport.targets.exporter import export as export_graph, self_check
+    try:
+        exp = export_graph(data, tgt, Path(graph).stem)
+    except Refusal as r:
+        click.echo(f"{graph}: does not fit: {r}", err=True)
+        sys.exit(1 if r.code == "model_mismatch" else 2)
+    except ExportError as e:
+        click.echo(f"{graph}: cannot export for {tgt.name}: {e}", err=True)
+        sys.exit(1)
+    rewrites = [f"node {c.node} {c.op}: {c.rewrite}" for c in exp.outcome.changes if c.applied]
+    if not as_json:
+        for line in rewrites:
+            click.echo(f"rewrite: {line}")
+    fmt = exp.format
+    shapes = _static_shapes(graph, exp, [size_of(s) for s in sizes]) if fmt.static else None
+    try:
+        model = exp.built(shapes)
+        probes, difference = self_check(exp, sizes=[shapes[0][1:]] if shapes else None)
+    except ExportError as e:
+        click.echo(f"{graph}: cannot export for {tgt.name}: {e}", err=True)
+        sys.exit(1)
+    if difference:
+        click.echo(f"self-check failed: {difference}", err=True)
+        sys.exit(1)
+    try:
+        saved = fmt.save(exp, model, Path(output), Path(graph).stem)
+    except OSError as e:
+        fail(output, "unwritable", "-", e.strerror or str(e))
+    except _vela_error() as e:
+        fail(output, "vela", tgt.vela, f"Vela refused it: {e}")
+    report = {**fmt.report(exp, model), "bytes": len(model.data),
+              "model": saved["model"], "rewrites": [ascii_text(r) for r in rewrites],
+              "self_check": {"bit_exact": True, "decodes": probes, "on": fmt.judge},
+              "target": tgt.name}
+    lines = [fmt.summary(exp, model, saved["model"], probes)]
+    if "vela" in saved:
+        vela = saved["vela"]
+        report["vela"] = vela.as_dict()
+        lines += [f"every node fits {tgt.name} (its limits: waiexport targets show {tgt.name})",
+                  *vela.lines()]
+        if vela.cpu_ops:
+            lines.append(f"  {vela.cpu_ops} operators are not on the NPU")
+    click.echo(dumps(report) if as_json else "\n".join(lines))
+    sys.exit(0)
+
+
+def _vela_error():
+    """Vela's error type, where Vela's compile is importable (a target that has none never
+    raises it)."""
+    from waiexport.targets.vela.compile import VelaError
+    return VelaError
+
+
+def _static_shapes(graph: str, exp, sizes: list) -> list:
+    """Every input's shape for a model whose shapes are static: data inputs from ``--size``
+    or the graph's declared sizes, state inputs as the first data input; a missing or
+    unplannable size ends in one line."""
+    from waiexport.plan import run_plan
+    g = exp.graph
+    data_inputs = [i for i in g.inputs if i.kind == "data"]
+    if not sizes and g.declares_sizes:
+        sizes = [(i.max_h, i.max_w) for i in data_inputs]
+    if len(sizes) != len(data_inputs):
+        fail(graph, "needs-size", "-", f"the graph declares no input sizes and "
+             f"{exp.format.name.upper()} shapes are static: give --size HxW for each of its "
+             f"{len(data_inputs)} data inputs")
+    size = iter(sizes)
+    shapes = [(g.tensor(i.tensor).channels, *(next(size) if i.kind == "data" else sizes[0]))
+              for i in g.inputs]
+    try:
+        run_plan(g, shapes, [s.lo for s in g.scalars])
+    except Refusal as r:
+        fail(graph, r.code, f"--size {' '.join(f'{h}x{w}' for h, w in sizes)}: {r.where}",
+             r.detail)
+    return shapes
+
+
+command = export

@@ -1,0 +1,100 @@
+"""The ``run`` command: decodes through a graph on the reference or on an engine."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import click
+
+from waiexport.jsonio import BadInput, dumps, parse_decode, tensor_json
+from waiexport.refusal import Refusal
+
+from .common import engine_help, fail, read_file, load_file, engine_named
+
+
+@click.command("run")
+@click.argument("graph")
+@click.option("--decode", "decode_file", required=True,
+              help="A §14.1 decode object, or a JSON array of them for a sequence.")
+@click.option("--json", "as_json", is_flag=True,
+              help='Print {"outputs": [...]} or {"refuse": code} per decode, canonical JSON.')
+@click.option("--literal", is_flag=True,
+              help="Run the literal implementation (scalar loops; slow, small inputs).")
+@click.option("--engine", "engine_name", default="reference", show_default=True,
+              help=engine_help("What runs the decodes (the host loads the graph against the "
+                               "engine's profile and subset)."))
+@click.option("--capability", default=None,
+              help="Report refusals in this capability's codes (§4): wai.neural.int_synth "
+                   "reports payload_malformed for every one.")
+def run(graph, decode_file, as_json, literal, engine_name, capability):
+    """Run decodes through GRAPH on the exact reference, or on its exported model.
+
+    The graph loads against the engine's profile (§10.5 steps 1–8): acc64 for the
+    reference, acc32 and wai-ops/1-npu for an onnxruntime engine.
+
+    DECODE.json holds one decode, {"inputs": [{"data": [...], "shape": [C, H, W]}, ...],
+    "scalars": [...]}, with the data inputs only in input-table order and integers as decimal
+    strings or JSON numbers (an "expect" member is ignored), or a JSON array of decodes: a
+    sequence, whose state inputs start at their init and carry from each completed decode
+    (§10.3). A refused decode changes no state and the sequence goes on.
+
+    \b
+    Exit status: 0 when every decode completes; 1 when a decode is refused; 2 when the graph
+    is refused at load or does not fit the engine, or the input is malformed.
+    Example: waiexport run examples/tiny_synth.whg1 --decode d.json --engine ort-cpu
+    """
+    from waiexport.reference import decode
+    from waiexport.targets.errors import EngineFailure
+    from waiexport.targets.engines.base import Loaded
+    from waiexport.targets.outputs import by_name
+
+    eng = engine_named(engine_name)
+    from waiexport.codes import CAPABILITY_CODES, reported_code
+    if capability is not None and capability not in CAPABILITY_CODES:
+        fail("--capability", "usage", "-", f"unknown capability {capability!r}; known: "
+             + ", ".join(CAPABILITY_CODES))
+    _, loaded = load_file(graph, as_json, eng.load, capability)
+    if literal:
+        loaded = Loaded(loaded.graph, lambda i, s: by_name(decode(loaded.graph, i, s,
+                                                                  literal=True)))
+    g = loaded.graph
+    try:
+        doc = json.loads(read_file(decode_file))
+    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError, ValueError) as e:
+        fail(decode_file, "bad-json", "-", f"not JSON: {str(e)[:200]}")
+    decodes = doc if isinstance(doc, list) else [doc]
+    if not decodes:
+        fail(decode_file, "bad-decode", "-", "an empty array: nothing to run")
+    n_data = sum(1 for i in g.inputs if i.kind == "data")
+    try:
+        parsed = [parse_decode(d, n_data, len(g.scalars), f"decode {k}")
+                  for k, d in enumerate(decodes)]
+    except BadInput as e:
+        fail(decode_file, "bad-decode", "-", str(e))
+    seq = loaded.sequence()
+    results = []
+    for k, (inputs, scalars) in enumerate(parsed):
+        try:
+            results.append({"outputs": seq.step(inputs, scalars)})
+        except EngineFailure as e:
+            fail(f"--engine {eng.name}", "engine-failure", f"decode {k}", str(e))
+        except Refusal as r:
+            code = reported_code(capability, r.code)
+            results.append({"refuse": code, "why": f"{code}: {r.where}: {r.detail}"})
+    if as_json:
+        out = [{"outputs": [tensor_json(o) for o in r["outputs"]]} if "outputs" in r
+               else {"refuse": r["refuse"]} for r in results]
+        click.echo(dumps(out if isinstance(doc, list) else out[0]))
+    else:
+        for k, r in enumerate(results):
+            if "refuse" in r:
+                click.echo(f"decode {k}: refused, {r['why']}")
+                continue
+            parts = [f"out{j} {list(o.shape)} in [{o.min()}, {o.max()}]" if o.size
+                     else f"out{j} {list(o.shape)}" for j, o in enumerate(r["outputs"])]
+            click.echo(f"decode {k}: " + "; ".join(parts))
+    sys.exit(1 if any("refuse" in r for r in results) else 0)
+
+
+command = run

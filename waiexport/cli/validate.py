@@ -1,0 +1,116 @@
+"""The ``validate`` command, the third job: an engine against the vectors, or a pack's results."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from waiexport.jsonio import BadInput, dumps
+
+from .common import engine_help, fail, engine_named, run_vectors
+
+
+@click.command("validate")
+@click.argument("paths", nargs=-1)
+@click.option("--engine", "engine_name", default="reference", show_default=True,
+              help=engine_help("The engine to validate."))
+@click.option("--allow-fallback", is_flag=True,
+              help="Let an ort:<Provider> engine place the nodes its provider declines on "
+                   "onnxruntime's CPU provider; each vector then says where its nodes ran, and "
+                   "one that ran partly elsewhere is never counted as a pass.")
+@click.option("--json", "as_json", is_flag=True,
+              help="Print the report as canonical JSON (section 8.5): {claim, engine, files, "
+                   "totals, vectors}; see the README for its schema.")
+@click.option("--locate", is_flag=True,
+              help="For a differing output, ask the engine for every intermediate tensor and "
+                   "name the first operator that differs, the first node inside its lowering "
+                   "that differs from onnx's reference evaluator, and a diagnosis.")
+@click.option("--results", "results", default=None,
+              help="Judge the outputs a runner elsewhere wrote for a pack (waiexport vectors "
+                   "pack) instead of running an engine: RESULTS holds outputs/ and "
+                   "results.json.")
+@click.option("--pack", "pack", default=None,
+              help="With --results: your own copy of the pack the results are for (the "
+                   "folder vectors pack wrote). Default: RESULTS itself, which then needs "
+                   "--pack-sha256.")
+@click.option("--pack-sha256", "pack_sha256", default=None,
+              help="With --results: the pack's identity, as vectors pack printed it; the "
+                   "manifest judged must have it.")
+def validate(paths, engine_name, allow_fallback, as_json, locate, results, pack, pack_sha256):
+    """Run conformance vectors on an engine, bit for bit, refusals included.
+
+    PATHS are .jsonl files or folders of them (default: the committed corpus). Every vector
+    whose profiles include the engine's profile and whose graph lies in the engine's subset
+    runs; the rest are counted, by reason, as not for this engine. A failing output is
+    reported by its first differing index, how many elements differ, the largest difference
+    and a histogram of the differences. The claim, naming the engine's packages and versions,
+    is printed only when nothing failed or ran elsewhere.
+
+    \b
+    Exit status: 0 when every applicable vector passes; 1 when one fails or ran elsewhere;
+    2 when the engine is unknown or unavailable, a vector file cannot be read or a line of
+    it is not a vector, or there is nothing to validate.
+    Example: waiexport validate --engine ort-cpu --json
+    """
+    from waiexport.conformance.generate import CORPUS
+    from waiexport.conformance.validate import files_under, read_all, render, report
+
+    if results is not None:
+        _judge_results(Path(results), Path(pack or results), pack_sha256,
+                       files_under([Path(p) for p in paths] or [CORPUS]), as_json)
+    eng = engine_named(engine_name, allow_fallback)
+    where = " ".join(paths) or str(CORPUS)
+    try:
+        read = read_all(files_under([Path(p) for p in paths] or [CORPUS]))
+    except BadInput as e:
+        click.echo(f"{e}", err=True)
+        sys.exit(2)
+    total = sum(len(vectors) for _, vectors in read)
+    if not total:
+        click.echo(f"{where}: nothing to validate: no vector in "
+                   f"{len(read)} .jsonl file{'' if len(read) == 1 else 's'}", err=True)
+        sys.exit(2)
+    results = run_vectors(eng, read, f"validating {eng.name}", locate)
+    rep = report(eng, results)
+    click.echo(dumps(rep, strict=False) if as_json else render(rep))
+    if all(r.status == "skip" for r in results):
+        fail(where, "nothing-ran", f"--engine {eng.name}",
+             f"none of the {total} vectors is for this engine: nothing was validated")
+    sys.exit(0 if all(r.status in ("pass", "skip") for r in results) else 1)
+
+
+def _judge_results(results: Path, pack: Path, pack_sha256: str | None, files: list,
+                   as_json: bool) -> None:
+    """``validate --results``: the report of a pack's results, judged against the vector
+    files ``files``; exits."""
+    import re
+
+    from waiexport.conformance.packs import judge
+    from waiexport.conformance.validate import render, report
+    for folder, what in ((results, "results"), (pack, "pack")):
+        if not folder.is_dir():
+            fail(str(folder), "not-a-folder", "-", f"a folder of {what} is expected")
+    if pack_sha256 is not None and not re.fullmatch(r"[0-9a-f]{64}", pack_sha256):
+        fail("--pack-sha256", "usage", "-", "64 lowercase hexadecimal digits, as vectors pack "
+             "printed them")
+    if pack.resolve() == results.resolve() and pack_sha256 is None:
+        fail(str(results), "usage", "--pack", "the results folder's own manifest cannot vouch "
+             "for itself: give --pack with the pack you made, or --pack-sha256 with the "
+             "identity vectors pack printed")
+    try:
+        outcomes, eng, problems = judge(pack, results, files, pack_sha256)
+    except BadInput as e:
+        fail(str(results), "bad-results", "-", str(e))
+    for line in problems:
+        click.echo(line, err=True)
+    rep = report(eng, outcomes)
+    if problems:
+        rep["claim"] = None
+    rep["result_problems"] = problems
+    click.echo(dumps(rep, strict=False) if as_json else render(rep))
+    sys.exit(0 if all(o.status in ("pass", "skip") for o in outcomes) and not problems else 1)
+
+
+command = validate

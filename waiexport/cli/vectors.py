@@ -1,0 +1,122 @@
+"""The ``vectors`` commands: generate the corpus, check it independently, pack it for a runner elsewhere."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from waiexport.jsonio import BadInput, ascii_text, dumps
+
+from .common import fail, folder, target_named
+
+
+@click.group("vectors")
+def vectors():
+    """Conformance vectors (§14.1, §14.2): generate the corpus, check it independently."""
+
+
+@vectors.command("generate")
+@click.argument("outdir")
+@click.option("--json", "as_json", is_flag=True, help="Print {written: [paths]} as JSON.")
+def vectors_generate(outdir, as_json):
+    """Write every case as vectors under OUTDIR (vectors/<operator>.jsonl,
+    graphs/<name>.jsonl), deterministically, expectations from the reference.
+
+    \b
+    Exit status: 0 when written; 2 when OUTDIR cannot be written.
+    Example: waiexport vectors generate /tmp/corpus
+    """
+    from waiexport.conformance.generate import generate
+    written = [str(p) for p in generate(folder(outdir))]
+    click.echo(dumps({"written": written}) if as_json else "\n".join(written))
+
+
+@vectors.command("check")
+@click.argument("directory")
+@click.option("--json", "as_json", is_flag=True,
+              help="Print {files: [{difference, path, same}], skipped: [paths]} as JSON.")
+def vectors_check(directory, as_json):
+    """Recompute every vector under DIRECTORY with the literal evaluator and the
+    term-by-term bounds fold, write each file again and compare bytes; files under stage/
+    or certificates/ are skipped with a note.
+
+    \b
+    Exit status: 0 when every file is reproduced; 1 when one differs; 2 when DIRECTORY is
+    not a folder or holds a line that is not a vector.
+    Example: waiexport vectors check conformance/corpus
+    """
+    from waiexport.conformance.checker import check_dir
+    from waiexport.jsonio import BadInput
+    if not Path(directory).is_dir():
+        fail(directory, "not-a-folder", "-", "a folder of vector files is expected")
+    try:
+        checks, skipped = check_dir(Path(directory))
+    except BadInput as e:
+        fail(directory, "bad-vector", "-", str(e))
+    if as_json:
+        click.echo(dumps({"files": [{"difference": ascii_text(c.first_difference or ""),
+                                     "path": str(c.path), "same": c.same} for c in checks],
+                          "skipped": [str(p) for p in skipped]}))
+        sys.exit(0 if all(c.same for c in checks) else 1)
+    for path in skipped:
+        click.echo(f"skipped {path}: stage and certificate vectors are not checked yet")
+    for c in checks:
+        click.echo(f"{'same' if c.same else 'DIFFERS'} {c.path}"
+                   + (f": {c.first_difference}" if c.first_difference else ""))
+    sys.exit(0 if all(c.same for c in checks) else 1)
+
+
+@vectors.command("pack")
+@click.option("--target", "target_name", default="ort-cpu", show_default=True,
+              help="The target whose models the pack holds (waiexport targets list).")
+@click.argument("directory")
+@click.argument("paths", nargs=-1)
+@click.option("--json", "as_json", is_flag=True,
+              help="Print {not_packed, packed, target} as canonical JSON.")
+def vectors_pack(target_name, directory, paths, as_json):
+    """Write a pack of the vectors in PATHS (default: the committed corpus) that the target
+    takes, for a runner this process cannot drive (a board, an FVP, a vendor runtime): each
+    vector's model exported for the target, each decode's inputs only as .npy in the model's
+    layout, the refusals the host must make, and DIRECTORY/manifest.json with every digest.
+    The expected outputs are not in the pack. The runner writes
+    outputs/<id>/<decode>/<name>.npy and results.json ({"ran_on": "..."}) into DIRECTORY;
+    'waiexport validate --results DIRECTORY' judges them.
+
+    \b
+    Exit status: 0 when written; 2 for an unknown target, an unreadable vector file or an
+    unwritable DIRECTORY.
+    Example: waiexport vectors pack --target ethos-u55-128 /tmp/pack
+    """
+    from waiexport.conformance.generate import CORPUS
+    from waiexport.conformance.packs import make_pack
+    from waiexport.conformance.validate import files_under
+    from waiexport.targets.errors import EngineUnavailable
+    tgt = target_named(target_name)
+    out = Path(directory)
+    folder(str(out.parent) if str(out.parent) else ".")
+    if out.exists() and not out.is_dir():
+        fail(directory, "not-a-folder", "-", "a file, where a folder is expected")
+    try:
+        manifest, ident = make_pack(tgt, files_under([Path(p) for p in paths] or [CORPUS]), out)
+    except BadInput as e:
+        fail(" ".join(paths) or "corpus", "bad-vector", "-", str(e))
+    except EngineUnavailable as e:
+        fail(directory, "unavailable", tgt.name, str(e))
+    except OSError as e:
+        fail(directory, "unwritable", "-", e.strerror or str(e))
+    packed = [v["id"] for v in manifest["vectors"]]
+    if as_json:
+        click.echo(dumps({"identity": ident, "not_packed": manifest["not_packed"],
+                          "packed": packed, "target": tgt.name}))
+        return
+    click.echo(f"{out}: {len(packed)} vectors packed for {tgt.name} "
+               f"({manifest['layout']}), {len(manifest['not_packed'])} not for this target; "
+               f"manifest {out / 'manifest.json'}\npack identity {ident}: the runner writes "
+               "it into results.json as \"pack\"; keep this folder (or the identity) to judge "
+               "the results with 'waiexport validate --results RESULTS --pack "
+               f"{out}' (or --pack-sha256 {ident})")
+
+
+command = vectors
