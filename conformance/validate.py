@@ -11,21 +11,29 @@ from pathlib import Path
 
 import numpy as np
 
+from waiexport.certificate import Verdict
 from waiexport.jsonio import ascii_text
+from waiexport.load import read_member
 from waiexport.refusal import Refusal
-from waiexport.targets.errors import EngineFailure, NotForEngine
+from waiexport.targets.errors import EngineCrashed, EngineFailure, EngineTimedOut, NotForEngine
 from waiexport.targets.engines.base import machine
 from waiexport.targets.errors import ExportError
 
 from .locate import locate as find_first, sentence
-from .vectors import load_outcome, parse_expect, read_vectors, vector_inputs
+from .vectors import parse_expect, read_vectors, vector_inputs
 
 __all__ = ["VectorOutcome", "validate_vector", "validate_stage", "validate", "read_all", "diff", "claim", "files_under", "report",
            "render", "STATUSES"]
 
-#: Each status a vector can end in, and how the report counts it.
+#: Each status a vector can end in, and how the report counts it: ``declined`` is a vector
+#: of the engine's profile and subset that the engine (its export, its runtime) could not
+#: take; ``skip``, one outside its profile or subset, or a stage vector of an engine that runs
+#: models.
 STATUSES = {"pass": "passed", "fail": "failed", "elsewhere": "ran elsewhere",
+            "crashed": "crashed", "timed_out": "timed out", "declined": "declined",
             "skip": "not for this engine"}
+#: The statuses that allow no claim.
+NO_CLAIM = ("fail", "elsewhere", "crashed", "timed_out")
 
 
 @dataclass
@@ -109,9 +117,24 @@ def validate_stage(engine, file: str, v: dict) -> VectorOutcome:
     return VectorOutcome(file, v["id"], "fail", _first_difference(st["expect"], got))
 
 
+def _broke(file: str, vid: str, e: EngineFailure, where: str = "") -> VectorOutcome:
+    """A vector whose engine crashed or timed out (its own result), or failed."""
+    status = "crashed" if isinstance(e, EngineCrashed) else \
+        "timed_out" if isinstance(e, EngineTimedOut) else "fail"
+    return VectorOutcome(file, vid, status, f"{where}{e}")
+
+
 def validate_vector(engine, file: str, v: dict, locate: bool = False) -> VectorOutcome:
     """Run one vector on ``engine`` (see :mod:`waiexport.targets.engines` for the interface);
-    with ``locate``, a differing output is traced to the first operator that differs."""
+    with ``locate``, a differing output is traced to the first operator that differs. A
+    runtime that crashes or times out is that vector's result; the caller goes on."""
+    try:
+        return _validate_vector(engine, file, v, locate)
+    except EngineFailure as e:        # at load, or in locating
+        return _broke(file, v["id"], e)
+
+
+def _validate_vector(engine, file: str, v: dict, locate: bool) -> VectorOutcome:
     if "stage" in v:
         return validate_stage(engine, file, v)
     if engine.profile not in v["profiles"]:
@@ -127,16 +150,14 @@ def validate_vector(engine, file: str, v: dict, locate: bool = False) -> VectorO
         except (ExportError, NotForEngine):
             return VectorOutcome(file, v["id"], "fail", f"not refused with {v['load']} at load")
         return VectorOutcome(file, v["id"], "fail", f"loaded a graph refused with {v['load']}")
-    if engine.subset == "npu":
-        verdict = load_outcome(data)[3]
-        if not verdict["npu"]:
-            return VectorOutcome(file, v["id"], "skip", "outside wai-ops/1-npu")
+    if engine.subset == "npu" and not Verdict.over([read_member(data)]).npu:
+        return VectorOutcome(file, v["id"], "skip", "outside wai-ops/1-npu")
     try:
         loaded = engine.load(data)
     except Refusal as r:
         return VectorOutcome(file, v["id"], "fail", f"refused at load with {r.code}: {r}")
     except (ExportError, NotForEngine) as e:
-        return VectorOutcome(file, v["id"], "skip", str(e))
+        return VectorOutcome(file, v["id"], "declined", str(e))
     seq = loaded.sequence()
     out = VectorOutcome(file, v["id"], "pass")
     for k, ((inputs, scalars), d) in enumerate(zip(vector_inputs(v, loaded.graph),
@@ -148,7 +169,8 @@ def validate_vector(engine, file: str, v: dict, locate: bool = False) -> VectorO
         except Refusal as r:
             got = ("refuse", r.code)
         except EngineFailure as e:
-            out.status, out.reason = "fail", f"decode {k}: {e}"
+            broke = _broke(file, v["id"], e, f"decode {k}: ")
+            out.status, out.reason = broke.status, broke.reason
             break
         if kind == "refuse" or got[0] == "refuse":
             if got != (kind, want):
@@ -201,26 +223,40 @@ def validate(engine, files, progress=None, locate: bool = False) -> list[VectorO
 
 
 def claim(engine, results: list[VectorOutcome]) -> dict | None:
-    """What a pass supports, or ``None`` when a vector failed or ran elsewhere, or none
-    passed: evidence for the engine's subset and profile on this machine, not a full-profile
-    conformance claim (§1, §12), naming what ran (the engine's packages, versions and
-    devices)."""
-    if any(r.status in ("fail", "elsewhere") for r in results) or \
+    """What a pass supports, or ``None`` when a vector failed, ran elsewhere, crashed or
+    timed out, or none passed: evidence for the engine's subset and profile where it ran, not
+    a full-profile conformance claim (§1, §12), naming what ran (the engine's packages,
+    versions and devices), how many applicable vectors ran and passed, and, by file, what
+    the engine declined and why: the part of its subset the claim does not cover."""
+    if any(r.status in NO_CLAIM for r in results) or \
             not any(r.status == "pass" for r in results):
         return None
-    describe = getattr(engine, "describe", None)
-    ran = describe() if describe else {"packages": "not reported by the engine"}
+    ran = engine.describe() if hasattr(engine, "describe") else \
+        {"packages": "not reported by the engine"}
     subset = "wai-ops/1-npu" if engine.subset == "npu" else \
         "wai-ops/1-i32" if engine.profile == "acc32" else "wai-ops/1"
     ran = {"machine": ascii_text(machine()), "where": "on this machine", **ran}
     where = ran.pop("where")
+    declined: dict = {}
+    for r in results:
+        if r.status == "declined":
+            declined.setdefault(r.file, {"vectors": 0, "first_reason": ascii_text(r.reason)})
+            declined[r.file]["vectors"] += 1
+    passed = sum(r.status == "pass" for r in results)
+    applicable = passed + sum(r.status == "declined" for r in results)
+    target = getattr(getattr(engine, "target", None), "name", getattr(engine, "target", None))
+    scope = (f"{passed} of the {applicable} vectors of {subset} tagged {engine.profile} here"
+             + ("" if not declined else "; it does not cover what it declined: "
+                + ", ".join(f"{f} ({d['vectors']})" for f, d in sorted(declined.items()))))
     return {
         "engine": engine.name, "profile": engine.profile, "subset": subset, **ran,
+        "target": target,
+        "applicable": applicable, "passed": passed, "declined": declined,
         "claim": (f"a pass is evidence that engine {engine.name} "
-                  f"({ran.get('runs_on', 'as it reports')}) computes the vectors of {subset} "
-                  f"tagged {engine.profile} "
-                  f"exactly {where}; it is not a full-profile conformance claim "
-                  "(sections 1 and 12)"),
+                  f"({ran.get('runs_on', 'as it reports')})"
+                  + (f", running the {target} target's models," if target else "")
+                  + f" computes {scope} exactly {where}; it is not a full-profile conformance "
+                  "claim (sections 1 and 12)"),
     }
 
 
@@ -261,20 +297,23 @@ def _ascii(value):
     return value
 
 
+_COLUMNS = [("pass", "passed"), ("fail", "failed"), ("elsewhere", "elsewhere"),
+            ("crashed", "crashed"), ("timed_out", "timed out"), ("declined", "declined"),
+            ("skip", "not for it")]
+
+
 def render(rep: dict) -> str:
     """The report as a person reads it: a table per file, reasons, failures, the claim."""
-    name = rep["engine"]
-    lines = [f"{'file':<18} {'passed':>7} {'failed':>7} {'ran elsewhere':>14} "
-             f"{'not for ' + name:>20}"]
+    lines = [f"{'file':<18} " + " ".join(f"{head:>10}" for _, head in _COLUMNS)]
     for file, c in rep["files"].items():
-        lines.append(f"{file:<18} {c['pass']:>7} {c['fail']:>7} {c['elsewhere']:>14} "
-                     f"{c['skip']:>20}")
-    reasons = Counter(v["reason"] for v in rep["vectors"] if v["status"] == "skip")
-    for reason, n in sorted(reasons.items()):
-        lines.append(f"not for this engine: {n} vectors, {reason}")
+        lines.append(f"{file:<18} " + " ".join(f"{c[k]:>10}" for k, _ in _COLUMNS))
+    for status, words in (("skip", "not for this engine"), ("declined", "declined")):
+        reasons = Counter(v["reason"] for v in rep["vectors"] if v["status"] == status)
+        for reason, n in sorted(reasons.items()):
+            lines.append(f"{words}: {n} vectors, {reason}")
     for v in rep["vectors"]:
-        if v["status"] == "elsewhere":
-            lines.append(f"RAN ELSEWHERE {v['file']}/{v['id']}: {v['reason']}")
+        if v["status"] in ("elsewhere", "crashed", "timed_out"):
+            lines.append(f"{STATUSES[v['status']].upper()} {v['file']}/{v['id']}: {v['reason']}")
         if v["status"] != "fail":
             continue
         lines.append(f"FAIL {v['file']}/{v['id']}: {v['reason']}")
@@ -284,11 +323,11 @@ def render(rep: dict) -> str:
             if "located" in d:
                 lines.append(f"     located: {d['located']['sentence']}")
     t = rep["totals"]
-    lines.append(f"{t['pass']} passed, {t['fail']} failed, {t['elsewhere']} ran elsewhere, "
-                 f"{t['skip']} not for this engine")
+    lines.append(", ".join(f"{t[k]} {STATUSES[k]}" for k in STATUSES))
     c = rep["claim"]
     if c is None:
-        lines.append("no claim: a vector failed or ran elsewhere, or none passed")
+        lines.append("no claim: a vector failed, ran elsewhere, crashed or timed out, or none "
+                     "passed")
     else:
         packages = c["packages"]
         lines.append(c["claim"] + f"; machine {c['machine']}; " + (", ".join(

@@ -14,11 +14,12 @@ from pathlib import Path
 import numpy as np
 
 from waiexport.bounds import certify_graph
-from waiexport.files import read_bounded
 from waiexport.certificate import Member, verdict_of
+from waiexport.files import read_bounded
 from waiexport.jsonio import BadInput, dumps, parse_decode, parse_int, parse_tensor, tensor_json
-from waiexport.reference import Decoder, decode
+from waiexport.load import read_member
 from waiexport.plan import run_plan
+from waiexport.reference import Decoder, decode
 from waiexport.refusal import CODES, Refusal
 from waiexport.whg1 import read
 
@@ -155,7 +156,7 @@ def _structure(v: dict, where: str) -> None:
     shape §4's plan gives it (state carried as §10.3 carries it). A vector that does not
     cannot be passed by an engine that returns fewer, more or other-shaped outputs."""
     try:
-        g = read(v["graph_bytes"])
+        g = read_member(v["graph_bytes"]).graph
     except Refusal as r:
         raise BadInput(f"{where}: load ok, but its graph is refused at load: {r}") from None
     state: dict = {}

@@ -1,7 +1,8 @@
 """The ways an export or an engine says no, in one light module every part can import
 (the command line among them, without loading an exporter or a runtime)."""
 
-__all__ = ["ExportError", "DoesNotFit", "NotForEngine", "EngineUnavailable", "EngineFailure"]
+__all__ = ["ExportError", "DoesNotFit", "NotForEngine", "EngineUnavailable", "EngineFailure",
+           "EngineCrashed", "EngineTimedOut"]
 
 
 class ExportError(ValueError):
@@ -24,3 +25,13 @@ class EngineUnavailable(Exception):
 class EngineFailure(Exception):
     """The engine ran and reported an error of its own (a status other than success): that
     decode's failure, with the engine's message, never a pass."""
+
+
+class EngineCrashed(EngineFailure):
+    """The engine's runtime died (an abort, a signal, a memory limit): that decode's result,
+    ``crashed``, with the runtime's last message; the report goes on."""
+
+
+class EngineTimedOut(EngineFailure):
+    """The engine gave no answer within the time limit: that decode's result, ``timed out``;
+    its worker is stopped and the report goes on."""

@@ -56,10 +56,11 @@ class Export:
 
 
 def export(source: bytes | Member, target: Target, name: str = "graph",
-           provider: str | None = None) -> Export:
+           provider: str | None = None, outcome: RewriteOutcome | None = None) -> Export:
     """Export the WHG1 file ``source`` (its bytes, or the member that loaded them: it is not
     read or bounded again) for ``target``; an ONNX model for onnxruntime ``provider`` uses
-    the kernels the probe found exact there (the CPU's when None). The export reads the file
+    the kernels the probe found exact there (the CPU's when None); ``outcome`` is the rewrite
+    of ``source`` for ``target`` where the caller made it already. The export reads the file
     once and makes one bounds pass (the rewrites re-derive only what they change).
 
     Raises
@@ -69,12 +70,16 @@ def export(source: bytes | Member, target: Target, name: str = "graph",
         profile or lies outside its subset (§9.2).
     ExportError
         When an operator cannot be mapped onto the target exactly.
+    EngineUnavailable
+        When what the target's format needs is not installed (naming the extra).
     """
+    fmt = format_of(target)
+    fmt.require()
     if isinstance(source, Member):
         member = admit(source, profile=target.profile, subset=target.subset)
     else:
         member = load(source, profile=target.profile, subset=target.subset, name=name)
-    outcome = rewrite_for(member, target, name)
+    outcome = outcome or rewrite_for(member, target, name)
     unmapped = [f"{outcome.label(i)} ({op}): {limit}" for i, op, limits in outcome.remaining
                 for limit in limits if not limit.mapped]
     if unmapped:
@@ -87,7 +92,7 @@ def export(source: bytes | Member, target: Target, name: str = "graph",
         "wai.target": target.name,
         "wai.tool": f"waiexport {__version__}",
     }
-    exp = Export(target, format_of(target), outcome, metadata, member.graph)
+    exp = Export(target, fmt, outcome, metadata, member.graph)
     exp.format.prepare(exp, provider)
     return exp
 
@@ -101,7 +106,8 @@ class Fit:
     export: Export | None = None
 
 
-def fit(source: bytes | Member, target: Target, name: str = "graph") -> Fit:
+def fit(source: bytes | Member, target: Target, name: str = "graph",
+        outcome: RewriteOutcome | None = None) -> Fit:
     """The one answer to "does this graph fit this target", which ``rewrite``, ``export``,
     ``check --target`` and every engine give: the graph meets the target's profile and lies
     in its subset, and after the target's rewrites and mappings every node has an exact form
@@ -117,7 +123,7 @@ def fit(source: bytes | Member, target: Target, name: str = "graph") -> Fit:
     member = admit(source, profile="acc64", subset="full") if isinstance(source, Member) \
         else load(source, profile="acc64", subset="full", name=name)
     try:
-        exp = export(member, target, name)
+        exp = export(member, target, name, outcome=outcome)
         if exp.format.static:
             probes = probe_inputs(exp.graph)
             if probes:

@@ -1,16 +1,138 @@
-"""Shared test graphs and byte-level helpers."""
+"""Shared test graphs, byte-level helpers, the one refusal helper, and the reference
+against an engine."""
 
 from __future__ import annotations
 
 import struct
+from pathlib import Path
 
 import numpy as np
 
 from waiexport import params as P
-from waiexport.builder import (GraphBuilder, chscale, conv, conv_transpose, crop, igdn,
-                               layernorm, lut16, rq)
+from waiexport import write
+from waiexport.builder import (
+    GraphBuilder,
+    chscale,
+    conv,
+    conv_transpose,
+    crop,
+    igdn,
+    layernorm,
+    lut16,
+    rq,
+)
 
 HEADER = 32
+#: The repository's root.
+ROOT = Path(__file__).resolve().parent.parent
+#: Where each installed package's files live (pyproject's package-dir).
+FOLDERS = {"waiexport": ROOT / "waiexport", "waiexport.reference": ROOT / "reference",
+           "waiexport.rewrites": ROOT / "rewrites", "waiexport.targets": ROOT / "targets",
+           "waiexport.conformance": ROOT / "conformance"}
+
+
+#: What each optional extra installs, as the skip reason says it.
+EXTRAS = {"tosa": "tosa-tools", "iree": "IREE (iree-base-compiler, iree-base-runtime)",
+          "vela": "Arm's Vela (ethos-u-vela)", "notebooks": "the notebook kernel (nbclient)",
+          "openvino": "OpenVINO", "tract": "tract", "tvm": "Apache TVM"}
+
+
+def needs(module: str, extra: str):
+    """``module``, imported; the calling test module (or test) skips when it is absent,
+    naming the extra that installs it."""
+    import pytest
+    return pytest.importorskip(module, reason=f"needs {EXTRAS[extra]}: pip install "
+                                              f"'waiexport[{extra}]'")
+
+
+def with_extra(module: str, extra: str):
+    """A mark that skips a test (or a parameter) when ``module`` is absent, naming the
+    extra that installs it."""
+    import pytest
+    from importlib.util import find_spec
+    try:
+        absent = find_spec(module) is None
+    except ModuleNotFoundError:
+        absent = True
+    return pytest.mark.skipif(absent, reason=f"needs {EXTRAS[extra]}: pip install "
+                                             f"'waiexport[{extra}]'")
+
+
+def available(fn):
+    """``fn()``, or a skip of the calling test when what it needs is not installed (the
+    message of ``EngineUnavailable`` names the extra)."""
+    import pytest
+
+    from waiexport.targets.errors import EngineUnavailable
+    try:
+        return fn()
+    except EngineUnavailable as e:
+        pytest.skip(str(e))
+
+
+def refused(fn, code: str, match: str = ""):
+    """``fn()`` raises ``Refusal`` with ``code`` and ``match`` in its text; returns it."""
+    import pytest
+
+    from waiexport import Refusal
+    with pytest.raises(Refusal) as info:
+        fn()
+    assert info.value.code == code, str(info.value)
+    assert match in str(info.value), str(info.value)
+    return info.value
+
+
+def agree(g_data, inputs, scalars, other=None):
+    """The reference and an onnxruntime engine (ort-cpu unless ``other``) agree: the same
+    outputs or the same code, which it returns."""
+    from waiexport import Refusal
+    from waiexport.targets.engines import engine
+    ref, ort_ = engine("reference").load(g_data), (other or engine("ort-cpu")).load(g_data)
+    outcomes = []
+    for loaded in (ref, ort_):
+        try:
+            outcomes.append([o.astype(object).tolist() for o in loaded.decode(inputs, scalars)])
+        except Refusal as r:
+            outcomes.append(r.code)
+    assert outcomes[0] == outcomes[1]
+    return outcomes[0]
+
+
+def small_builder(max_h=8, max_w=8):
+    """scalar [0, 3]; input 0 [4, 8, 8] check; conv 3×3 pad 1 with a pre bias; relu."""
+    b = GraphBuilder()
+    b.scalar(0, 3)
+    x = b.input(4, -128, 127, max_h=max_h, max_w=max_w)
+    y = b.op("conv", x, conv(np.arange(144).reshape(4, 4, 3, 3) % 7 - 3, pad=1,
+                             rq=rq(shift=2, bias=[1, 2, 3, 4])))
+    b.output(b.op("relu", y))
+    return b
+
+
+#: small_builder()'s graph, written.
+SMALL = write(small_builder().build())
+
+
+def state_graph(src=0, channels=2, init=0, first_state=False):
+    b = GraphBuilder()
+    s = b.state(channels, -9, 9, src=src, init=init, max_h=4, max_w=4) if first_state else None
+    x = b.input(2, -5, 5, max_h=4, max_w=4)
+    if s is None:
+        s = b.state(channels, -9, 9, src=src, init=init, max_h=4, max_w=4)
+    y = b.op("add", [x, b.op("split", s, P.Split(0, 2))] if channels > 2 else [x, s])
+    b.output(b.op("clamp", y, P.Clamp(-9, 9)))
+    return b
+
+
+def checked(first: bool):
+    """rescale → relu, with a ``check`` range inside: on the first operator's output, or
+    on the last."""
+    b = GraphBuilder()
+    t = b.input(1, -1000, 1000)
+    kw = dict(policy="check", lo=-100, hi=100)
+    t = b.op("rescale", t, P.Rescale(rq(shift=1)), **(kw if first else {}))
+    b.output(b.op("relu", t, **({} if first else kw)))
+    return b.build()
 
 
 def verdict(g) -> dict:
@@ -138,4 +260,51 @@ def mistaken(name: str, mistake):
     engine = Mistaken()
     engine.name = name
     return engine
+
+
+def in_npu_acc32(g) -> bool:
+    """Whether ``g`` meets acc32 and lies in wai-ops/1-npu (a graph refused at load does
+    not)."""
+    from waiexport import Refusal
+    try:
+        v = verdict(g)
+    except Refusal:
+        return False
+    return v["acc32"] and v["npu"]
+
+
+def exact_or_refused(g, decodes, engine=None) -> bool:
+    """The reference and ``engine`` (tosa-ref unless given) agree on every decode (outputs
+    or code), or the export refuses naming the node; returns whether it exported."""
+    from waiexport import Refusal, write
+    from waiexport.reference import decode
+    from waiexport.targets.engines.tosa_ref import TosaRefEngine
+    from waiexport.targets.errors import DoesNotFit, ExportError, NotForEngine
+    engine = engine or TosaRefEngine
+    data = write(g)
+    try:
+        loaded = engine().load(data)
+    except (DoesNotFit, NotForEngine, ExportError) as e:
+        assert "node" in str(e) or "operator" in str(e) or "graph with" in str(e), str(e)
+        return False
+    for inputs, scalars in decodes:
+        try:
+            want = [o.tolist() for o in decode(g, inputs, scalars)]
+        except Refusal as r:
+            want = r.code
+        try:
+            got = [o.tolist() for o in loaded.decode(inputs, scalars)]
+        except Refusal as r:
+            got = r.code
+        assert got == want
+    return True
+
+
+def accumulator():
+    """out = clamp(x + state, ±50), fed back as the state; init 3; x is check [−10, 10]."""
+    b = GraphBuilder()
+    x = b.input(1, -10, 10)
+    s = b.state(1, -50, 50, src=0, init=3)
+    b.output(b.op("add", [x, s], policy="clamp", lo=-50, hi=50))
+    return b.build()
 

@@ -4,13 +4,16 @@ step 8, the bounds pass and the declared profile and subset against the verdict 
 from __future__ import annotations
 
 import gc
+import hashlib
+from collections import OrderedDict
 from contextlib import contextmanager
+from dataclasses import replace
 
 from .certificate import Member, Verdict
 from .refusal import Refusal
 from .whg1 import read
 
-__all__ = ["load", "admit", "SUBSETS"]
+__all__ = ["load", "admit", "read_member", "SUBSETS"]
 
 
 @contextmanager
@@ -45,10 +48,33 @@ def load(data: bytes, *, profile: str = "acc64", subset: str = "full",
         the table, an empty ``check`` interval, or a verdict that does not meet ``profile``,
         or, with ``subset="npu"``, a graph outside ``wai-ops/1-npu``.
     """
-    with _no_collection():
-        member = Member.of(name, data, read(data))
+    member = read_member(data, name)
     admit(member, profile=profile, subset=subset)
     return member
+
+
+_MEMBERS: OrderedDict = OrderedDict()
+_KEEP, _KEEP_BYTES = 32, 4 << 20
+
+
+def read_member(data: bytes, name: str = "graph") -> Member:
+    """Load steps 1–7 and the bounds pass of step 8 (``Refusal`` at the first that fails),
+    remembered by the file's digest for the last few files of up to 4 MiB, so a graph that
+    several stages load (validate's subset check, then the engine's export) is read and
+    bounded once. The member is shared: nothing here or above changes a loaded graph (the
+    rewrites work on a copy)."""
+    key = hashlib.sha256(data).digest()
+    member = _MEMBERS.get(key)
+    if member is None:
+        with _no_collection():
+            member = Member.of(name, bytes(data), read(data))
+        if len(data) <= _KEEP_BYTES:
+            _MEMBERS[key] = member
+            while len(_MEMBERS) > _KEEP:
+                _MEMBERS.popitem(last=False)
+    else:
+        _MEMBERS.move_to_end(key)
+    return member if member.name == name else replace(member, name=name)
 
 
 def admit(member: Member, *, profile: str, subset: str) -> Member:

@@ -5,14 +5,11 @@ vectorised reference, which the tests check against it. Same signature as
 :data:`waiexport.reference.REFERENCE`.
 """
 
-from . import (abs, add, apply, chscale, chunk_add, clamp, concat, conv, conv_transpose, crop,
-               crop_to, elu, fill, gram, igdn, l2norm, layernorm_c, leaky, lut16, mul,
-               pad_rep, pixel_shuffle, pixel_unshuffle, relu, rescale, sigmoid, softmax, split,
-               subpos_merge, subpos_split)
+from importlib import import_module
+
+from waiexport.optable import OPS
 
 __all__ = ["LITERAL"]
 
-LITERAL = {module.__name__.rsplit(".", 1)[1]: module.run for module in (
-    abs, add, apply, chscale, chunk_add, clamp, concat, conv, conv_transpose, crop, crop_to, elu,
-    fill, gram, igdn, l2norm, layernorm_c, leaky, lut16, mul, pad_rep, pixel_shuffle,
-    pixel_unshuffle, relu, rescale, sigmoid, softmax, split, subpos_merge, subpos_split)}
+#: Each operator's literal implementation, by the §5 table's names.
+LITERAL = {op.name: import_module(f"{__name__}.{op.name}").run for op in OPS}

@@ -6,13 +6,12 @@ channel counts.
 """
 
 from dataclasses import dataclass
+from importlib import import_module
 from typing import Callable
 
+from waiexport.optable import OPS
+
 from ..arrays import rround
-from . import (abs, add, apply, chscale, chunk_add, clamp, concat, conv, conv_transpose, crop,
-               crop_to, elu, fill, gram, igdn, l2norm, layernorm_c, leaky, lut16, mul,
-               pad_rep, pixel_shuffle, pixel_unshuffle, relu, rescale, sigmoid, softmax, split,
-               subpos_merge, subpos_split)
 
 __all__ = ["REFERENCE", "OpCtx"]
 
@@ -31,7 +30,5 @@ class OpCtx:
     rounding: Callable = rround
 
 
-REFERENCE = {module.__name__.rsplit(".", 1)[1]: module.run for module in (
-    abs, add, apply, chscale, chunk_add, clamp, concat, conv, conv_transpose, crop, crop_to, elu,
-    fill, gram, igdn, l2norm, layernorm_c, leaky, lut16, mul, pad_rep, pixel_shuffle,
-    pixel_unshuffle, relu, rescale, sigmoid, softmax, split, subpos_merge, subpos_split)}
+#: Each operator's semantics, by the §5 table's names: ``reference/ops/<name>.py``'s ``run``.
+REFERENCE = {op.name: import_module(f"{__name__}.{op.name}").run for op in OPS}

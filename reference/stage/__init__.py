@@ -33,6 +33,9 @@ class StageRefusal(Refusal):
         super().__init__(code, f"at {at}", detail)
         self.at = at
 
+    def __reduce__(self):
+        return StageRefusal, (self.code, self.at, self.detail)
+
 
 def condition(ok: bool, detail: str, code: str = "model_mismatch") -> None:
     """Refuse with ``code`` at −1 unless ``ok``: an operand, mode or table that breaks its

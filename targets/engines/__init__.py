@@ -22,6 +22,7 @@ class Entry:
     help: str
     where: str
     args: dict = field(default_factory=dict)
+    isolated: bool = False     # a native runtime of its own: run it in a worker process
 
     @property
     def prefix(self) -> str:
@@ -40,9 +41,9 @@ ENGINES = (
                            "wai-ops/1: int64 tensors, 128-bit values from int64 limbs)",
           "waiexport.targets.engines.ort:OrtEngine", {"target_name": "ort-cpu-acc64"}),
     Entry("tosa-ref", "the tosa export on the TOSA reference model (tosa-tools)",
-          "waiexport.targets.engines.tosa_ref:TosaRefEngine"),
+          "waiexport.targets.engines.tosa_ref:TosaRefEngine", isolated=True),
     Entry("iree-cpu", "the tosa export compiled by IREE for this CPU (llvm-cpu) and run by "
-                      "IREE", "waiexport.targets.engines.iree:IreeCpuEngine"),
+                      "IREE", "waiexport.targets.engines.iree:IreeCpuEngine", isolated=True),
     Entry("ort:<Provider>", "the ort-cpu export on another onnxruntime execution provider, CPU "
                             "fallback disabled", "waiexport.targets.engines.ort:OrtEngine",
           {"target_name": "ort-cpu"}),
@@ -77,22 +78,39 @@ def help_text() -> str:
         f"; or an engine registered under the entry point group {GROUP}")
 
 
-def engine(name: str, fallback: bool = False):
+def engine(name: str, fallback: bool = False, isolate: bool = False, target: str | None = None,
+           **limits):
     """The engine called ``name`` (:data:`ENGINES`, then the plug-ins). ``fallback`` lets an
     ``ort:<Provider>`` engine place nodes on the CPU provider (each vector then says how many
-    went there). Raises ``KeyError`` naming every engine for an unknown name, and
+    went there). With ``isolate``, an engine with a native runtime of its own (every plug-in,
+    and those the table marks) runs in a worker process (:class:`.worker.Isolated`, under
+    ``limits``: ``time_limit``, ``memory_limit``). ``target`` names the target whose models
+    it runs, in place of its own (a plug-in's factory then takes it as ``target_name``).
+    Raises ``KeyError`` naming every engine for an unknown name, and
     :class:`~..errors.EngineUnavailable` for one that cannot run here."""
+    chosen = {} if target is None else {"target_name": target}
     for e in ENGINES:
         if name == e.name and not e.prefix:
-            return _make(e.where, e.args)
+            if target is not None and name == "reference":
+                from ..errors import EngineUnavailable
+                raise EngineUnavailable("the reference runs the graph itself, no target's model")
+            if isolate and e.isolated:
+                return _isolated(name, {"target": target}, limits)
+            return _make(e.where, {**e.args, **chosen})
         if e.prefix and name.startswith(e.prefix) and len(name) > len(e.prefix):
-            return _make(e.where, {**e.args, "provider": name[len(e.prefix):],
+            return _make(e.where, {**e.args, **chosen, "provider": name[len(e.prefix):],
                                    "fallback": fallback})
     for ep in metadata.entry_points(group=GROUP):
         if ep.name == name:
-            return ep.load()()
+            return _isolated(name, {"target": target}, limits) if isolate else \
+                ep.load()(**chosen)
     raise KeyError(f"unknown engine {name!r}; known: {', '.join(names())}, or one registered "
                    f"under the entry point group {GROUP}")
+
+
+def _isolated(name: str, args: dict, limits: dict):
+    from .worker import Isolated
+    return Isolated(name, args, **limits)
 
 
 def _make(where: str, args: dict):

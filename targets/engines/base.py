@@ -106,9 +106,16 @@ class ModelEngine(Engine):
     (:meth:`open`, once per model), and the host's checks of its outputs."""
 
     provider = None      # the onnxruntime provider the export probes kernels on, if any
+    formats: tuple = ("onnx",)    # the model formats its runtime reads
 
     def __init__(self, target_name: str):
+        from ..errors import EngineUnavailable
         self.target = target(target_name)
+        if self.target.fmt not in self.formats or self.target.vela:
+            raise EngineUnavailable(f"{self.name or type(self).__name__} runs "
+                                    f"{' or '.join(self.formats)} models; target "
+                                    f"{self.target.name}'s are {self.target.fmt}"
+                                    + (" compiled by Vela" if self.target.vela else ""))
         self.profile, self.subset = self.target.profile, self.target.subset
         self._cache: dict = {}
 

@@ -55,8 +55,8 @@ class IreeCpuEngine(TosaRefEngine):
 
     name = "iree-cpu"
 
-    def __init__(self):
-        super().__init__()
+    def __init__(self, target_name: str = "tosa"):
+        super().__init__(target_name)
         try:   # availability, here rather than mid-run
             for module in ("iree.compiler", "iree.runtime"):
                 import_module(module)

@@ -16,15 +16,15 @@ __all__ = ["TosaRefEngine"]
 class TosaRefEngine(ModelEngine):
     """The ``tosa`` target's model on the TOSA reference model (tosa-tools), in process."""
 
-    name = "tosa-ref"
+    name, formats = "tosa-ref", ("tosa",)
 
-    def __init__(self):
+    def __init__(self, target_name: str = "tosa"):
         try:   # availability, here rather than mid-run
             import_module("tosa_reference_model")
         except ImportError:
             raise EngineUnavailable("tosa-tools is not installed: pip install "
                                     "'waiexport[tosa]'") from None
-        super().__init__("tosa")
+        super().__init__(target_name)
 
     def describe(self) -> dict:
         return {"runs_on": "the TOSA reference model of tosa-tools, in process",

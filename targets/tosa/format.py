@@ -25,10 +25,12 @@ class TosaFormat(Format):
     judge = "the TOSA reference model"
 
     def require(self) -> None:
-        from importlib.util import find_spec
-        if find_spec("tosa_reference_model") is None or find_spec("tosa_serializer") is None:
+        try:
+            import tosa_reference_model  # noqa: F401
+            import tosa_serializer  # noqa: F401
+        except ImportError:
             raise EngineUnavailable("tosa-tools is not installed: pip install "
-                                    "'waiexport[tosa]'")
+                                    "'waiexport[tosa]'") from None
 
     def build(self, exp, shapes) -> Model:
         from .export import build_tosa

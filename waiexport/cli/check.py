@@ -9,7 +9,8 @@ import click
 
 from waiexport.jsonio import ascii_text, dumps
 
-from .common import read_file, write_file, load_file, target_named, fit_target
+from .common import fit_target, load_file, target_named, write_file
+from .report import render_check
 
 
 @click.command("check")
@@ -47,9 +48,10 @@ def check(files, roles, capability, profile, subset, cert_path, set_sha256, targ
     every graph fits the target; 1 when not; 2 when a graph is refused at load.
     Example: waiexport check synth.whg1 --target tosa
     """
-    from waiexport.certificate import Member, certificate_bytes, certify
-    from waiexport.whg1 import read
+    from waiexport.certificate import certificate_bytes, certify
+    from waiexport.load import read_member
 
+    tgt = target_named(target_name) if target_name is not None else None
     if roles and len(roles) != len(files):
         raise click.BadParameter(f"{len(roles)} roles for {len(files)} files", param_hint="--role")
     if set_sha256 is not None and (len(set_sha256) != 64 or set(set_sha256) - set("0123456789abcdef")):
@@ -58,8 +60,7 @@ def check(files, roles, capability, profile, subset, cert_path, set_sha256, targ
     names = list(roles) or [Path(f).stem for f in files]
     members = []
     for name, path in zip(names, files):
-        members.append(load_file(path, as_json, lambda d, n=name: Member.of(n, d, read(d)))[1])
-    from .report import render_check
+        members.append(load_file(path, as_json, lambda d, n=name: read_member(d, n))[1])
     try:
         cert = certify(members, capability=capability, set_sha256=set_sha256)
         blob = certificate_bytes(cert)
@@ -75,12 +76,10 @@ def check(files, roles, capability, profile, subset, cert_path, set_sha256, targ
             click.echo("note: wai-ops/1-npu needs acc32 (section 9.2 item 1), so the npu "
                        "subset is judged against acc32 whatever --profile says")
     fits = None
-    if target_name is not None:
-        from waiexport.targets.exporter import fit
-        tgt = target_named(target_name)
+    if tgt is not None:
         fits = {}
-        for name, path in zip(names, files):
-            verdict = fit_target(path, fit, read_file(path), tgt)
+        for name, path, member in zip(names, files, members):
+            verdict = fit_target(path, member, tgt)
             fits[name] = verdict
             if not as_json:
                 click.echo(f"target {tgt.name}: {name} "

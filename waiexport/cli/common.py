@@ -13,7 +13,7 @@ from waiexport.jsonio import dumps
 from waiexport.refusal import Refusal
 
 __all__ = ["fail", "read_file", "write_file", "writable", "folder", "load_file", "target_named",
-           "fit_target", "size_of", "engine_named", "engine_help", "run_vectors"]
+           "fit_target", "size_of", "engine_named", "engine_option", "run_vectors"]
 
 
 def fail(what: str, code: str, where: str, why: str) -> None:
@@ -117,12 +117,14 @@ def target_named(name: str):
         fail("--target", "usage", "-", e.args[0])
 
 
-def fit_target(path: str, fit, data: bytes, tgt):
-    """:func:`waiexport.targets.exporter.fit`, a load refusal or a missing tool ending in
-    one line."""
+def fit_target(path: str, source, tgt, outcome=None):
+    """:func:`waiexport.targets.exporter.fit` of ``source`` (the file's bytes, or the member
+    that loaded them), a load refusal or a missing tool ending in one line; ``outcome`` is
+    the rewrite for ``tgt`` where the caller made it already."""
     from waiexport.targets.errors import EngineUnavailable
+    from waiexport.targets.exporter import fit
     try:
-        return fit(data, tgt, Path(path).stem)
+        return fit(source, tgt, Path(path).stem, outcome=outcome)
     except Refusal as r:
         fail(path, r.code, r.where, r.detail)
     except EngineUnavailable as e:
@@ -140,24 +142,40 @@ def size_of(text: str) -> tuple[int, int]:
     return h, w
 
 
-def engine_named(name: str, fallback: bool = False):
-    """The engine called ``name``; an unknown or unavailable one ends in one line, exit 2."""
+def engine_named(name: str, fallback: bool = False, target: str | None = None, **limits):
+    """The engine called ``name``, an engine with a native runtime of its own in a worker
+    process (``limits``: ``time_limit``, ``memory_limit``), running ``target``'s models where
+    given; an unknown or unavailable one, or a target it cannot run, ends in one line."""
     from waiexport.targets.engines import engine
-    from waiexport.targets.errors import EngineUnavailable
+    from waiexport.targets.errors import EngineFailure, EngineUnavailable
+    if target is not None:
+        target_named(target)
     try:
-        return engine(name, fallback=fallback)
+        return engine(name, fallback=fallback, isolate=True, target=target, **limits)
     except KeyError as e:
         raise click.BadParameter(e.args[0], param_hint="--engine") from None
-    except EngineUnavailable as e:
-        click.echo(f"--engine {name}: unavailable: {e}", err=True)
-        sys.exit(2)
+    except (EngineUnavailable, EngineFailure) as e:
+        fail(f"--engine {name}", "unavailable", "-", str(e))
 
 
-def engine_help(what: str) -> str:
-    """The ``--engine`` option's help: ``what`` the engine runs, then every engine the
-    registry and the installed plug-ins name (nothing is imported to say so)."""
-    from waiexport.targets.engines import help_text
-    return f"{what} One of: {help_text()}."
+class _EngineOption(click.Option):
+    """``--engine``, whose help names every engine the registry and the plug-ins installed
+    when the help is shown name (nothing is imported to say so)."""
+
+    def __init__(self, *args, what: str, **kwargs):
+        super().__init__(*args, help=what, **kwargs)
+        self.what = what
+
+    def get_help_record(self, ctx):
+        from waiexport.targets.engines import help_text
+        self.help = f"{self.what} One of: {help_text()}."
+        return super().get_help_record(ctx)
+
+
+def engine_option(what: str):
+    """The ``--engine`` option of a command: ``what`` the engine does there."""
+    return click.option("--engine", "engine_name", default="reference", show_default=True,
+                        cls=_EngineOption, what=what)
 
 
 def run_vectors(eng, read: list, label: str, locate: bool = False) -> list:

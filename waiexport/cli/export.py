@@ -43,6 +43,7 @@ def export(graph, target_name, output, sizes, as_json):
     Example: waiexport export hs_y.whg1 --target tosa --size 16x16 -o hs_y.tosa
     """
     from waiexport.targets.errors import EngineUnavailable
+    from waiexport.load import read_member
     from waiexport.targets.format import format_of
 
     tgt = target_named(target_name)
@@ -52,19 +53,19 @@ def export(graph, target_name, output, sizes, as_json):
     except EngineUnavailable as e:
         fail(f"--target {tgt.name}", "unavailable", "-", str(e))
     writable(output, folder=fmt.writes_folder)
-    data, _ = load_file(graph)
+    _, member = load_file(graph, loader=read_member)
     try:
-        _export(graph, tgt, data, output, sizes, as_json)
+        _export(graph, tgt, member, output, sizes, as_json)
     except EngineUnavailable as e:
         fail(graph, "unavailable", tgt.name, str(e))
 
 
-def _export(graph: str, tgt, data: bytes, output: str, sizes, as_json: bool) -> None:
+def _export(graph: str, tgt, member, output: str, sizes, as_json: bool) -> None:
     """The body of ``export``, once GRAPH has loaded: exits."""
     from waiexport.targets.errors import ExportError
     from waiexport.targets.exporter import export as export_graph, self_check
     try:
-        exp = export_graph(data, tgt, Path(graph).stem)
+        exp = export_graph(member, tgt, Path(graph).stem)
     except Refusal as r:
         click.echo(f"{graph}: does not fit: {r}", err=True)
         sys.exit(1 if r.code == "model_mismatch" else 2)

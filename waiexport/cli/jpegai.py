@@ -10,7 +10,7 @@ import click
 from waiexport.jsonio import dumps
 from waiexport.refusal import Refusal
 
-from .common import engine_help, fail, read_file, write_file, folder, engine_named, run_vectors
+from .common import engine_option, fail, read_file, write_file, folder, engine_named, run_vectors
 
 
 @click.group("jpegai")
@@ -28,8 +28,7 @@ def jpegai():
               help="The luma GRFS flags: 160 '0'/'1' characters, or a JSON array.")
 @click.option("--grfs-uv", "grfs_uv", required=True,
               help="The chroma GRFS flags: 96 '0'/'1' characters, or a JSON array.")
-@click.option("--engine", "engine_name", default="reference", show_default=True,
-              help=engine_help("The engine that runs the scale graphs."))
+@engine_option("The engine that runs the scale graphs.")
 @click.option("--compare", is_flag=True,
               help="Run the scale graphs on the reference too and report, per plane, whether "
                    "v, the mask, likely, sigma_idx and y_q agree, and where they first differ.")
@@ -140,8 +139,9 @@ def _validated(eng) -> dict:
     rep = report(eng, run_vectors(eng, read, f"validating {eng.name} on the committed corpus"))
     t = rep["totals"]
     return {"profile": eng.profile, "passed": t["pass"], "failed": t["fail"],
-            "ran_elsewhere": t["elsewhere"], "not_for_engine": t["skip"],
-            "conforming": rep["claim"] is not None}
+            "ran_elsewhere": t["elsewhere"], "crashed": t["crashed"],
+            "timed_out": t["timed_out"], "declined": t["declined"],
+            "not_for_engine": t["skip"], "conforming": rep["claim"] is not None}
 
 
 def _say_decode(summary: dict, out: Path) -> None:
@@ -174,7 +174,10 @@ def _say_decode(summary: dict, out: Path) -> None:
         click.echo(f"engine {summary['engine']}: " + (
             "passes" if v["conforming"] else "does not pass") + " validate on the committed "
             f"corpus for {v['profile']} ({v['passed']} passed, {v['failed']} failed, "
-            f"{v['not_for_engine']} not for this engine)")
+            + "".join(f"{v[k]} {words}, " for k, words in (
+                ("ran_elsewhere", "ran elsewhere"), ("crashed", "crashed"),
+                ("timed_out", "timed out"), ("declined", "declined")) if v[k])
+            + f"{v['not_for_engine']} not for this engine)")
     click.echo(f"written to {out}")
 
 

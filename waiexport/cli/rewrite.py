@@ -39,15 +39,14 @@ def rewrite(source, target_name, output, as_json):
     refused at load or a path cannot be read or written.
     Example: waiexport rewrite hs_y.whg1 --target npu-int8 -o hs_y.npu.whg1
     """
+    from waiexport.load import load
     from waiexport.rewrites.manager import rewrite_for
-    from waiexport.targets.exporter import fit
 
     tgt = target_named(target_name)
-    from waiexport.load import load
-    data, member = load_file(source, as_json, load)
-    outcome = rewrite_for(member.graph, tgt, Path(source).stem)
+    _, member = load_file(source, as_json, load)
+    outcome = rewrite_for(member, tgt, Path(source).stem)
     write_file(output, outcome.data)
-    verdict = fit_target(source, fit, data, tgt)
+    verdict = fit_target(source, member, tgt, outcome)
     at_export = [(i, op, lim) for i, op, lims in outcome.remaining for lim in lims
                  if lim.mapped]
     if as_json:

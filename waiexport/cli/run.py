@@ -10,7 +10,7 @@ import click
 from waiexport.jsonio import BadInput, dumps, parse_decode, tensor_json
 from waiexport.refusal import Refusal
 
-from .common import engine_help, fail, read_file, load_file, engine_named
+from .common import engine_option, fail, read_file, load_file, engine_named
 
 
 @click.command("run")
@@ -21,9 +21,8 @@ from .common import engine_help, fail, read_file, load_file, engine_named
               help='Print {"outputs": [...]} or {"refuse": code} per decode, canonical JSON.')
 @click.option("--literal", is_flag=True,
               help="Run the literal implementation (scalar loops; slow, small inputs).")
-@click.option("--engine", "engine_name", default="reference", show_default=True,
-              help=engine_help("What runs the decodes (the host loads the graph against the "
-                               "engine's profile and subset)."))
+@engine_option("What runs the decodes (the host loads the graph against the "
+                               "engine's profile and subset).")
 @click.option("--capability", default=None,
               help="Report refusals in this capability's codes (§4): wai.neural.int_synth "
                    "reports payload_malformed for every one.")

@@ -93,7 +93,12 @@ def vectors_pack(target_name, directory, paths, as_json):
     from waiexport.conformance.packs import make_pack
     from waiexport.conformance.validate import files_under
     from waiexport.targets.errors import EngineUnavailable
+    from waiexport.targets.format import format_of
     tgt = target_named(target_name)
+    try:
+        format_of(tgt).require()
+    except EngineUnavailable as e:
+        fail(f"--target {tgt.name}", "unavailable", "-", str(e))
     out = Path(directory)
     folder(str(out.parent) if str(out.parent) else ".")
     if out.exists() and not out.is_dir():

@@ -1,13 +1,11 @@
 """One TOSA lowering per operator it maps, by name:
 ``lower(builder, op, inputs, ctx) → outputs``; an operator without one is refused by name."""
 
-from . import (abs, add, chscale, chunk_add, clamp, concat, conv, conv_transpose, crop, crop_to,
-               fill, leaky, lut16, mul, pad_rep, pixel_shuffle, pixel_unshuffle, relu, rescale,
-               split, subpos_merge, subpos_split)
+from importlib import import_module
+
+from waiexport.optable import OPS
 
 __all__ = ["LOWER"]
 
-LOWER = {module.__name__.rsplit(".", 1)[1]: module.lower for module in (
-    abs, add, chscale, chunk_add, clamp, concat, conv, conv_transpose, crop, crop_to, fill, leaky,
-    lut16, mul, pad_rep, pixel_shuffle, pixel_unshuffle, relu, rescale, split, subpos_merge,
-    subpos_split)}
+#: Each ``wai-ops/1-npu`` operator's TOSA lowering, by the §5 table's names.
+LOWER = {op.name: import_module(f"{__name__}.{op.name}").lower for op in OPS if op.npu != "no"}

@@ -1,0 +1,204 @@
+"""An engine in a worker process of its own: a runtime's abort, signal, hang or runaway
+memory ends that decode, not the report. The worker is ``python -m
+waiexport.targets.engines.worker``; it makes the engine by name (:func:`..engine`) and
+answers requests on its standard input and output (length-prefixed pickles); what the
+runtime writes to standard error goes to a file whose last lines name a crash.
+
+:class:`Isolated` stands for the engine in the parent: the same interface, each call sent to
+the worker under a time limit, the worker's memory watched against a limit, a worker that
+died restarted (and the graphs it had loaded loaded again) for the next call.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import select
+import signal
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+
+from waiexport.load import read_member
+
+from ..errors import EngineCrashed, EngineFailure, EngineTimedOut
+from .base import Engine, Loaded
+
+__all__ = ["Isolated", "TIME_LIMIT", "MEMORY_LIMIT"]
+
+#: The default limits of one call: seconds, and bytes of the worker's resident memory.
+TIME_LIMIT = 300.0
+MEMORY_LIMIT = 8 << 30
+
+
+def _send(stream, obj) -> None:
+    data = pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
+    stream.write(struct.pack("<Q", len(data)) + data)
+    stream.flush()
+
+
+def _recv(stream):
+    head = stream.read(8)
+    if len(head) < 8:
+        raise EOFError
+    (n,) = struct.unpack("<Q", head)
+    data = stream.read(n)
+    if len(data) < n:
+        raise EOFError
+    return pickle.loads(data)
+
+
+def _rss(pid: int) -> int:
+    """A process's resident memory in bytes (0 where it cannot be read)."""
+    try:
+        with open(f"/proc/{pid}/statm") as f:
+            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
+class Isolated(Engine):
+    """The engine ``name`` (made with ``args``) in a worker process (see the module)."""
+
+    def __init__(self, name: str, args: dict | None = None, time_limit: float = TIME_LIMIT,
+                 memory_limit: int = MEMORY_LIMIT):
+        self.name, self._args = name, dict(args or {})
+        self.time_limit, self.memory_limit = time_limit, memory_limit
+        self._proc = None
+        self._loaded: dict = {}      # digest → bytes, to load again after a restart
+        self._in_worker: set = set()
+        info = self._call(("make", name, self._args))
+        self.profile, self.subset, self.target = info["profile"], info["subset"], info["target"]
+        self._describe, self.provider = info["describe"], info.get("provider")
+        if info["stage"]:
+            self.stage = lambda op, inp, modes: self._call(("stage", op, inp, modes))
+
+    def describe(self) -> dict:
+        return {**self._describe, "isolation": (
+            f"in a worker process of its own, each call limited to {self.time_limit:g} s and "
+            f"{self.memory_limit / 2**30:g} GiB of resident memory")}
+
+    # --- the worker ---------------------------------------------------------------------
+    def _start(self) -> None:
+        self._log = tempfile.TemporaryFile()
+        self._proc = subprocess.Popen(
+            [sys.executable, "-m", "waiexport.targets.engines.worker"], stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE, stderr=self._log, start_new_session=True)
+        self._in_worker = set()
+        if getattr(self, "profile", None) is not None:       # a restart: make it again
+            self._request(("make", self.name, self._args))
+
+    def _said(self) -> str:
+        """The last lines the worker's runtime wrote to standard error."""
+        self._log.seek(0)
+        lines = [line.strip() for line in self._log.read().decode("utf-8", "replace")
+                 .splitlines() if line.strip()]
+        return " | ".join(lines[-3:])[-400:] or "no message"
+
+    def _stop(self) -> None:
+        if self._proc is not None and self._proc.poll() is None:
+            try:
+                os.killpg(self._proc.pid, signal.SIGKILL)
+            except OSError:
+                pass
+            self._proc.wait()
+        self._proc = None
+
+    def _request(self, message):
+        """Send ``message`` and wait for the answer, within the limits."""
+        _send(self._proc.stdin, message)
+        deadline = time.monotonic() + self.time_limit
+        out = self._proc.stdout
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                self._stop()
+                raise EngineTimedOut(f"no answer within {self.time_limit:g} s; the worker was "
+                                     "stopped")
+            ready, _, _ = select.select([out], [], [], min(left, 0.2))
+            if ready:
+                break
+            if self._proc.poll() is not None:
+                break
+            if _rss(self._proc.pid) > self.memory_limit:
+                self._stop()
+                raise EngineCrashed(f"its memory passed {self.memory_limit / 2**30:g} GiB; the "
+                                    "worker was stopped")
+        try:
+            kind, value = _recv(out)
+        except (EOFError, OSError, pickle.UnpicklingError):
+            code = self._proc.wait()
+            said = self._said()
+            self._proc = None
+            how = f"killed by signal {signal.Signals(-code).name}" if code < 0 else \
+                f"exited with status {code}"
+            raise EngineCrashed(f"the runtime's process {how}: {said}") from None
+        if kind == "error":
+            raise value
+        return value
+
+    def _call(self, message):
+        if self._proc is None or self._proc.poll() is not None:
+            self._start()
+        return self._request(message)
+
+    # --- the engine ---------------------------------------------------------------------
+    def load(self, data: bytes) -> Loaded:
+        import hashlib
+        key = hashlib.sha256(data).hexdigest()
+        self._call(("load", key, data))
+        self._loaded[key] = data
+        self._in_worker.add(key)
+        graph = read_member(data).graph
+
+        def run(inputs, scalars):
+            if self._proc is None or key not in self._in_worker:   # restarted since
+                self._call(("load", key, self._loaded[key]))
+                self._in_worker.add(key)
+            return self._call(("run", key, [i for i in inputs], list(scalars)))
+        return Loaded(graph, run, lambda i, s: self._call(("run_all", key, list(i), list(s))))
+
+    def __del__(self):
+        self._stop()
+
+
+def _serve() -> None:
+    """The worker's loop: requests on standard input, answers on standard output."""
+    from . import engine
+    stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
+    sys.stdout = sys.stderr       # what the runtime prints must not break the answers
+    eng, loaded = None, {}
+    while True:
+        try:
+            message = _recv(stdin)
+        except EOFError:
+            return
+        try:
+            if message[0] == "make":
+                eng = engine(message[1], **message[2])      # in process, here
+                value = {"profile": eng.profile, "subset": eng.subset, "target": eng.target,
+                         "describe": eng.describe(), "provider": getattr(eng, "provider", None),
+                         "stage": hasattr(eng, "stage")}
+            elif message[0] == "load":
+                loaded[message[1]] = eng.load(message[2])
+                value = None
+            elif message[0] == "run":
+                value = loaded[message[1]].run(message[2], message[3])
+            elif message[0] == "run_all":
+                run_all = loaded[message[1]].run_all
+                value = None if run_all is None else run_all(message[2], message[3])
+            else:
+                value = eng.stage(*message[1:])
+            _send(stdout, ("ok", value))
+        except Exception as e:   # every error the engine raises is the parent's to judge
+            try:
+                pickle.dumps(e)
+            except Exception:
+                e = EngineFailure(f"{type(e).__name__}: {str(e)[:300]}")
+            _send(stdout, ("error", e))
+
+
+if __name__ == "__main__":
+    _serve()

@@ -1,0 +1,143 @@
+"""Every mistake a user can make at the command line ends in one line, ``WHAT: CODE: WHERE:
+WHY``, and exit 2: never a traceback, never click's usage block."""
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from waiexport.cli import main
+
+from _helpers import ROOT
+
+G = str(ROOT / "examples" / "tiny_synth.whg1")
+SYNTH = str(ROOT / "examples" / "int_synth.json")
+JPEGAI = str(ROOT / "examples" / "jpegai")
+
+
+@pytest.fixture(scope="module")
+def decodes(tmp_path_factory):
+    d = tmp_path_factory.mktemp("decodes")
+    files = {
+        "ok": {"inputs": [{"data": [0] * 128, "shape": [8, 4, 4]}]},
+        "empty": [],
+        "long": {"inputs": [{"data": ["1" * 400] + [0] * 127, "shape": [8, 4, 4]}]},
+        "huge": {"inputs": [{"data": ["1" * 4301] + [0] * 127, "shape": [8, 4, 4]}]},
+        "short": {"inputs": [{"data": [0] * 3, "shape": [8, 4, 4]}]},
+    }
+    for name, doc in files.items():
+        (d / f"{name}.json").write_text(json.dumps(doc))
+    (d / "bad.json").write_text("{")
+    return d
+
+
+def cases(d):
+    return [
+        ["export", G, "-o", "/proc/x.onnx"], ["export", G, "-o", "/nonexistent_dir/x.onnx"],
+        ["export", G, "-o", ""], ["rewrite", G, "--target", "ort-cpu", "-o", "/proc/x.whg1"],
+        ["lower", "int_synth", SYNTH, "-o", "/proc/d"], ["lower", "int_synth", JPEGAI, "-o",
+                                                         str(d / "D")],
+        ["lower", "jpegai", SYNTH, "-o", str(d / "D")],
+        ["check", G, "--certificate", "/nonexistent/c.json"], ["examples", "make", "/proc/ex"],
+        ["vectors", "generate", "/proc/v"], ["vectors", "check", "/nonexistent"],
+        ["run", G, "--decode", str(d / "ok.json"), "--engine", "npu-int8"],
+        ["check", "/nonexistent.whg1"], ["check", str(d)], ["inspect", SYNTH],
+        ["run", G, "--decode", str(d / "empty.json")],
+        ["run", G, "--decode", str(d / "bad.json")],
+        ["run", G, "--decode", str(d / "huge.json")],
+        ["run", G, "--decode", str(d / "short.json")],
+        ["run", G, "--decode", str(d / "ok.json"), "--capability", "bogus.cap"],
+        ["run", G], ["validate", "--engine", "nope"], ["export", G, "--target", "nope", "-o",
+                                                       str(d / "x")],
+        ["targets", "show", "nope"], ["export", G, "--target", "tosa", "-o", str(d / "x"),
+                                      "--size", "axb"],
+        _jpegai(soz="/nonexistent.bin"), _jpegai(output="/proc/decoded"),
+        _jpegai(grfs_y=str(d / "ok.json")),
+    ]
+
+
+def _jpegai(output="/tmp/waiexport-decoded", **files):
+    streams = Path(JPEGAI) / "streams"
+    args = ["jpegai", "decode", JPEGAI, "--no-validate", "-o", output]
+    for name in ("soz", "sorp", "sors", "grfs_y", "grfs_uv"):
+        default = streams / (f"{name}.txt" if name.startswith("grfs") else f"{name}.bin")
+        args += [f"--{name.replace('_', '-')}", str(files.get(name, default))]
+    return args
+
+
+def test_every_case_is_run(decodes):
+    assert len(cases(decodes)) == 28
+
+
+@pytest.mark.parametrize("k", range(25))
+def test_one_line_and_exit_2(decodes, k):
+    args = cases(decodes)[k]
+    r = CliRunner().invoke(main, args)
+    lines = [line for line in r.output.splitlines()
+             if not line.startswith(("rewrite:", "WARNING"))]
+    assert r.exit_code == 2, (args, r.output)
+    assert len(lines) == 1 and "Traceback" not in r.output and "Usage:" not in r.output, \
+        (args, r.output)
+    assert len(lines[0].split(": ")) >= 4, lines[0]
+    assert len(lines[0]) < 600
+
+
+def test_a_json_file_given_for_a_graph_says_which_command_takes_it():
+    r = CliRunner().invoke(main, ["check", SYNTH])
+    assert r.exit_code == 2 and "waiexport lower int_synth" in r.output
+
+
+def test_a_long_number_is_not_echoed_whole(decodes):
+    r = CliRunner().invoke(main, ["run", G, "--decode", str(decodes / "long.json")])
+    assert "(400 digits)" in r.output and "1" * 50 not in r.output
+
+
+@pytest.mark.parametrize("command", ["inspect", "run", "check", "rewrite", "export", "lower",
+                                     "validate", "targets list", "targets show",
+                                     "vectors generate", "vectors check", "examples make",
+                                     "examples run"])
+def test_every_help_gives_exit_codes_and_an_example(command):
+    r = CliRunner().invoke(main, [*command.split(), "--help"])
+    assert r.exit_code == 0 and "Exit status" in r.output and "Example: waiexport" in r.output
+
+
+def test_engine_lists_come_from_the_registry():
+    from waiexport.targets.engines import ENGINES
+    for command in ("run", "validate", "jpegai decode"):
+        text = " ".join(CliRunner().invoke(main, [*command.split(), "--help"]).output.split())
+        text = text.replace("- ", "-")   # help text wraps at a name's hyphen
+        assert all(f"{e.name}: {e.help}" in text for e in ENGINES), (command, text)
+    r = CliRunner().invoke(main, ["validate", "--engine", "nope"])
+    assert r.exit_code == 2 and all(e.name in r.output for e in ENGINES)
+
+
+def test_a_missing_optional_tool_is_one_line(tmp_path):
+    # as on a base install without the tosa extra: every tosa path says how to get it
+    import subprocess
+    import sys
+    # modules that refuse to import, first on the path of this process and of its workers
+    blocked = tmp_path / "blocked"
+    blocked.mkdir()
+    for name in ("tosa_serializer", "tosa_reference_model"):
+        (blocked / f"{name}.py").write_text("raise ImportError('not installed')\n")
+    env = {**os.environ, "PYTHONPATH": str(blocked)}
+    for args in (["export", SYNTH.replace("int_synth.json", "tiny_synth.whg1"), "--target",
+                  "tosa", "-o", str(tmp_path / "m.tosa"), "--size", "4x4"],
+                 ["validate", "--engine", "tosa-ref"],
+                 ["check", G, "--target", "tosa"]):
+        r = subprocess.run([sys.executable, "-m", "waiexport.cli", *args], capture_output=True,
+                           text=True, env=env)
+        assert r.returncode == 2 and "Traceback" not in r.stderr, (args, r.stderr)
+        assert "pip install 'waiexport[tosa]'" in r.stderr, (args, r.stderr)
+    vela = ("import sys, importlib.util as u; find = u.find_spec; "
+            "u.find_spec = lambda n, *a: None if n == 'ethosu' else find(n, *a); "
+            "from waiexport.cli import main; main()")
+    for args in (["export", G, "--target", "ethos-u85-256",
+                  "-o", str(tmp_path / "v"), "--size", "4x4"],
+                 ["vectors", "pack", "--target", "ethos-u85-256", str(tmp_path / "p"),
+                  SYNTH.replace("examples/int_synth.json",
+                                "conformance/corpus/vectors/relu.jsonl")]):
+        r = subprocess.run([sys.executable, "-c", vela, *args], capture_output=True, text=True)
+        assert r.returncode == 2 and "pip install 'waiexport[vela]'" in r.stderr, r.stderr

@@ -1,0 +1,165 @@
+"""A crash is a result: an engine whose runtime aborts, hangs or runs away with memory fails
+that vector (``crashed``, ``timed out``) and the report goes on, with no claim; the plug-in
+example in the repository is listed in help, runs in its worker and passes the corpus."""
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+from click.testing import CliRunner
+
+from waiexport.cli import main
+from waiexport.conformance.generate import CORPUS
+
+from _helpers import ROOT, with_extra
+
+FILES = [str(CORPUS / "vectors" / f) for f in ("abs.jsonl", "relu.jsonl", "subpos_split.jsonl")]
+
+DOUBLES = '''
+import os, time
+import numpy as np
+from waiexport.targets.engines.reference import ReferenceEngine
+from waiexport.targets.engines.base import Loaded
+from waiexport.targets.engines.tosa_ref import TosaRefEngine
+
+
+def _relu(g):
+    return any(op.name == "relu" for op in g.ops)
+
+
+class Misbehaves(ReferenceEngine):
+    """The reference, except on graphs with a relu: there it does what ``how`` says."""
+
+    how = ""
+
+    def load(self, data):
+        loaded = super().load(data)
+        if not _relu(loaded.graph):
+            return loaded
+
+        def run(inputs, scalars):
+            if self.how == "abort":
+                os.abort()
+            if self.how == "sleep":
+                time.sleep(600)
+            if self.how == "memory":
+                hog = [np.ones(1 << 27) for _ in range(64)]      # 64 GiB, page by page
+            return loaded.run(inputs, scalars)
+        return Loaded(loaded.graph, run)
+
+
+class Aborts(Misbehaves):
+    name, how = "double-aborts", "abort"
+
+
+class Sleeps(Misbehaves):
+    name, how = "double-sleeps", "sleep"
+
+
+class Hogs(Misbehaves):
+    name, how = "double-hogs", "memory"
+
+
+class AbortingTosaRef(TosaRefEngine):
+    """tosa-ref, aborting inside its worker on a graph with a relu."""
+
+    name = "double-tosa-aborts"
+
+    def open(self, model):
+        run = super().open(model)
+        return lambda feed: os.abort() if len(feed) == 1 and model.native.inputs and \\
+            self._relu else run(feed)
+
+    def load(self, data):
+        from waiexport.load import read_member
+        self._relu = _relu(read_member(data).graph)
+        return super().load(data)
+'''
+
+ENTRY_POINTS = """[waiexport.engines]
+double-aborts = waiexport_doubles:Aborts
+double-sleeps = waiexport_doubles:Sleeps
+double-hogs = waiexport_doubles:Hogs
+double-tosa-aborts = waiexport_doubles:AbortingTosaRef
+"""
+
+
+@pytest.fixture
+def doubles(tmp_path, monkeypatch):
+    """The doubles as an installed plug-in distribution: a module and its dist-info on
+    PYTHONPATH, which the worker processes inherit."""
+    (tmp_path / "waiexport_doubles.py").write_text(DOUBLES)
+    info = tmp_path / "waiexport_doubles-0.1.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: waiexport-doubles\n"
+                                   "Version: 0.1\n")
+    (info / "entry_points.txt").write_text(ENTRY_POINTS)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(
+        [str(tmp_path), *filter(None, [os.environ.get("PYTHONPATH")])]))
+    return tmp_path
+
+
+def _validate(*args):
+    r = CliRunner().invoke(main, ["validate", "--json", *args, *FILES])
+    return r, json.loads(r.stdout) if r.stdout.startswith("{") else None
+
+
+@pytest.mark.parametrize("engine, status, words, limits", [
+    ("double-aborts", "crashed", "killed by signal SIGABRT", []),
+    ("double-sleeps", "timed_out", "no answer within 2 s", ["--time-limit", "2"]),
+    ("double-hogs", "crashed", "memory passed 0.5 GiB", ["--memory-limit", "0.5"]),
+])
+def test_a_crash_is_that_vector_s_result_and_the_report_goes_on(doubles, engine, status, words,
+                                                                 limits):
+    r, rep = _validate("--engine", engine, *limits)
+    assert r.exit_code == 1, r.output
+    by_id = {v["id"]: v for v in rep["vectors"]}
+    assert by_id["relu_basic"]["status"] == status and words in by_id["relu_basic"]["reason"]
+    after = [v for v in rep["vectors"] if v["file"] == "subpos_split"]
+    assert after and all(v["status"] in ("pass", "skip") for v in after)
+    assert int(rep["totals"]["pass"]) > 2 and rep["claim"] is None
+
+
+@with_extra("tosa_reference_model", "tosa")
+def test_an_abort_inside_the_tosa_ref_worker_is_a_result(doubles):
+    r, rep = _validate("--engine", "double-tosa-aborts")
+    by_id = {v["id"]: v for v in rep["vectors"]}
+    assert by_id["relu_basic"]["status"] == "crashed", by_id["relu_basic"]
+    assert int(rep["totals"]["pass"]) > 2 and rep["claim"] is None and r.exit_code == 1
+
+
+def test_plugins_are_listed_in_help_and_the_unknown_engine_error(doubles):
+    help_text = " ".join(CliRunner().invoke(main, ["validate", "--help"]).output.split())
+    assert "double-aborts (plug-in from waiexport-doubles)" in help_text.replace("- ", "-")
+    r = CliRunner().invoke(main, ["validate", "--engine", "nope"])
+    assert r.exit_code == 2 and "double-sleeps" in r.output
+
+
+@pytest.fixture(scope="module")
+def example_plugin(tmp_path_factory):
+    """The repository's plug-in example, installed (into a folder of its own) as a user
+    would install it."""
+    where = tmp_path_factory.mktemp("plugin")
+    r = subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps",
+                        "--target", str(where),
+                        str(ROOT / "examples" / "plugin")], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    return where
+
+
+def test_the_example_plugin_passes_the_corpus_in_its_worker(example_plugin):
+    env = {**os.environ, "PYTHONPATH": str(example_plugin)}
+    listed = subprocess.run([sys.executable, "-m", "waiexport.cli", "validate", "--help"],
+                            capture_output=True, text=True, env=env)
+    assert "example-ort-sequential" in " ".join(listed.stdout.split()).replace("- ", "-")
+    r = subprocess.run([sys.executable, "-m", "waiexport.cli", "validate", "--json", "--engine",
+                        "example-ort-sequential", str(CORPUS / "vectors"),
+                        str(CORPUS / "graphs")], capture_output=True, text=True, env=env)
+    assert r.returncode == 0, r.stderr[-2000:]
+    rep = json.loads(r.stdout)
+    assert rep["claim"] is not None and int(rep["totals"]["pass"]) == 92
+    assert "in a worker process of its own" in rep["claim"]["isolation"]
+    assert rep["claim"]["target"] == "ort-cpu"

@@ -1,0 +1,300 @@
+"""A hostile runner: every forgery of a pack's results it tries ends in exit 2 naming the file,
+never in a claim; ids never reach outside the pack; result paths never leave the results
+folder; an untrusted result is read header first."""
+
+import hashlib
+import json
+import os
+import shutil
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from waiexport.cli import main
+from waiexport.conformance.generate import CORPUS
+
+from _runners import identity, on_onnxruntime, run_pack
+
+FILES = [str(CORPUS / "vectors" / f) for f in ("abs.jsonl", "relu.jsonl", "subpos_split.jsonl")]
+
+
+@pytest.fixture(scope="module")
+def made(tmp_path_factory):
+    """The judge's pack, and a faithful runner's results in a copy of it."""
+    root = tmp_path_factory.mktemp("forgery")
+    pack = root / "pack"
+    r = CliRunner().invoke(main, ["vectors", "pack", "--target", "ort-cpu", str(pack), *FILES])
+    assert r.exit_code == 0, r.output
+    results = root / "results"
+    shutil.copytree(pack, results)
+    run_pack(results, on_onnxruntime)
+    return pack, results
+
+
+def judge(results, pack, files=FILES, *extra, anchor="own pack"):
+    """The judge on ``results``, anchored by its own copy of ``pack`` or, the results folder
+    then standing for the pack, by ``pack``'s identity."""
+    anchor = ["--pack", str(pack)] if anchor == "own pack" else ["--pack-sha256", identity(pack)]
+    return CliRunner().invoke(main, ["validate", "--results", str(results), *anchor, *extra,
+                                     *files])
+
+
+@pytest.fixture
+def copy(made, tmp_path):
+    pack, results = made
+    work = tmp_path / "results"
+    shutil.copytree(results, work)
+    return pack, work
+
+
+def manifest(work):
+    return json.loads((work / "manifest.json").read_text())
+
+
+def rewrite(work, m):
+    (work / "manifest.json").write_text(json.dumps(m))
+
+
+def entry(m, vid):
+    return next(v for v in m["vectors"] if v["id"] == vid)
+
+
+def wrong_result(work, vid="abs_basic"):
+    """One element of one result one off; returns its path."""
+    d = entry(manifest(work), vid)["decodes"][0]
+    path = work / d["outputs"][0]["path"]
+    a = np.load(path)
+    a.reshape(-1)[0] ^= 1
+    np.save(path, a)
+    return path
+
+
+def test_the_faithful_runner_passes_both_ways(made):
+    pack, results = made
+    for r in (judge(results, pack), judge(results, pack, anchor="identity")):
+        assert r.exit_code == 0, r.output
+        assert "a pass is evidence" in r.output and "on the submitter's machine" in r.output
+
+
+def _own_vector_file(work):
+    wrong_result(work)
+    src = (CORPUS / "vectors" / "abs.jsonl").read_text().splitlines()
+    v = json.loads(src[0])
+    d = v["decodes"][0]["expect"]["outputs"][0]
+    d["data"][0] = str(int(d["data"][0]) + 1)
+    src[0] = json.dumps(v)
+    forged = work / "abs.jsonl"
+    forged.write_text("\n".join(src) + "\n")
+    m = manifest(work)
+    m["vector_files"][0]["sha256"] = hashlib.sha256(forged.read_bytes()).hexdigest()
+    rewrite(work, m)
+
+
+def _refuses_everywhere(work):
+    m = manifest(work)
+    for v in m["vectors"]:
+        v.update(host_refuses_load="model_mismatch", decodes=[])
+    rewrite(work, m)
+    shutil.rmtree(work / "outputs")
+
+
+def _drops(what):
+    def forge(work):
+        wrong_result(work)
+        m = manifest(work)
+        v = entry(m, "abs_basic")
+        if what == "vector":
+            m["vectors"].remove(v)
+        elif what == "decode":
+            v["decodes"].pop()
+        elif what == "decodes":
+            v["decodes"] = []
+        else:
+            v["decodes"][0]["outputs"] = []
+        rewrite(work, m)
+    return forge
+
+
+def _float64(work):
+    m = manifest(work)
+    for v in m["vectors"]:
+        for d in v["decodes"]:
+            for o in d.get("outputs", []):
+                a = np.load(work / o["path"]).astype(np.float64) + 0.3
+                np.save(work / o["path"], a)
+                o["dtype"] = "float64"
+    rewrite(work, m)
+
+
+def _edited(kind):
+    def forge(work):
+        d = entry(manifest(work), "relu_basic")["decodes"][0]
+        path = work / (d["model"]["path"] if kind == "model" else d["inputs"][0]["path"])
+        data = bytearray(path.read_bytes())
+        data[-1] ^= 1
+        path.write_bytes(bytes(data))
+    return forge
+
+
+def _another_pack(work):
+    doc = json.loads((work / "results.json").read_text())
+    doc["pack"] = "0" * 64
+    (work / "results.json").write_text(json.dumps(doc))
+
+
+def _cut_manifest(work):
+    m = manifest(work)
+    m["vectors"] = m["vectors"][:1]
+    m["not_packed"] = []
+    rewrite(work, m)
+
+
+FORGERIES = {
+    "its own vector file": (_own_vector_file, "manifest.json"),
+    "host_refuses_load everywhere": (_refuses_everywhere, "manifest.json"),
+    "a dropped vector": (_drops("vector"), "manifest.json"),
+    "a dropped decode": (_drops("decode"), "manifest.json"),
+    "emptied decodes": (_drops("decodes"), "manifest.json"),
+    "emptied outputs": (_drops("outputs"), "manifest.json"),
+    "float64 results": (_float64, "manifest.json"),
+    "an edited model": (_edited("model"), ".onnx"),
+    "an edited input": (_edited("input"), ".npy"),
+    "another pack's results": (_another_pack, "results.json"),
+    "a manifest cut to one vector": (_cut_manifest, "manifest.json"),
+}
+
+
+@pytest.mark.parametrize("forgery", sorted(FORGERIES))
+@pytest.mark.parametrize("anchor", ["own pack", "identity"])
+def test_every_forgery_is_exit_2_naming_the_file(copy, forgery, anchor):
+    pack, work = copy
+    forge, named = FORGERIES[forgery]
+    forge(work)
+    r = judge(work, pack, anchor=anchor)
+    assert r.exit_code == 2, r.output
+    [line] = r.output.strip().splitlines()
+    assert named in line and "a pass is evidence" not in r.output and "Traceback" not in line
+
+
+def test_float64_results_of_integral_values_fail_by_id(copy):
+    pack, work = copy
+    m = manifest(work)
+    o = entry(m, "abs_basic")["decodes"][0]["outputs"][0]
+    np.save(work / o["path"], np.load(work / o["path"]).astype(np.float64))
+    r = judge(work, pack, FILES, "--json")
+    d = json.loads(r.stdout)
+    assert r.exit_code == 1 and d["claim"] is None
+    assert [v["id"] for v in d["vectors"] if v["status"] == "fail"] == ["abs_basic"]
+    assert "float64" in r.output
+
+
+def test_the_judge_needs_an_anchor_outside_the_results(made):
+    _, results = made
+    r = CliRunner().invoke(main, ["validate", "--results", str(results), *FILES])
+    assert r.exit_code == 2 and "cannot vouch for itself" in r.output
+
+
+def test_duplicate_ids_across_files_each_need_their_own_run(tmp_path):
+    twin = tmp_path / "relu_twin.jsonl"   # the same vectors, ids included, in other bytes
+    twin.write_text("".join(line + " \n" for line in
+                            (CORPUS / "vectors" / "relu.jsonl").read_text().splitlines()))
+    files = [str(CORPUS / "vectors" / "relu.jsonl"), str(twin)]
+    pack = tmp_path / "pack"
+    assert CliRunner().invoke(main, ["vectors", "pack", str(pack), *files]).exit_code == 0
+    results = tmp_path / "results"
+    shutil.copytree(pack, results)
+    run_pack(results, on_onnxruntime)
+    m = manifest(results)
+    keys = [v["key"] for v in m["vectors"]]
+    assert len(set(keys)) == len(keys)
+    twin_keys = [v["key"] for v in m["vectors"] if v["file"] == "relu_twin"]
+    for k in twin_keys:                    # the twin file's vectors never ran
+        shutil.rmtree(results / "outputs" / k)
+    r = judge(results, pack, files, "--json")
+    d = json.loads(r.stdout)
+    assert r.exit_code == 1 and d["claim"] is None
+    assert {v["file"] for v in d["vectors"] if v["status"] == "fail"} == {"relu_twin"}
+
+
+@pytest.mark.parametrize("vid", ["../../ESCAPED", "nul\u0000id", "x" * 300, "/abs/path"])
+def test_an_id_never_reaches_outside_the_pack(tmp_path, vid):
+    lines = (CORPUS / "vectors" / "relu.jsonl").read_text().splitlines()
+    v = json.loads(lines[0])
+    v["id"] = vid
+    f = tmp_path / "in" / "v.jsonl"
+    f.parent.mkdir()
+    f.write_text(json.dumps(v) + "\n")
+    pack = tmp_path / "a" / "b" / "pack"
+    pack.parent.mkdir(parents=True)
+    r = CliRunner().invoke(main, ["vectors", "pack", str(pack), str(f)])
+    assert r.exit_code == 0, r.output
+    outside = {p for p in tmp_path.rglob("*") if pack not in p.parents and p != pack}
+    assert outside == {tmp_path / "in", f, tmp_path / "a", tmp_path / "a" / "b"}
+    results = tmp_path / "results"
+    shutil.copytree(pack, results)
+    run_pack(results, on_onnxruntime)
+    assert judge(results, pack, [str(f)]).exit_code == 0
+
+
+def _result_path(work, vid="relu_basic"):
+    return work / entry(manifest(work), vid)["decodes"][0]["outputs"][0]["path"]
+
+
+def test_a_result_symlinked_elsewhere_is_not_read(copy, tmp_path):
+    pack, work = copy
+    path = _result_path(work)
+    elsewhere = tmp_path / "elsewhere.npy"
+    shutil.move(path, elsewhere)
+    os.symlink(elsewhere, path)
+    r = judge(work, pack)
+    assert r.exit_code == 2 and "symbolic link" in r.output and "a pass is" not in r.output
+
+
+@pytest.mark.parametrize("where", ["/usr", "/"])
+def test_outputs_linked_to_a_system_folder_is_one_line(copy, where):
+    pack, work = copy
+    shutil.rmtree(work / "outputs")
+    os.symlink(where, work / "outputs")
+    r = judge(work, pack)
+    assert r.exit_code == 2 and "symbolic link" in r.output and len(r.output.splitlines()) == 1
+
+
+def test_a_header_claiming_2_40_elements_is_read_no_further(copy):
+    pack, work = copy
+    path = _result_path(work)
+    header = "{'descr': '<i4', 'fortran_order': False, 'shape': (1099511627776,), }"
+    header += " " * (63 - (10 + len(header)) % 64) + "\n"
+    path.write_bytes(b"\x93NUMPY\x01\x00" + len(header).to_bytes(2, "little")
+                     + header.encode())
+    r = judge(work, pack)
+    assert r.exit_code == 1 and "1099511627776" in r.output and "Traceback" not in r.output
+
+
+@pytest.mark.parametrize("content", [b"[" * 60000, b"{" + b" " * (1 << 20) + b"}",
+                                     b'{"pack": 1}', b"\xff\xfe"])
+def test_a_hostile_results_json_is_one_line(copy, content):
+    pack, work = copy
+    (work / "results.json").write_bytes(content)
+    r = judge(work, pack)
+    assert r.exit_code == 2 and len(r.output.strip().splitlines()) == 1, r.output
+    assert "results.json" in r.output and "Traceback" not in r.output
+
+
+def test_a_long_ran_on_is_cut_in_the_claim(copy):
+    pack, work = copy
+    doc = json.loads((work / "results.json").read_text())
+    doc["ran_on"] = "board " * 5000
+    (work / "results.json").write_text(json.dumps(doc))
+    r = judge(work, pack)
+    assert r.exit_code == 0 and "(29999 characters)" in r.output and len(r.output) < 20000
+
+
+def test_a_runner_s_error_reaches_the_report(copy):
+    pack, work = copy
+    key = entry(manifest(work), "relu_basic")["key"]
+    shutil.rmtree(work / "outputs" / key)
+    (work / "errors" / key).mkdir(parents=True)
+    (work / "errors" / key / "0.txt").write_text("NPU driver: timeout after 30 s\n")
+    r = judge(work, pack)
+    assert r.exit_code == 1 and "the runner says: NPU driver: timeout after 30 s" in r.output

@@ -1,0 +1,152 @@
+"""Offline vector packs: a pack for ort-cpu and one for tosa, run by a small runner on
+onnxruntime / the TOSA reference model, pass ``validate --results``; a runner that makes one
+mistake fails that vector by id with its difference; a missing file is named."""
+
+import json
+import shutil
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from waiexport.cli import main
+from waiexport.conformance.generate import CORPUS
+
+from _helpers import needs, with_extra
+from _runners import identity, on_onnxruntime, on_tosa_reference, run_pack
+
+FILES = [str(CORPUS / "vectors" / f) for f in ("conv.jsonl", "relu.jsonl", "pixel_shuffle.jsonl")] \
+    + [str(CORPUS / "graphs" / "graphs.jsonl")]
+
+
+@pytest.fixture(scope="module", params=[
+    ("ort-cpu", on_onnxruntime),
+    pytest.param(("tosa", on_tosa_reference), marks=with_extra("tosa_reference_model", "tosa"))])
+def pack(request, tmp_path_factory):
+    target, execute = request.param
+    out = tmp_path_factory.mktemp(target) / "pack"
+    r = CliRunner().invoke(main, ["vectors", "pack", "--target", target, str(out), *FILES])
+    assert r.exit_code == 0, r.output
+    assert f"pack identity {identity(out)}" in r.output
+    return out, execute
+
+
+def _validate(results, pack=None, *extra):
+    """The judge on ``results``, with its own copy of the pack (or the pack's identity)."""
+    anchor = ["--pack", str(pack)] if pack else ["--pack-sha256", identity(results)]
+    return CliRunner().invoke(main, ["validate", "--results", str(results), *anchor, "--json",
+                                     *extra, *FILES])
+
+
+def test_a_pack_holds_no_expected_outputs(pack):
+    out, _ = pack
+    m = json.loads((out / "manifest.json").read_text())
+    assert m["vectors"] and not (out / "outputs").exists()
+    assert "expect" not in (out / "manifest.json").read_text()
+
+
+def test_a_faithful_runner_passes(pack, tmp_path):
+    out, execute = pack
+    work = tmp_path / "p"
+    shutil.copytree(out, work)
+    run_pack(work, execute)
+    r = _validate(work, out)
+    d = json.loads(r.stdout)
+    assert r.exit_code == 0, r.output
+    assert int(d["totals"]["pass"]) >= 5 and int(d["totals"]["fail"]) == 0
+    assert "as stated by the submitter, not verified: a test runner" in d["claim"]["runs_on"]
+
+
+def test_one_wrong_element_fails_that_vector_by_id(pack, tmp_path):
+    out, execute = pack
+    work = tmp_path / "p"
+    shutil.copytree(out, work)
+    run_pack(work, execute, mistake=("conv_basic", 0))
+    r = _validate(work, out)
+    d = json.loads(r.stdout)
+    assert r.exit_code == 1 and d["claim"] is None
+    [bad] = [v for v in d["vectors"] if v["status"] == "fail"]
+    assert bad["id"] == "conv_basic" and bad["diffs"][0]["histogram"] == {"1": "1"}
+
+
+def test_a_missing_result_is_named(pack, tmp_path):
+    out, execute = pack
+    work = tmp_path / "p"
+    shutil.copytree(out, work)
+    run_pack(work, execute)
+    key = next(v["key"] for v in json.loads((work / "manifest.json").read_text())["vectors"]
+               if v["id"] == "relu_basic")
+    gone = next((work / "outputs" / key).rglob("*.npy"))
+    gone.unlink()
+    r = _validate(work, out)
+    assert r.exit_code == 1 and f"{gone}: missing" in r.output
+
+
+def test_results_judged_against_other_vectors_are_refused(pack, tmp_path):
+    out, execute = pack
+    work = tmp_path / "p"
+    shutil.copytree(out, work)
+    run_pack(work, execute)
+    changed = tmp_path / "relu.jsonl"     # one vector's id changed: other bytes, other digest
+    changed.write_text((CORPUS / "vectors" / "relu.jsonl").read_text().replace(
+        '"id":"relu_basic"', '"id":"relu_other"'))
+    r = CliRunner().invoke(main, ["validate", "--results", str(work), "--pack", str(out),
+                                  *[f for f in FILES if "relu" not in f], str(changed)])
+    assert r.exit_code == 2 and "relu.jsonl" in r.output and "not among the vector files" \
+        in r.output
+
+
+def test_an_ethos_u_pack_holds_vela_s_models(tmp_path):
+    needs("ethosu.vela", "vela")
+    r = CliRunner().invoke(main, ["vectors", "pack", "--target", "ethos-u55-128",
+                                  str(tmp_path), str(CORPUS / "vectors" / "relu.jsonl")])
+    assert r.exit_code == 0, r.output
+    m = json.loads((tmp_path / "manifest.json").read_text())
+    model = m["vectors"][0]["decodes"][0]["model"]
+    assert model["path"].endswith("_vela.tflite") and (tmp_path / model["path"]).exists()
+    assert m["layout"].startswith("NHWC")
+
+
+def test_a_tampered_manifest_is_one_line(pack, tmp_path):
+    out, _ = pack
+    work = tmp_path / "p"
+    shutil.copytree(out, work)
+    m = json.loads((work / "manifest.json").read_text())
+    m["vectors"][0]["id"] = "no_such_vector"
+    (work / "manifest.json").write_text(json.dumps(m))
+    r = _validate(work, out)
+    assert r.exit_code == 2 and "Traceback" not in r.output and "manifest" in r.output
+
+
+def test_an_acc64_pack_runs_as_a_runner_runs_it(tmp_path):
+    # int64 inputs and outputs as the model declares them; the host's checks of an internal
+    # check tensor (graphs.jsonl) judged from the model's check outputs
+    from waiexport import write
+    from waiexport.conformance.vectors import make_vector, write_lines
+
+    from _helpers import checked
+    inside = tmp_path / "checked.jsonl"
+    inside.write_bytes(write_lines([make_vector(f"checked_{first}", write(checked(first)), [
+        ([np.array([[[10, -50, 150]]])], []), ([np.array([[[10, -250 if first else 0, 240]]])], [])])
+        for first in (True, False)]))
+    files = [str(CORPUS / "vectors" / f) for f in ("add.jsonl", "softmax.jsonl", "rescale.jsonl")] \
+        + [str(CORPUS / "graphs" / "graphs.jsonl"), str(inside)]
+    pack = tmp_path / "pack"
+    r = CliRunner().invoke(main, ["vectors", "pack", "--target", "ort-cpu-acc64", str(pack),
+                                  *files])
+    assert r.exit_code == 0, r.output
+    m = json.loads((pack / "manifest.json").read_text())
+    decodes = [d for v in m["vectors"] for d in v["decodes"] if "inputs" in d]
+    assert {i["dtype"] for d in decodes for i in d["inputs"] if i["name"].startswith("in")} \
+        == {"int64"}
+    assert {o["dtype"] for d in decodes for o in d["outputs"]} == {"int64"}
+    assert any(o["name"].startswith("check") for d in decodes for o in d["outputs"])
+    assert not any(v["reason"] == "profiles acc64" for v in m["not_packed"])
+    results = tmp_path / "results"
+    shutil.copytree(pack, results)
+    run_pack(results, on_onnxruntime)
+    r = CliRunner().invoke(main, ["validate", "--results", str(results), "--pack", str(pack),
+                                  "--json", *files])
+    d = json.loads(r.stdout)
+    assert r.exit_code == 0, r.output
+    assert int(d["totals"]["pass"]) > 40 and d["claim"]["profile"] == "acc64"

@@ -1,0 +1,165 @@
+"""Hostile input: each reproducer of the fuzz runs ends in a result or a ``Refusal`` with the
+spec's code (or one line from the CLI), memory follows what the decode holds, and export
+cost follows the taps, not the stride; and a short seeded fuzz run of every input family."""
+
+import json
+import random
+import tracemalloc
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from waiexport import Refusal, write
+from waiexport.builder import GraphBuilder, conv, conv_transpose, rq
+from waiexport.cli import main
+from waiexport.conformance.fuzz import FAMILIES, mutate, outcome, seeds
+from waiexport.conformance.generate import CORPUS
+from waiexport.reference import decode
+from waiexport.targets.engines import engine
+
+from _helpers import ROOT
+
+HUGE = "1" * 4301      # one digit past Python's int-string limit
+
+
+def _one_line(r, code=2):
+    lines = [x for x in r.output.splitlines() if x.strip()]
+    assert r.exit_code == code and len(lines) == 1 and "Traceback" not in r.output, r.output
+    return lines[0]
+
+
+def test_a_4301_digit_integer_in_every_json_reader(tmp_path):
+    synth = json.loads((ROOT / "examples" / "int_synth.json").read_text())
+    text = json.dumps(synth).replace(str(synth["layers"][0]["shift"]), HUGE, 1)
+    (tmp_path / "s.json").write_text(text)
+    line = _one_line(CliRunner().invoke(main, ["lower", "int_synth", str(tmp_path / "s.json"),
+                                               "-o", str(tmp_path / "o")]))
+    assert ": payload_malformed: " in line
+    bundle = tmp_path / "jpegai"
+    (bundle / "weights").mkdir(parents=True)
+    for p in (ROOT / "examples" / "jpegai").rglob("*.json"):
+        copy = bundle / p.relative_to(ROOT / "examples" / "jpegai")
+        copy.parent.mkdir(parents=True, exist_ok=True)
+        copy.write_text(p.read_text())
+    norm = bundle / "norm.json"
+    norm.write_text(norm.read_text().replace('"per_channel":16', f'"per_channel":{HUGE}'))
+    line = _one_line(CliRunner().invoke(main, ["lower", "jpegai", str(bundle), "-o",
+                                               str(tmp_path / "o2")]))
+    assert ": model_mismatch: " in line
+    vec = (CORPUS / "vectors" / "relu.jsonl").read_text().splitlines()[0]
+    (tmp_path / "v.jsonl").write_text(vec.replace('"profiles":["acc32","acc64"]',
+                                                  f'"profiles":["acc32","acc64"],"x":{HUGE}')
+                                      + "\n")
+    assert ":1: not JSON" in _one_line(CliRunner().invoke(main, ["validate",
+                                                                 str(tmp_path / "v.jsonl")]))
+
+
+def _vector():
+    return json.loads((CORPUS / "vectors" / "relu.jsonl").read_text().splitlines()[0])
+
+
+@pytest.mark.parametrize("change, words", [
+    (lambda v: v["decodes"][0].update(expect={}), "expect is"),
+    (lambda v: v["decodes"][0]["expect"]["outputs"][0].update(shape=["2"]), "shape"),
+    (lambda v: v["decodes"][0]["inputs"][0].update(data=["x"] * 30), "decimal integer"),
+    (lambda v: v.pop("decodes"), "no decodes"),
+    (lambda v: v.update(profiles=[1]), "profiles"),
+    (lambda v: v["decodes"][0]["expect"]["outputs"][0].pop("data"), "a tensor is"),
+])
+def test_a_vector_is_read_against_the_format_once(tmp_path, change, words):
+    v = _vector()
+    change(v)
+    (tmp_path / "v.jsonl").write_text(json.dumps(v) + "\n")
+    line = _one_line(CliRunner().invoke(main, ["validate", str(tmp_path / "v.jsonl")]))
+    assert "v.jsonl:1: vector 'relu_basic'" in line and words in line
+
+
+def _state_of(channels):
+    b = GraphBuilder()
+    x = b.input(1, -5, 5)
+    s = b.state(channels, -5, 5, src=0)
+    b.output(b.op("relu", s))
+    del x
+    return b.graph()
+
+
+@pytest.mark.parametrize("channels", [2**32 - 1, 2**27])
+def test_a_state_input_is_planned_before_it_is_allocated(channels):
+    loaded = engine("reference").load(write(_state_of(channels)))
+    tracemalloc.start()
+    with pytest.raises(Refusal) as r:
+        loaded.sequence().step([np.zeros((1, 1, 1), np.int64)], [])
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert r.value.code == "too_large" and peak < 2**20
+
+
+def test_conv_memory_follows_the_tensors_not_the_padded_plane():
+    b = GraphBuilder()
+    y = b.op("conv", b.input(1, -5, 5), conv([[[[3]]]], pad=2**25 - 1, stride=2**32 - 1,
+                                             rq=rq(bias=[1])))
+    b.output(y)
+    g = b.build()
+    decode(g, [np.array([[[2]]])], [])          # imports and kernels outside the count
+    tracemalloc.start()
+    out = decode(g, [np.array([[[2]]])], [])[0]
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert out.shape == (1, 1, 1) and out[0, 0, 0] == 1 and peak < 2**20   # a window of padding
+    b = GraphBuilder()
+    b.output(b.op("conv", b.input(1, -5, 5), conv([[[[3]]]], pad=8192, stride=8192)))
+    g = b.build()
+    decode(g, [np.array([[[2]]])], [])
+    tracemalloc.start()
+    out = decode(g, [np.array([[[2]]])], [])[0]
+    assert tracemalloc.get_traced_memory()[1] < 2**20        # not the 3 GiB padded plane
+    tracemalloc.stop()
+    assert out.shape == (1, 3, 3) and out[0, 1, 1] == 6 and out.sum() == 6
+
+
+def _strided(sh):
+    b = GraphBuilder()
+    b.output(b.op("conv_transpose", b.input(1, -100, 100),
+                  conv_transpose(np.array([[[[3], [5]]]]), stride=(sh, 1), pad=(sh - 2, 0),
+                                 rq=rq(shift=1, round="half_up"))))
+    return b.build()
+
+
+def test_a_huge_stride_costs_what_the_taps_cost():
+    from waiexport.descriptions import target
+    from waiexport.targets.exporter import export
+    counts = {sh: len(export(write(_strided(sh)), target("ort-cpu")).model.graph.node)
+              for sh in (2**4, 2**12, 2**24)}
+    assert len(set(counts.values())) == 1, counts
+    g = _strided(2**24)
+    decode(g, [np.array([[[1], [2], [3]]])], [])   # imports and kernels outside the count
+    tracemalloc.start()
+    out = decode(g, [np.array([[[1], [2], [3]]])], [])[0]
+    assert tracemalloc.get_traced_memory()[1] < 2**20
+    tracemalloc.stop()
+    assert out.ravel().tolist() == [0, 0, 3, 5, 0, 0]
+
+
+def test_the_gathered_transposed_convolution_is_the_literal_one():
+    # a padding that crops most of the uncropped plane takes the gathered path
+    rng = np.random.default_rng(8)
+    b = GraphBuilder()
+    b.output(b.op("conv_transpose", b.input(2, -50, 50),
+                  conv_transpose(rng.integers(-9, 10, (2, 3, 3, 4)), stride=(7, 5),
+                                 pad=(12, 9), out_pad=(2, 1), rq=rq(shift=2, bias=[1, 2, 3]))))
+    g = b.build()
+    x = rng.integers(-50, 51, (2, 5, 6))
+    assert (decode(g, [x], [])[0] == decode(g, [x], [], literal=True)[0]).all()
+
+
+def test_a_seeded_fuzz_run_of_every_family_ends_in_a_result_or_a_refusal():
+    start = seeds()
+    rng = random.Random(2026)
+    seen = {}
+    for n in range(1000):   # bounded work, not time
+        family = FAMILIES[n % len(FAMILIES)]
+        code = outcome(family, mutate(rng, family, rng.choice(start[family])),
+                       start["_graph"][0])
+        seen.setdefault(family, set()).add(code)
+    assert all(len(codes) >= 2 for codes in seen.values()), seen

@@ -1,0 +1,139 @@
+"""The product code's rooms and floors (README, "Layout"; ../shared/DESIGN.md): every import,
+function-local ones included, goes to the same floor or one below, and no file or room
+imports itself back through another."""
+
+import ast
+from pathlib import Path
+
+import pytest
+
+from _helpers import FOLDERS
+
+
+#: The rooms, lowest floor first; a room imports only from its floor and those below.
+FLOORS = [("waiexport",), ("waiexport.reference",),
+          ("waiexport.rewrites", "waiexport.capabilities"), ("waiexport.targets",),
+          ("waiexport.conformance",), ("waiexport.cli",)]
+
+
+def modules() -> dict[str, Path]:
+    """Every product module by its dotted name."""
+    found = {}
+    for package, folder in FOLDERS.items():
+        for path in folder.rglob("*.py"):
+            rel = path.relative_to(folder).with_suffix("")
+            parts = [p for p in rel.parts if p != "__init__"]
+            name = ".".join([package, *parts])
+            if package == "waiexport" and parts and f"waiexport.{parts[0]}" in FOLDERS:
+                continue
+            found[name] = path
+    return found
+
+
+MODULES = modules()
+
+
+def room(module: str) -> str:
+    """The room a module lives in: the longest room name that prefixes it."""
+    return max((r for floor in FLOORS for r in floor
+                if module == r or module.startswith(r + ".")), key=len)
+
+
+def floor(module: str) -> int:
+    return next(k for k, rooms in enumerate(FLOORS) if room(module) in rooms)
+
+
+def imports(module: str, source: str | None = None) -> set[str]:
+    """The product modules ``module`` (or ``source`` read as that module) imports, wherever
+    in the file the import stands."""
+    path = MODULES[module]
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    out = set()
+    for node in ast.walk(ast.parse(source or path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                up = package.split(".")[:len(package.split(".")) - node.level + 1]
+                base = ".".join(up + ([base] if base else []))
+            names = [f"{base}.{a.name}" if f"{base}.{a.name}" in MODULES else base
+                     for a in node.names]
+        else:
+            continue
+        for name in names:
+            while name and name not in MODULES:
+                name = name.rpartition(".")[0]
+            if name and name != module:
+                out.add(name)
+    return out
+
+
+EDGES = {m: imports(m) for m in MODULES}
+
+
+def test_the_walk_sees_every_room():
+    assert {room(m) for m in MODULES} == {r for rooms in FLOORS for r in rooms}
+    assert sum(len(e) for e in EDGES.values()) > 300
+
+
+def test_the_walk_sees_imports_inside_functions_and_relative_ones():
+    source = ("def f():\n    from waiexport.cli import common\n"
+              "    from ..targets import exporter\n")
+    assert imports("waiexport.reference.decode", source) == {"waiexport.cli.common",
+                                                            "waiexport.targets.exporter"}
+
+
+def test_no_import_goes_up_a_floor():
+    up = sorted(f"{m} ({room(m)}) imports {t} ({room(t)})" for m, ts in EDGES.items()
+                for t in ts if floor(t) > floor(m))
+    assert not up, "\n".join(up)
+
+
+def _cycle(graph: dict[str, set[str]]) -> list[str] | None:
+    """One circle of ``graph``, or None."""
+    state: dict = {}
+    stack: list = []
+
+    def visit(n):
+        state[n] = "open"
+        stack.append(n)
+        for t in sorted(graph.get(n, ())):
+            if state.get(t) == "open":
+                return stack[stack.index(t):] + [t]
+            if t not in state:
+                found = visit(t)
+                if found:
+                    return found
+        stack.pop()
+        state[n] = "done"
+        return None
+
+    for n in sorted(graph):
+        if n not in state:
+            found = visit(n)
+            if found:
+                return found
+    return None
+
+
+def test_no_file_imports_itself_back():
+    cycle = _cycle(EDGES)
+    assert cycle is None, " -> ".join(cycle)
+
+
+def test_no_room_imports_itself_back():
+    rooms: dict = {}
+    for m, ts in EDGES.items():
+        rooms.setdefault(room(m), set()).update(room(t) for t in ts if room(t) != room(m))
+    cycle = _cycle(rooms)
+    assert cycle is None, " -> ".join(cycle)
+
+
+@pytest.mark.parametrize("module", ["waiexport.cli"])
+def test_help_imports_no_command(module):
+    # the click group's table names each command's module and help line: --help reads the
+    # table, so the start-up figures hold with module-top imports in the commands
+    import importlib
+    cli = importlib.import_module(module)
+    assert cli.COMMANDS and all(isinstance(v, tuple) for v in cli.COMMANDS.values())

@@ -1,0 +1,461 @@
+"""The ONNX export and the onnxruntime engine: bit-identical to the reference, integer
+tensors only, refusals on the host with their codes."""
+
+import numpy as np
+import onnx
+import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+from onnx import TensorProto, helper
+
+from waiexport import Refusal, write
+from waiexport import params as P
+from waiexport.builder import GraphBuilder, conv, conv_transpose, rq
+from waiexport.descriptions import target
+from waiexport.optable import OPS
+from waiexport.probes import probe_inputs
+from waiexport.reference import decode
+from waiexport.targets.engines import engine
+from waiexport.targets.engines.ort import OrtEngine
+from waiexport.targets.exporter import export
+from waiexport.targets.onnx.export import ExportError, check_integer_only
+from waiexport.targets.onnx.lower import LOWER
+
+from _helpers import agree, examples, verdict
+from _strategies import NARROW, case
+
+NPU_OPS = sorted(op.name for op in OPS if op.npu != "no")
+ORT = target("ort-cpu")
+
+
+def in_subset(g) -> bool:
+    v = verdict(g)
+    return v["acc32"] and v["npu"]
+
+
+def test_lowerings_cover_every_operator():
+    assert sorted(LOWER) == sorted(op.name for op in OPS)
+
+
+@pytest.mark.parametrize("name", NPU_OPS)
+@settings(max_examples=examples(12), deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@given(data=st.data())
+def test_every_npu_operator_is_bit_exact_on_onnxruntime(name, data):
+    g, inputs, scalars = data.draw(case(name, NARROW))
+    assume(in_subset(g))
+    exp = export(write(g), ORT)
+    check_integer_only(exp.model)
+    agree(write(g), inputs, scalars)
+    for probe, probe_scalars in probe_inputs(g):   # the ends of every declared range
+        agree(write(g), probe, probe_scalars)
+
+
+def test_sixteen_and_twenty_four_bit_operands_split_into_digits():
+    rng = np.random.default_rng(3)
+    b = GraphBuilder()
+    x = b.input(3, -(2**15), 2**15 - 1, max_h=5, max_w=5)
+    y = b.op("conv", x, conv(rng.integers(-(2**7), 2**7, (2, 3, 2, 2)), pad=1,
+                             rq=rq(shift=12)))
+    z = b.op("conv", b.input(1, -(2**18), 2**18, max_h=5, max_w=5),
+             conv([[[[2**11 + 3]]]], rq=rq(shift=9)))
+    b.output(y, z, b.op("conv", b.input(1, -100, 100, max_h=5, max_w=5),
+                        conv([[[[-(2**23) + 5]]]], rq=rq(shift=9))))
+    g = b.build()
+    assert in_subset(g)
+    for probe, scalars in probe_inputs(g):
+        agree(write(g), probe, scalars)
+    agree(write(g), [rng.integers(-(2**15), 2**15, (3, 5, 5)),
+                    rng.integers(-(2**18), 2**18 + 1, (1, 5, 5)),
+                    rng.integers(-100, 101, (1, 5, 5))], [])
+
+
+def test_input_channels_split_so_no_int32_accumulator_overflows():
+    # 13×13 taps of digits up to 255: at most 195 input channels per ConvInteger; 400 need
+    # three. (Such sums pass acc32, so this drives the MAC builder directly.)
+    from waiexport.targets.onnx.emit import Emitter
+    from waiexport.targets.onnx.mac import conv_sum
+    e = Emitter()
+    w = np.random.default_rng(4).integers(-255, 256, (1, 400, 13, 13))
+    conv_sum(e, "x", (-255, 255), w, groups=1, strides=(1, 1), pads=(0, 0, 0, 0))
+    convs = [n for n in e.nodes if n.op_type == "ConvInteger"]
+    assert len(convs) == 4 * 3
+
+
+def test_one_int8_kernel_sums_every_channel_it_can():
+    # 8-bit sign parts (at most 128 × 128 a product): 73,728 taps fit one int32 accumulator,
+    # so the conv of the float-revealing vectors is one GEMM for both sign parts (or one
+    # ConvInteger per sign pair), unsplit.
+    rng = np.random.default_rng(4)
+    b = GraphBuilder()
+    b.output(b.op("conv", b.input(8192, -128, 127, max_h=3, max_w=3),
+                  conv(rng.integers(-128, 128, (1, 8192, 3, 3)), rq=rq(shift=16))))
+    g = b.build()
+    model = export(write(g), ORT).model
+    kernels = [n.op_type for n in model.graph.node if n.op_type in ("ConvInteger",
+                                                                   "MatMulInteger")]
+    assert kernels in (["MatMulInteger"], ["ConvInteger"] * 4)   # u8×s8, else u8×u8
+    agree(write(g), [np.full((8192, 3, 3), -128)], [])
+    agree(write(g), [rng.integers(-128, 128, (8192, 3, 3))], [])
+
+
+@pytest.mark.parametrize("k, s, p, op", [(3, 2, 0, 0), (3, 2, 1, 0), (2, 3, 0, 2), (5, 2, 1, 3),
+                                         (1, 3, 0, 0), (4, 3, 2, 1)])
+def test_general_phase_decomposition(k, s, p, op):
+    rng = np.random.default_rng(k + 10 * s)
+    b = GraphBuilder()
+    x = b.input(2, -100, 100)
+    b.output(b.op("conv_transpose", x, conv_transpose(rng.integers(-9, 10, (2, 3, k, k)),
+                                                       stride=s, pad=p, out_pad=op,
+                                                       rq=rq(shift=2, bias=[1, -7, 3]))))
+    g = b.build()
+    exp = export(write(g), ORT)
+    assert "conv_transpose" in [o.name for o in exp.graph.ops]   # not the phase rewrite's case
+    for hw in [(1, 1), (2, 3), (5, 4)]:
+        agree(write(g), [rng.integers(-100, 101, (2,) + hw)], [])
+
+
+def test_model_says_what_it_is():
+    from waiexport.capabilities.examples import tiny_synth
+    data = write(tiny_synth())
+    model = export(data, ORT).model
+    meta = {p.key: p.value for p in model.metadata_props}
+    import hashlib
+    assert meta["wai.whg1_sha256"] == hashlib.sha256(data).hexdigest()
+    assert set(meta) == {"wai.whg1_sha256", "wai.rewritten_sha256", "wai.certificate_sha256",
+                         "wai.target", "wai.tool"}
+    assert [i.name for i in model.graph.input] == ["in0"]
+    assert [o.name for o in model.graph.output] == ["out0"]
+    onnx.checker.check_model(model, full_check=True)
+
+
+def test_float_anywhere_is_caught():
+    x = helper.make_tensor_value_info("x", TensorProto.INT32, [1])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [1])
+    model = helper.make_model(helper.make_graph(
+        [helper.make_node("Cast", ["x"], ["y"], to=TensorProto.FLOAT)], "g", [x], [y]),
+        opset_imports=[helper.make_opsetid("", 21)])
+    with pytest.raises(ExportError, match="floating point"):
+        check_integer_only(model)
+
+
+def test_state_scalars_and_host_refusals():
+    b = GraphBuilder()
+    s = b.scalar(0, 1)
+    x = b.input(2, -10, 10, max_h=4, max_w=4)
+    st_in = b.state(2, -50, 50, src=0, init=3, max_h=4, max_w=4)
+    y = b.op("add", [x, st_in], policy="clamp", lo=-50, hi=50)
+    b.output(y, b.op("fill", x, P.Fill(1, s), channels=1))
+    data = write(b.build())
+    model = export(data, ORT).model
+    assert [i.name for i in model.graph.input] == ["in0", "state0", "scalar0"]
+    seqs = [eng.load(data).sequence() for eng in (engine("reference"), OrtEngine())]
+    for xv, sv in (([[[1]], [[2]]], 1), ([[[11]], [[0]]], 0), ([[[2]], [[-2]]], 0)):
+        results = []
+        for seq in seqs:
+            try:
+                results.append([o.tolist() for o in seq.step([np.array(xv)], [sv])])
+            except Refusal as r:
+                results.append(r.code)
+        assert results[0] == results[1]
+    assert results[0][0] == [[[6]], [[3]]]
+    with pytest.raises(Refusal, match="too_large"):
+        OrtEngine().load(data).run([np.zeros((2, 5, 4), int), np.zeros((2, 5, 4), int)], [0])
+    with pytest.raises(Refusal, match="field_range"):
+        OrtEngine().load(data).run([np.zeros((2, 4, 4), int), np.zeros((2, 4, 4), int)], [2])
+
+
+def test_a_graph_outside_the_subset_is_refused_with_its_reason():
+    b = GraphBuilder()
+    b.output(b.op("igdn", b.input(1, -5, 5), P.Igdn(0, 0, 4, P.as_array([[1]]), P.as_array([1]))))
+    with pytest.raises(Refusal, match="outside wai-ops/1-npu: op:igdn"):
+        export(write(b.build()), target("npu-int8"))
+    b = GraphBuilder()
+    b.output(b.op("relu", b.input(1, -(2**40), 2**40)))
+    with pytest.raises(Refusal, match="does not meet acc32"):
+        export(write(b.build()), ORT)
+
+
+def test_reference_agrees_with_decode():
+    # The engine interface runs the same integers as the function it wraps.
+    from waiexport.capabilities.examples import tiny_synth
+    g = tiny_synth()
+    x = np.random.default_rng(0).integers(-128, 128, (8, 3, 4))
+    assert (engine("reference").load(write(g)).decode([x], [])[0] == decode(g, [x], [])[0]).all()
+
+
+# --- npu-int8: the strict unit's restricted model ---------------------------------------------
+
+NPU = target("npu-int8")
+
+
+def strict_graph(seed=0):
+    """8-bit everywhere: a conv with a multiplier and a post bias, a k4 s2 p1
+    conv_transpose (phase rewrite, then depth-to-space in DCR order), pad_rep by slices."""
+    rng = np.random.default_rng(seed)
+    b = GraphBuilder()
+    x = b.input(3, -128, 127)
+    y = b.op("conv", x, conv(rng.integers(-128, 128, (4, 3, 3, 3)), pad=1,
+                             rq=rq(shift=9, mult=2, bias=[4, -8, 2, 0], bias_kind="post",
+                                   round="half_up")),
+             policy="clamp", lo=-128, hi=127)
+    y = b.op("conv_transpose", y, conv_transpose(rng.integers(-128, 128, (4, 2, 4, 4)),
+                                                  stride=2, pad=1, rq=rq(shift=10, bias=[3, -5])),
+             policy="clamp", lo=-128, hi=127)
+    b.output(b.op("pad_rep", y, P.PadRep(3)))
+    return b.build()
+
+
+def test_npu_int8_model_uses_the_units_operators():
+    g = strict_graph()
+    exp = export(write(g), NPU)
+    ops = {n.op_type for n in exp.model.graph.node}
+    assert "DepthToSpace" in ops and "Pad" not in ops
+    convs = [n for n in exp.model.graph.node if n.op_type == "ConvInteger"]
+    kernels = sorted(tuple(a.ints) for n in convs for a in n.attribute
+                     if a.name == "kernel_shape")
+    assert kernels == [(2, 2)] * 4 + [(3, 3)]   # the conv; each phase on its own 2×2 taps
+    inits = {i.name: i for i in exp.model.graph.initializer}
+    assert all(inits[n.input[1]].data_type == TensorProto.INT8 for n in convs)
+    mode = [a.s for n in exp.model.graph.node if n.op_type == "DepthToSpace" for a in n.attribute
+            if a.name == "mode"]
+    assert mode == [b"DCR"]
+    check_integer_only(exp.model)
+
+
+@settings(max_examples=examples(8), deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(1, 6), st.integers(1, 6))
+def test_npu_int8_is_bit_exact(seed, h, w):
+    g = strict_graph(seed % 5)
+    data = write(g)
+    rng = np.random.default_rng(seed)
+    x = [rng.integers(-128, 128, (3, h, w))]
+    ref = engine("reference").load(data).decode(x, [])
+    got = engine("npu-int8").load(data).decode(x, [])
+    assert [a.tolist() for a in ref] == [b.tolist() for b in got]
+
+
+def test_npu_int8_refuses_what_the_unit_cannot_take():
+    from waiexport.capabilities.examples import tiny_synth
+    from waiexport.targets.exporter import DoesNotFit
+    with pytest.raises(DoesNotFit, match="a multiply operand of 13 bits"):
+        export(write(tiny_synth()), NPU)
+
+
+@pytest.mark.parametrize("mode", ["floor", "half_up", "half_even"])
+@pytest.mark.parametrize("s", [0, 1, 31, 32, 62, 63])
+def test_requantisation_recipe_at_the_int64_extremes(mode, s):
+    """The floor shift of signed int64 and the three roundings, on onnxruntime, at −2^63,
+    2^63 − 1, ties of both signs and their neighbours (half_up adds 2^(s−1), so its values
+    stop where that sum leaves i64, as the certificate's rq.p interval would)."""
+    import onnxruntime as ort
+
+    from waiexport.reference.integer import r_round
+    from waiexport.targets.onnx.emit import I64, Emitter
+    from waiexport.targets.onnx.requant import requantise
+    half = (1 << (s - 1)) if s else 0
+    values = [-(2**63), 2**63 - 1, -1, 0, 1] + [k * (1 << s) + half + d for k in (-3, -1, 0, 2)
+                                                for d in (-1, 0, 1)]
+    values = [v for v in values if -(2**63) <= v < 2**63 and (mode == "floor" or
+                                                              v + half < 2**63)]
+    e = Emitter()
+    out = requantise(e, "p", round=mode, shifts=[s])
+    model = helper.make_model(helper.make_graph(
+        e.nodes, "g", [helper.make_tensor_value_info("p", I64, [1, 1, 1, None])],
+        [helper.make_tensor_value_info(out, I64, [1, 1, 1, None])], e.inits),
+        opset_imports=[helper.make_opsetid("", 21)], ir_version=10)
+    session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    got = session.run(None, {"p": np.array(values, dtype=np.int64).reshape(1, 1, 1, -1)})[0]
+    assert got.reshape(-1).tolist() == [r_round(v, s, mode) for v in values]
+
+
+@pytest.mark.parametrize("mode", ["floor", "half_up", "half_even"])
+@pytest.mark.parametrize("s", [1, 15, 30])
+def test_the_int32_requantisation_at_the_i32_ends(mode, s):
+    # t in i32 with p + 2^(s−1) still in i32: the recipe runs in int32 (no Cast to int64)
+    half = 1 << (s - 1)
+    lo, hi = -(2**31), 2**31 - 1 - half
+    b = GraphBuilder()
+    b.output(b.op("rescale", b.input(1, lo, hi), P.Rescale(rq(shift=s, round=mode))))
+    g = b.build()
+    model = export(write(g), ORT).model
+    assert not any(n.op_type == "Cast" and n.attribute[0].i == TensorProto.INT64
+                   for n in model.graph.node)
+    ties = [k * (1 << s) + half for k in (-3, -1, 0, 2)]
+    values = [lo, hi, -1, 0, 1, *ties, *(t - 1 for t in ties), *(t + 1 for t in ties)]
+    agree(write(g), [np.array([[values]])], [])
+
+
+def test_a_kernel_that_fails_the_probe_is_not_used(monkeypatch):
+    # a double of onnxruntime's u8×s8 kernel that saturates: the export falls back to
+    # u8×u8 ConvInteger and stays exact; the claim says what was probed
+    import waiexport.targets.onnx.mac as mac
+    from waiexport.targets.engines.ort import OrtEngine
+    rng = np.random.default_rng(6)
+    b = GraphBuilder()
+    b.output(b.op("conv", b.input(4, -128, 127), conv(rng.integers(-128, 128, (3, 4, 3, 3)),
+                                                      pad=1, rq=rq(shift=6))))
+    g = b.build()
+    ops = {n.op_type for n in export(write(g), ORT).model.graph.node}
+    assert ("MatMulInteger" in ops) == mac.u8s8_exact()
+    monkeypatch.setattr(mac, "u8s8_exact", lambda provider="CPUExecutionProvider": False)
+    ops = {n.op_type for n in export(write(g), ORT).model.graph.node}
+    assert "MatMulInteger" not in ops and "ConvInteger" in ops
+    agree(write(g), [np.full((4, 5, 5), -128)], [])
+    agree(write(g), [rng.integers(-128, 128, (4, 5, 5))], [])
+    assert "u8 x u8 ConvInteger" in OrtEngine().describe()["probed"]
+
+
+def test_the_u8_s8_path_at_the_int16_pair_ends():
+    # sign parts of 128 and 127 against weights of -128 and 127: every pair sum at its end
+    for wv in (-128, 127):
+        b = GraphBuilder()
+        b.output(b.op("conv", b.input(8, -128, 127), conv(np.full((2, 8, 3, 3), wv), pad=1)))
+        g = b.build()
+        for xv in (-128, 127):
+            agree(write(g), [np.full((8, 4, 4), xv)], [])
+        agree(write(g), [np.where(np.arange(128).reshape(8, 4, 4) % 2, -128, 127)], [])
+
+
+def _requantise_on_ort(values, dtype, **kw):
+    """``requantise`` alone as a model on onnxruntime: its outputs and its operator types."""
+    import onnxruntime as ort
+
+    from waiexport.targets.onnx.emit import Emitter
+    from waiexport.targets.onnx.requant import requantise
+    e = Emitter()
+    out = requantise(e, "p", dtype=dtype, **kw)
+    model = helper.make_model(helper.make_graph(
+        e.nodes, "g", [helper.make_tensor_value_info("p", dtype, [1, 1, 1, None])],
+        [helper.make_tensor_value_info(out, dtype, [1, 1, 1, None])], e.inits),
+        opset_imports=[helper.make_opsetid("", 21)], ir_version=10)
+    session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    arr = np.array(values, dtype=np.int32 if dtype == TensorProto.INT32 else np.int64)
+    got = session.run(None, {"p": arr.reshape(1, 1, 1, -1)})[0]
+    return got.reshape(-1).tolist(), {n.op_type for n in model.graph.node}
+
+
+@settings(max_examples=examples(60), deadline=None)
+@given(wide=st.booleans(), mode=st.sampled_from(["floor", "half_up"]), data=st.data())
+def test_the_lifted_division_at_the_ends_of_its_span(wide, mode, data):
+    # p within a certified span: the floor shift lifts p by K·2^s and divides without Mod
+    # where p + K·2^s fits the width, and keeps the Mod form where it would not (a shift of
+    # 0 is no operation at all)
+    from waiexport.reference.integer import r_round
+    dtype = TensorProto.INT64 if wide else TensorProto.INT32
+    bits = 63 if wide else 31
+    s = data.draw(st.integers(0, 62 if wide else 30), label="s")
+    half = (1 << (s - 1)) if s and mode == "half_up" else 0
+    lo = data.draw(st.integers(-(1 << bits), (1 << bits) - 1 - half), label="lo")
+    hi = data.draw(st.integers(lo, (1 << bits) - 1 - half), label="hi")
+    picks = [lo, hi, max(lo, min(hi, 0))] + [
+        v for k in (lo >> s, (lo >> s) + 1, hi >> s, 0)
+        for v in (k * (1 << s) - half - 1, k * (1 << s) - half, k * (1 << s) - half + 1)
+        if lo <= v <= hi]
+    got, ops = _requantise_on_ort(picks, dtype, round=mode, shifts=[s], span=(lo, hi + half))
+    assert got == [r_round(v, s, mode) for v in picks]
+    lift = max(0, -(lo >> s)) << s
+    assert ("Mod" in ops) == (s > 0 and max(lift, hi + half + lift) >= 1 << bits)
+
+
+@settings(max_examples=examples(20), deadline=None, suppress_health_check=list(HealthCheck))
+@given(sh=st.integers(1, 3), sw=st.integers(1, 3), k=st.integers(1, 5), data=st.data())
+def test_the_int8_phase_interleave_at_the_clamp_ends(sh, sw, k, data):
+    # a conv_transpose whose clamped output is int8 interleaves its phases on int8:
+    # DepthToSpace for one stride, an int8 Transpose for two; exact at both clamp ends
+    w = np.array(data.draw(st.lists(st.sampled_from([-128, -1, 0, 1, 127]), min_size=3 * 2 * k * k,
+                                    max_size=3 * 2 * k * k))).reshape(3, 2, k, k)
+    pad = data.draw(st.integers(0, k - 1))
+    b = GraphBuilder()
+    b.output(b.op("conv_transpose", b.input(3, -128, 127), conv_transpose(
+        w, stride=(sh, sw), pad=pad, rq=rq(shift=data.draw(st.integers(0, 9)))),
+        policy="clamp", lo=-128, hi=127))
+    g = b.build()
+    assume(in_subset(g))
+    ops = [n.op_type for n in export(write(g), ORT).model.graph.node]
+    assert ("DepthToSpace" in ops) == (sh == sw > 1)
+    rng = np.random.default_rng(k)
+    for x in (np.full((3, 5, 4), -128), np.full((3, 5, 4), 127),
+              np.where(np.arange(60).reshape(3, 5, 4) % 2, -128, 127),
+              rng.integers(-128, 128, (3, 5, 4))):
+        agree(write(g), [x], [])
+
+
+@pytest.mark.parametrize("lo,hi", [(0, 128), (0, 129), (-129, 0), (0, 2269), (-3000, 56463),
+                                   (-900000, 900000)])
+def test_the_base128_digits_at_the_ends_of_the_input(lo, hi):
+    # every sign part and base-128 digit a u8 of at most 128 against int8 weights at both
+    # ends: the pair sums at ±128·127 and 128·−128, the digits' borrow at 127/128
+    import waiexport.targets.onnx.mac as mac
+    for wv in (-128, 127):
+        b = GraphBuilder()
+        b.output(b.op("conv", b.input(2, lo, hi), conv(np.full((2, 2, 3, 3), wv), pad=1)))
+        g = b.build()
+        ops = {n.op_type for n in export(write(g), ORT).model.graph.node}
+        assert ("MatMulInteger" in ops) == mac.u8s8_exact() and "Mod" not in ops
+        for x in (np.full((2, 4, 4), lo), np.full((2, 4, 4), hi),
+                  np.where(np.arange(32).reshape(2, 4, 4) % 2, lo, hi),
+                  np.where(np.arange(32).reshape(2, 4, 4) % 3, 127, 128).clip(lo, hi),
+                  np.random.default_rng(hi).integers(lo, hi + 1, (2, 4, 4))):
+            agree(write(g), [x], [])
+
+
+def test_a_digit_sum_past_int32_is_split_over_channels():
+    # x in [0, 129] has digits of 127 and 1; 140,000 channels of weights 127 and −128 meet
+    # acc32 (the certificate's sums stay under 2^31) while the low digit's sum does not fit
+    # one int32 accumulator, so its GEMM is split over channels
+    cin = 140000
+    b = GraphBuilder()
+    b.output(b.op("conv", b.input(cin, 0, 129),
+                  conv(np.resize([127, -128], cin).reshape(1, cin, 1, 1), rq=rq(shift=20))))
+    g = b.build()
+    assert in_subset(g)
+    ops = [n.op_type for n in export(write(g), ORT).model.graph.node]
+    assert ops.count("MatMulInteger") == 3   # the low digit in two channel chunks, the high one
+    for x in (np.full((cin, 1, 1), 129), np.resize([127, 0], cin).reshape(cin, 1, 1),
+              np.resize([128, 0], cin).reshape(cin, 1, 1)):
+        agree(write(g), [x], [])
+
+
+def test_the_probe_runs_on_the_models_provider():
+    # a provider that cannot run the probe model fails it, and the claim names that provider
+    import onnxruntime as ort
+
+    import waiexport.targets.onnx.mac as mac
+    from waiexport.targets.engines.ort import probed as _probed
+    other = next((p for p in ort.get_available_providers() if p != "CPUExecutionProvider"),
+                 None)
+    if other is None:
+        pytest.skip("this onnxruntime has only its CPU provider")
+    assert mac.u8s8_exact(other) is False
+    assert f"on {other}" in _probed(other) and "not exact there" in _probed(other)
+
+
+@settings(max_examples=examples(25), deadline=None, suppress_health_check=list(HealthCheck))
+@given(data=st.data())
+def test_the_matmul_path_is_exact_at_its_operand_ends(data):
+    # any input range whose negation fits i32, int8 weights drawn from their ends, any
+    # kernel, stride and padding: the Gather im2col, the digits and the one GEMM agree with
+    # the reference on inputs at the ends of the range
+    import waiexport.targets.onnx.mac as mac
+    lo = data.draw(st.sampled_from([0, -1, -128, -129, -(2**12), -(2**20), -(2**31) + 1]))
+    hi = data.draw(st.sampled_from([0, 1, 127, 128, 129, 2**12, 2**20, 2**31 - 1]))
+    cin, cout = data.draw(st.integers(1, 3)), data.draw(st.integers(1, 3))
+    kh, kw = data.draw(st.integers(1, 4)), data.draw(st.integers(1, 4))
+    w = np.array(data.draw(st.lists(st.sampled_from([-128, -127, -1, 0, 1, 126, 127]),
+                                    min_size=cout * cin * kh * kw,
+                                    max_size=cout * cin * kh * kw))).reshape(cout, cin, kh, kw)
+    stride, pad = data.draw(st.integers(1, 3)), data.draw(st.integers(0, 3))
+    b = GraphBuilder()
+    b.output(b.op("conv", b.input(cin, lo, hi), conv(w, stride=stride, pad=pad,
+                                                     rq=rq(shift=data.draw(st.integers(0, 30))))))
+    g = b.build()
+    assume(in_subset(g))
+    ops = {n.op_type for n in export(write(g), ORT).model.graph.node}
+    assert ("MatMulInteger" in ops) == (mac.u8s8_exact() and (lo, hi) != (0, 0))
+    h, wd = data.draw(st.integers(kh, kh + 4)), data.draw(st.integers(kw, kw + 4))
+    n = cin * h * wd
+    for x in (np.full(n, lo), np.full(n, hi), np.resize([lo, hi], n),
+              np.array(data.draw(st.lists(st.sampled_from([lo, hi, 0, 127, 128, -128, -129]),
+                                          min_size=n, max_size=n))).clip(lo, hi)):
+        agree(write(g), [x.reshape(cin, h, wd)], [])

@@ -1,0 +1,147 @@
+"""The TOSA export on the TOSA reference model: every graph is bit-identical to the reference
+or refused by export naming the node and the reason, never exported inexactly."""
+
+import json
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+
+from waiexport import params as P
+from waiexport import write
+from waiexport.builder import GraphBuilder, conv, rq
+from waiexport.cli import main
+from waiexport.conformance.generate import CORPUS
+from waiexport.conformance.validate import files_under, validate
+from waiexport.optable import OPS
+from waiexport.probes import probe_inputs
+from waiexport.targets.engines import engine
+from waiexport.targets.engines.tosa_ref import TosaRefEngine
+from waiexport.targets.errors import NotForEngine
+from waiexport.targets.exporter import DoesNotFit
+from waiexport.targets.onnx.export import ExportError
+
+from _helpers import exact_or_refused, examples, in_npu_acc32, needs
+from _strategies import NARROW, case, requantisation
+
+needs("tosa_reference_model", "tosa")
+
+NPU_OPS = sorted(op.name for op in OPS if op.npu != "no")
+EXPORTED: dict = {}
+
+
+@pytest.mark.parametrize("name", NPU_OPS)
+@settings(max_examples=examples(15), deadline=None, suppress_health_check=list(HealthCheck))
+@given(data=st.data())
+def test_every_npu_operator_exports_exactly_or_is_refused(name, data):
+    g, inputs, scalars = data.draw(case(name, NARROW))
+    assume(in_npu_acc32(g))
+    done = exact_or_refused(g, [(inputs, scalars)] + probe_inputs(g))
+    EXPORTED.setdefault(name, []).append(done)
+
+
+@settings(max_examples=examples(120), deadline=None, suppress_health_check=list(HealthCheck))
+@given(requantisation())
+def test_requantisations_export_exactly_or_are_refused(drawn):
+    g, decodes = drawn
+    assume(in_npu_acc32(g))
+    EXPORTED.setdefault("rq", []).append(exact_or_refused(g, decodes))
+
+
+def test_share_exported():
+    """Print how many drawn graphs exported (the rest were refused by name)."""
+    for name, done in sorted(EXPORTED.items()):
+        print(f"tosa: {name}: {sum(done)} of {len(done)} exported")
+    assert any(any(done) for done in EXPORTED.values())
+
+
+def _one_rq(round_, mult=None, lo=-100, hi=100, shift=4):
+    b = GraphBuilder()
+    b.output(b.op("rescale", b.input(1, lo, hi), P.Rescale(rq(shift=shift, mult=mult,
+                                                              round=round_))))
+    return b.build()
+
+
+@pytest.mark.parametrize("g, words", [
+    (_one_rq("half_even"), "rounding half_even"),
+    (_one_rq("floor", mult=3), "rounding floor with a multiplier"),
+    (_one_rq("half_up", mult=2**31 - 1, lo=-(2**31), hi=2**31 - 1, shift=31),
+     "no lift keeps the multiplier an int32"),
+])
+def test_what_tosa_cannot_say_exactly_is_refused_by_name(g, words):
+    with pytest.raises((DoesNotFit, ExportError, NotForEngine)) as e:
+        TosaRefEngine().load(write(g))
+    assert words in str(e.value) and ("node 0" in str(e.value) or "operator 0" in str(e.value))
+
+
+def test_tosa_ref_passes_every_committed_acc32_npu_vector_it_takes():
+    results = validate(engine("tosa-ref"), files_under([CORPUS]))
+    assert not [r for r in results if r.status == "fail"], \
+        [(r.vid, r.reason) for r in results if r.status == "fail"]
+    assert sum(r.status == "pass" for r in results) >= 50
+    assert all(r.reason for r in results if r.status == "skip")
+
+
+def test_a_status_other_than_valid_fails_with_the_models_message():
+    from waiexport.targets.errors import EngineFailure
+    from waiexport.targets.tosa.build import I32, TosaBuilder
+    from waiexport.targets.tosa.export import TosaModel
+    from waiexport.targets.tosa.format import run_tosa
+    b = TosaBuilder()
+    x = b.input((1, 1, 1, 1), I32)
+    y = b.op("RESCALE", [x, b.const([1], I32), b.const([2], "int8"), b.const([0], I32),
+                         b.const([0], I32)], (1, 1, 1, 1), I32, None, True,
+             b.ts.RoundingMode.SINGLE_ROUND, False, False, False)
+    b.output(y)
+    m = TosaModel(b.serialize(), b.inputs, b.outputs)
+    with pytest.raises(EngineFailure, match="UNPREDICTABLE"):
+        run_tosa(m, [np.array([[[[1000]]]], np.int32)])   # outside [-2, 2) for shift 2
+
+
+def test_export_command_writes_a_tosa_model_and_its_provenance(tmp_path):
+    rng = np.random.default_rng(0)
+    b = GraphBuilder()
+    y = b.op("conv", b.input(3, -128, 127), conv(rng.integers(-128, 128, (4, 3, 3, 3)), pad=1,
+                                                 stride=2, rq=rq(shift=9, bias=[1, 2, 3, 4])))
+    b.output(b.op("relu", y))
+    src = tmp_path / "g.whg1"
+    src.write_bytes(write(b.build()))
+    out = tmp_path / "g.tosa"
+    r = CliRunner().invoke(main, ["export", str(src), "--target", "tosa", "-o", str(out)])
+    assert r.exit_code == 2 and "--size" in r.output
+    r = CliRunner().invoke(main, ["export", str(src), "--target", "tosa", "--size", "9x7",
+                                  "-o", str(out)])
+    assert r.exit_code == 0 and "bit-exact on the TOSA reference model" in r.output
+    meta = json.loads((tmp_path / "g.tosa.json").read_text())
+    assert meta["wai.target"] == "tosa" and meta["wai.inputs"][0]["dtype"] == "int8"
+    assert out.read_bytes()[4:8] == b"TOSA"
+
+
+def test_a_row_chosen_at_run_time_and_a_scalar_fill():
+    # chscale: one RESCALE per row of M, a SELECT on the scalar; fill from the scalar
+    b = GraphBuilder()
+    k = b.scalar(0, 2)
+    x = b.input(2, -1000, 1000, max_h=2, max_w=3)
+    table = np.array([[3, 2**31 - 1], [0, 7], [12345, 1]])
+    y = b.op("chscale", x, P.Chscale(scalar=k, n_rows=3, round="half_up", m_bytes=4, shift=20,
+                                     table=table))
+    b.output(y, b.op("fill", x, P.Fill(kind=1, value=k), channels=1))
+    g = b.build()
+    x = np.array([[[-1000, -999, 0], [1, 999, 1000]], [[524288, -524288, 3], [-3, 5, -5]]])
+    x = np.clip(x, -1000, 1000)
+    assert exact_or_refused(g, [([x], [r]) for r in range(3)] + probe_inputs(g))
+
+
+def test_wide_operands_become_int8_digits_at_their_extremes():
+    rng = np.random.default_rng(5)
+    b = GraphBuilder()
+    w = rng.integers(-300, 301, (3, 2, 3, 3))
+    y = b.op("conv", b.input(2, -(2**15), 2**15 - 1, max_h=4, max_w=4),
+             conv(w, pad=1, rq=rq(shift=20, round="half_up")))
+    b.output(y)
+    g = b.build()
+    ends = [np.full((2, 4, 4), v) for v in (-(2**15), 2**15 - 1)]
+    signs = [np.where(np.arange(32).reshape(2, 4, 4) % 2, -(2**15), 2**15 - 1)]
+    assert exact_or_refused(g, [([x], []) for x in ends + signs] + probe_inputs(g))

@@ -1,0 +1,98 @@
+"""Arm Ethos-U through Vela: what fits is refused or compiled by our description before Vela
+runs, and what compiles runs wholly on the NPU."""
+
+import json
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from waiexport import params as P
+from waiexport import write
+from waiexport.builder import GraphBuilder, conv, conv_transpose, rq
+from waiexport.cli import main
+from waiexport.descriptions import target
+from waiexport.targets.exporter import fit
+
+from _helpers import needs
+
+needs("ethosu.vela", "vela")
+
+
+def _export(tmp_path, g, name, *args):
+    src = tmp_path / f"{name}.whg1"
+    src.write_bytes(write(g))
+    return CliRunner().invoke(main, ["export", str(src), "-o", str(tmp_path / name), "--json",
+                                     *args])
+
+
+def _conv_relu():
+    b = GraphBuilder()
+    w = np.random.default_rng(0).integers(-128, 128, (8, 4, 3, 3))
+    y = b.op("conv", b.input(4, -128, 127, max_h=8, max_w=8),
+             conv(w, pad=1, rq=rq(shift=10, bias=list(range(8)), round="half_up")))
+    b.output(b.op("relu", y))
+    return b.build()
+
+
+@pytest.mark.parametrize("name", ["ethos-u55-128", "ethos-u85-256"])
+def test_a_graph_that_fits_compiles_wholly_onto_the_npu(tmp_path, name):
+    r = _export(tmp_path, _conv_relu(), "g", "--target", name)
+    assert r.exit_code == 0, r.output
+    vela = json.loads(r.stdout)["vela"]
+    assert int(vela["cpu_operators"]) == 0 and int(vela["npu_operators"]) > 0
+    assert int(vela["cycles_npu"]) > 0 and (tmp_path / "g" / "g_vela.tflite").exists()
+    assert "not checked" in vela["numerics"]
+
+
+def _lut():
+    b = GraphBuilder()
+    table = np.arange(-32768, 32768) // 3
+    table[0] = 0
+    b.output(b.op("lut16", b.input(2, -1000, 1000, max_h=4, max_w=4),
+                  P.Lut16(e_in=None, e_out=None, table=table)))
+    return b.build()
+
+
+def test_a_table_lookup_is_refused_for_u55_by_node_and_reason_and_compiles_for_u85(tmp_path):
+    verdict = fit(write(_lut()), target("ethos-u55-128"))
+    assert not verdict.fits and "node 0 (lut16): no table lookup" in verdict.reasons[0]
+    r = _export(tmp_path, _lut(), "u55", "--target", "ethos-u55-128")
+    assert r.exit_code == 1 and "node 0 (lut16)" in r.output
+    r = _export(tmp_path, _lut(), "u85", "--target", "ethos-u85-256")
+    assert r.exit_code == 0, r.output
+    assert int(json.loads(r.stdout)["vela"]["cpu_operators"]) == 0
+
+
+def _transposed(k, stride, pad):
+    b = GraphBuilder()
+    w = np.random.default_rng(1).integers(-100, 100, (2, 3, k, k))
+    b.output(b.op("conv_transpose", b.input(2, -128, 127, max_h=4, max_w=4),
+                  conv_transpose(w, stride=stride, pad=pad, rq=rq(shift=8, round="half_up"))))
+    return b.build()
+
+
+def test_a_transposed_convolution_of_stride_4_on_u55():
+    # k4 s4 p0: the output is the stride times the input, so phase convolutions take it (§9.3)
+    rewritten = fit(write(_transposed(4, 4, 0)), target("ethos-u55-128"))
+    assert rewritten.fits
+    assert [op.name for op in rewritten.export.graph.ops] == ["conv", "pixel_shuffle"]
+    # k5 s4 p1: no exact phase form fits, and the unit takes strides 1 and 2: refused by name
+    refused = fit(write(_transposed(5, 4, 1)), target("ethos-u55-128"))
+    assert not refused.fits and "node 0 (conv_transpose): transposed stride 4x4" in \
+        refused.reasons[0]
+    assert fit(write(_transposed(5, 4, 1)), target("ethos-u85-256")).fits
+
+
+def test_a_row_chosen_at_run_time_is_refused_for_u55_and_compiles_for_u85(tmp_path):
+    b = GraphBuilder()
+    k = b.scalar(0, 2)
+    table = np.array([[3, 2**31 - 1], [0, 7], [12345, 1]])
+    b.output(b.op("chscale", b.input(2, -1000, 1000, max_h=2, max_w=3),
+                  P.Chscale(scalar=k, n_rows=3, round="half_up", m_bytes=4, shift=20,
+                            table=table)))
+    g = b.build()
+    verdict = fit(write(g), target("ethos-u55-128"))
+    assert not verdict.fits and "node 0 (chscale)" in verdict.reasons[0]
+    r = _export(tmp_path, g, "u85", "--target", "ethos-u85-256")
+    assert r.exit_code == 0 and int(json.loads(r.stdout)["vela"]["cpu_operators"]) == 0
