@@ -3,6 +3,9 @@ or ``None`` when they share none of these.
 
 - a rounding tie (§2): a ``half_up`` / ``half_even`` requantisation whose exact ``p`` lies on
   a tie at the element, and the engine's value is the other rounding of that tie;
+- rounding to nearest: a ``floor`` requantisation whose engine value is ``p / 2^s`` rounded
+  to nearest wherever the fraction is a half or more (a runtime that fuses the division into
+  a float op);
 - magnitudes: values that agree below ``2^24`` and not above (float32 accumulation), below
   ``2^53`` and not above (float64 arithmetic), or below ``2^31`` and wildly off above (int64
   narrowed to int32).
@@ -17,7 +20,7 @@ import numpy as np
 
 from waiexport.reference.integer import r_round
 
-__all__ = ["ties", "magnitude", "wrap32"]
+__all__ = ["ties", "nearest", "magnitude", "wrap32"]
 
 F32, I32, F64 = 1 << 24, 1 << 31, 1 << 53
 
@@ -62,6 +65,43 @@ def ties(p, s, mode: str, delta, mask) -> tuple[int, str | None]:
     return hits, "ties rounded up (half_up), not to even" if up else "ties rounded away from even"
 
 
+def nearest(p, s, mode: str, delta, mask) -> str | None:
+    """The nearest-rounding pattern: the engine divides what the requantisation divides
+    (``p``, or ``p + 2^(s−1)`` for ``half_up``) in a float op and rounds to nearest, so every
+    element whose quotient's fraction passes a half is one more, none below a half is, and a
+    tie may go either way; ``None`` unless every differing element (``mask``) fits that."""
+    if mode not in ("floor", "half_up") or not np.asarray(mask).any():
+        return None
+    p, s = _ints(p), _ints(np.broadcast_to(s, np.shape(p)))
+    delta, mask = _ints(delta), np.asarray(mask).reshape(-1)
+    for pk, sk, dk, bad in zip(p, s, delta, mask):
+        pk, sk = int(pk), int(sk)
+        if sk == 0:
+            if bad:
+                return None
+            continue
+        r, half = (pk + (1 << (sk - 1) if mode == "half_up" else 0)) % (1 << sk), 1 << (sk - 1)
+        want = 1 if r > half else 0
+        if int(dk) != want and not (r == half and int(dk) in (0, 1)):
+            return None
+    return (f"quotients rounded to nearest instead of {mode}, as a division fused into a float "
+            "op and rounded gives")
+
+
+def _float64_not_32(exact, delta, s, result) -> bool:
+    """Whether some element's engine value is what float64 gives and not what float32
+    gives (its exact value rounded to each format, then requantised as the element is)."""
+    es, ds = _ints(exact), _ints(delta)
+    ss = [None] * len(es) if s is None else _ints(np.broadcast_to(s, np.shape(exact)))
+    for v, dv, k in zip(es, ds, ss):
+        v, got = int(v), result(int(v), k) + int(dv)
+        if abs(v) >= 1 << 127:      # past float32's range
+            continue
+        if result(int(np.float64(v)), k) == got != result(int(np.float32(v)), k):
+            return True
+    return False
+
+
 def magnitude(exact, delta, mask, s=None, mode: str = "floor") -> str | None:
     """The magnitude pattern of the differing elements. ``exact`` is the exact value formed
     at each element (an accumulator or product entering ``R_mode(·, s)``, or, with ``s``
@@ -90,7 +130,10 @@ def magnitude(exact, delta, mask, s=None, mode: str = "floor") -> str | None:
             return result(v - step, k) <= wrong(v, dv, k) <= result(v + step, k)
         return all(near(v, dv, k) for v, dv, k in els)
     if low > F64 and floats(53, 1):
-        return "values that agree below 2^53 and not above, as float64 arithmetic gives"
+        if _float64_not_32(exact, delta, s, result):
+            return "values that agree below 2^53 and not above, as float64 arithmetic gives"
+        return ("values past 2^53 differ, as float32 or float64 arithmetic gives (no element "
+                "here tells the two apart)")
     if low > F32 and floats(24, 1 << 14):   # a float32 sum of many terms: each adds an error
         return "sums that agree below 2^24 and not above, as float32 accumulation gives"
     return None

@@ -13,7 +13,7 @@ from waiexport.reference.arrays import rround
 from waiexport.reference.ops import REFERENCE, OpCtx
 from waiexport.refusal import Refusal
 
-from .diagnose import magnitude, ties
+from .diagnose import magnitude, nearest, ties
 
 __all__ = ["locate", "sentence"]
 
@@ -42,7 +42,8 @@ def _operator_diagnosis(op, want, got, env, scalars, g) -> dict:
         on_tie, pattern = ties(p, s, mode, delta, mask)
         if mode != "floor":
             out["on_a_tie"] = on_tie
-        out["diagnosis"] = pattern or magnitude(p, delta, mask, s, mode)
+        out["diagnosis"] = pattern or nearest(p, s, mode, delta, mask) or \
+            magnitude(p, delta, mask, s, mode)
     return out
 
 

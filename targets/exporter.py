@@ -56,10 +56,12 @@ class Export:
 
 
 def export(source: bytes | Member, target: Target, name: str = "graph",
-           provider: str | None = None, outcome: RewriteOutcome | None = None) -> Export:
+           provider: str | None = None, outcome: RewriteOutcome | None = None,
+           u8s8: bool | None = None) -> Export:
     """Export the WHG1 file ``source`` (its bytes, or the member that loaded them: it is not
     read or bounded again) for ``target``; an ONNX model for onnxruntime ``provider`` uses
-    the kernels the probe found exact there (the CPU's when None); ``outcome`` is the rewrite
+    the kernels the probe found exact there (the CPU's when None), or ``u8s8``, the verdict
+    of the runtime's own probe (:data:`~.onnx.probes.SATURATION`); ``outcome`` is the rewrite
     of ``source`` for ``target`` where the caller made it already. The export reads the file
     once and makes one bounds pass (the rewrites re-derive only what they change).
 
@@ -93,7 +95,10 @@ def export(source: bytes | Member, target: Target, name: str = "graph",
         "wai.tool": f"waiexport {__version__}",
     }
     exp = Export(target, fmt, outcome, metadata, member.graph)
-    exp.format.prepare(exp, provider)
+    if u8s8 is None and provider is not None:
+        from .onnx.mac import u8s8_exact
+        u8s8 = u8s8_exact(provider)
+    exp.format.prepare(exp, u8s8)
     return exp
 
 

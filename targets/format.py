@@ -61,10 +61,10 @@ class Format:
         """Raise :class:`~.errors.EngineUnavailable`, naming the extra to install, when what
         the format needs to build or check a model is not installed."""
 
-    def prepare(self, exp, provider: str | None) -> None:
+    def prepare(self, exp, u8s8: bool | None) -> None:
         """What an export does at once, before any model is asked for (the ONNX model, built
-        for onnxruntime ``provider``'s kernels, so that a node it cannot map is found at
-        export); nothing by default."""
+        for the kernels the runtime's probe found exact, ``u8s8``, so that a node it cannot
+        map is found at export); nothing by default."""
 
     def build(self, exp, shapes: tuple | None) -> Model:
         """The model of ``exp`` (a :class:`~waiexport.targets.exporter.Export`), for these
@@ -89,6 +89,22 @@ class Format:
         raise NotImplementedError
 
     writes_folder = False   # an export's -o names a folder, written whole, not a file
+    probes: tuple = ()      # probes of a runtime that reads this format (see onnx/probes.py)
+    cuts = False            # the model can be cut after any tensor (:meth:`prefix`)
+
+    def used(self, model: Model) -> set:
+        """The ``(operator, input type)`` pairs ``model`` uses, for its probes."""
+        return set()
+
+    def model_of(self, data: bytes) -> Model:
+        """A model given as bytes (a probe's), as the format holds it."""
+        raise NotImplementedError
+
+    def prefix(self, exp, t: int) -> Model | None:
+        """The model cut after graph tensor ``t``, whose one output is that tensor (for
+        locating a difference on a runtime that fuses: each prefix runs as the runtime runs
+        the whole), or ``None`` where the format has none."""
+        return None
 
     def files(self, exp, model: Model, name: str) -> dict:
         """What saving ``model`` as ``name`` writes: file name → bytes (the model, and any

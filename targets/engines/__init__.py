@@ -44,6 +44,18 @@ ENGINES = (
           "waiexport.targets.engines.tosa_ref:TosaRefEngine", isolated=True),
     Entry("iree-cpu", "the tosa export compiled by IREE for this CPU (llvm-cpu) and run by "
                       "IREE", "waiexport.targets.engines.iree:IreeCpuEngine", isolated=True),
+    Entry("openvino-cpu", "a target's ONNX model (ort-cpu's unless --target) on OpenVINO's CPU "
+                          "plugin, f32 inference precision (extra openvino)",
+          "waiexport.targets.engines.openvino:OpenVinoEngine", isolated=True),
+    Entry("tract", "a target's ONNX model (ort-cpu's unless --target) on tract, concrete "
+                   "shapes per decode (extra tract)",
+          "waiexport.targets.engines.tract:TractEngine", isolated=True),
+    Entry("tvm-llvm", "a target's ONNX model (ort-cpu's unless --target) compiled by Apache "
+                      "TVM for this CPU, per decode shape, cached (extra tvm)",
+          "waiexport.targets.engines.tvm:TvmEngine", isolated=True),
+    Entry("onnx-reference", "a target's ONNX model (ort-cpu's unless --target) on onnx's "
+                            "ReferenceEvaluator, an independent executor",
+          "waiexport.targets.engines.onnx_reference:OnnxReferenceEngine", isolated=True),
     Entry("ort:<Provider>", "the ort-cpu export on another onnxruntime execution provider, CPU "
                             "fallback disabled", "waiexport.targets.engines.ort:OrtEngine",
           {"target_name": "ort-cpu"}),
@@ -95,22 +107,22 @@ def engine(name: str, fallback: bool = False, isolate: bool = False, target: str
                 from ..errors import EngineUnavailable
                 raise EngineUnavailable("the reference runs the graph itself, no target's model")
             if isolate and e.isolated:
-                return _isolated(name, {"target": target}, limits)
+                return _isolated(name, e.where, {**e.args, **chosen}, limits)
             return _make(e.where, {**e.args, **chosen})
         if e.prefix and name.startswith(e.prefix) and len(name) > len(e.prefix):
             return _make(e.where, {**e.args, **chosen, "provider": name[len(e.prefix):],
                                    "fallback": fallback})
     for ep in metadata.entry_points(group=GROUP):
         if ep.name == name:
-            return _isolated(name, {"target": target}, limits) if isolate else \
+            return _isolated(name, ep.value, chosen, limits) if isolate else \
                 ep.load()(**chosen)
     raise KeyError(f"unknown engine {name!r}; known: {', '.join(names())}, or one registered "
                    f"under the entry point group {GROUP}")
 
 
-def _isolated(name: str, args: dict, limits: dict):
+def _isolated(name: str, where: str, args: dict, limits: dict):
     from .worker import Isolated
-    return Isolated(name, args, **limits)
+    return Isolated(name, where, args, **limits)
 
 
 def _make(where: str, args: dict):

@@ -34,7 +34,7 @@ from waiexport.graph import Graph
 from waiexport.probes import probe_inputs
 from waiexport.reference import Decoder
 
-from ..errors import ExportError, NotForEngine
+from ..errors import EngineFailure, ExportError, NotForEngine
 from ..format import Model, graph_outputs
 from ..outputs import in_order
 
@@ -57,6 +57,7 @@ class Loaded:
     run_all: Callable | None = None
     inside: Callable | None = None
     placement: Callable | None = None
+    unclaimable: str | None = None     # why no decode of it can pass (a failed probe)
 
     def decode(self, inputs, scalars) -> list[np.ndarray]:
         """One decode's outputs in table order, checked (:func:`~..outputs.in_order`)."""
@@ -105,7 +106,7 @@ class ModelEngine(Engine):
     (the load, §4's run steps 1–3 and the input policies), the model on the runtime
     (:meth:`open`, once per model), and the host's checks of its outputs."""
 
-    provider = None      # the onnxruntime provider the export probes kernels on, if any
+    provider = None      # an onnxruntime provider, for the placement of an ort engine
     formats: tuple = ("onnx",)    # the model formats its runtime reads
 
     def __init__(self, target_name: str):
@@ -118,15 +119,57 @@ class ModelEngine(Engine):
                                     + (" compiled by Vela" if self.target.vela else ""))
         self.profile, self.subset = self.target.profile, self.target.subset
         self._cache: dict = {}
+        self._probed: dict | None = None
+
+    def probe(self) -> dict:
+        """Every probe of the target's format (:mod:`..onnx.probes` for ONNX) run once on this
+        runtime: probe name → what its wrong answer says, or ``None`` where it is exact, or
+        ``"cannot run it: …"`` where the runtime declines the probe's model."""
+        if self._probed is None:
+            from ..format import format_of
+            fmt, self._probed = format_of(self.target), {}
+            for p in fmt.probes:
+                try:
+                    runner = self.open(fmt.model_of(p.model()))
+                    floating = getattr(runner, "floating", [])
+                    self._probed[p.name] = p.wrong(runner(dict(p.feed)).get("out0")) or (
+                        f"{p.failure}: {p.op} on {p.dtype}: {floating[0]}" if floating else None)
+                except NotForEngine as e:
+                    self._probed[p.name] = f"cannot run it: {e}"
+                except Exception as e:   # the runtime's own error: the probe is not exact
+                    self._probed[p.name] = f"{p.failure}: {p.op} on {p.dtype}: {str(e)[:200]}"
+        return self._probed
+
+    def probed(self) -> str:
+        """What the probes found, in words, for the claim."""
+        from ..onnx.probes import SATURATION
+        found = self.probe()
+        if not found:
+            return "no probes for this format"
+        wrong = sorted(w for w in found.values() if w and not w.startswith("cannot run"))
+        u8s8 = found.get(SATURATION)
+        return (f"{len(found)} probes of this runtime on the operators and types our models "
+                f"use: " + ("all exact" if not wrong else f"{len(wrong)} wrong ({'; '.join(wrong[:3])}"
+                            + ("; ..." if len(wrong) > 3 else "") + "), so no claim for what "
+                            "uses them")
+                + ("" if SATURATION not in found else
+                   "; MatMulInteger u8 x s8 at the worst case of our digits: "
+                   + ("exact, so convolutions with int8 weights use it" if u8s8 is None else
+                      "not exact, so convolutions use u8 x u8 ConvInteger")))
 
     def open(self, model: Model) -> Callable[[dict], dict]:
         """The runtime's run of ``model``: a function from the model's feed (inputs by
-        name, :meth:`~..format.Format.feed`) to its outputs by name."""
+        name, :meth:`~..format.Format.feed`) to its outputs by name. A runtime that says it
+        computes a node in floating point lists it in the function's ``floating``: no
+        decode of that model can pass (§6)."""
         raise NotImplementedError
 
     def export(self, data: bytes):
         from ..exporter import export
-        return export(data, self.target, provider=self.provider)
+        from ..onnx.probes import SATURATION
+        found = self.probe()
+        return export(data, self.target,
+                      u8s8=None if SATURATION not in found else found[SATURATION] is None)
 
     def load(self, data: bytes) -> Loaded:
         key = hashlib.sha256(data).hexdigest()
@@ -145,15 +188,50 @@ class ModelEngine(Engine):
             except ExportError as e:
                 raise NotForEngine(f"{fmt.name} export refuses it: {e}") from None
 
+        wrong = []
+        if not fmt.static:     # one model: opened now, so what its runtime says of it counts
+            opened[None] = self.open(exp.built())
+            wrong = self._wrong_probes(fmt, exp.built()) + list(getattr(opened[None], "floating",
+                                                                        []))
+
         def run(inputs, scalars):
             model = exp.built([np.shape(x) for x in inputs])
             feed = fmt.feed(g, model, inputs, scalars)
             if model.shapes not in opened:
                 opened[model.shapes] = self.open(model)
             return graph_outputs(g, fmt, opened[model.shapes](feed))
-        return self._loaded(exp, run)
+        loaded = self._loaded(exp, run)
+        if wrong:
+            loaded.unclaimable = (f"this runtime fails {len(wrong)} check(s) of what the model "
+                                  "uses, so nothing here is claimed: "
+                                  + "; ".join(wrong[:3]) + ("; ..." if len(wrong) > 3 else ""))
+        return loaded
+
+    def _wrong_probes(self, fmt, model) -> list[str]:
+        """What the failed probes of the operators and types ``model`` uses say."""
+        from ..onnx.probes import SATURATION
+        found = self.probe()
+        if not found:
+            return []
+        used = fmt.used(model)
+        return [found[p.name] for p in fmt.probes if p.name != SATURATION
+                and (p.op, p.dtype) in used and found[p.name]
+                and not found[p.name].startswith("cannot run")]
 
     def _loaded(self, exp, run) -> Loaded:
-        """The :class:`Loaded` of an export whose decode is ``run``; a subclass adds what
-        its runtime can say more (every tensor, placement)."""
-        return Loaded(exp.graph, run)
+        """The :class:`Loaded` of an export whose decode is ``run``, with every tensor by
+        index where the format can cut the model after each (each prefix run as the runtime
+        runs the whole, so a fused error shows where it arises); a subclass adds what its
+        runtime can say more (placement)."""
+        fmt, g = exp.format, exp.graph
+        if not fmt.cuts:
+            return Loaded(g, run)
+
+        def run_all(inputs, scalars):
+            out = {}
+            for t in sorted({t for op in g.ops for t in op.outputs}):
+                model = fmt.prefix(exp, t)
+                raw = self.open(model)(fmt.feed(g, model, inputs, scalars))
+                out[t] = np.asarray(fmt.chw(raw[f"tensor{t}"])).astype(np.int64)
+            return out
+        return Loaded(g, run, run_all)

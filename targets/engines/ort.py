@@ -20,7 +20,7 @@ from ..format import graph_outputs, host_feed
 from ..onnx.format import ONNX, storage_dtype
 from .base import Loaded, ModelEngine, versions
 
-__all__ = ["OrtEngine", "OrtRuntime", "OrtSession", "run_session", "probed", "CPU"]
+__all__ = ["OrtEngine", "OrtRuntime", "OrtSession", "run_session", "CPU"]
 
 CPU = "CPUExecutionProvider"
 
@@ -130,17 +130,6 @@ def _input_type(session) -> str:
     return next(i.type for i in s.get_inputs() if not i.name.startswith("scalar"))
 
 
-def probed(provider: str = CPU) -> str:
-    """What the export probed of onnxruntime's kernels on ``provider``, in words, for the
-    claim."""
-    from ..onnx.mac import u8s8_exact
-    verdict = "exact, so convolutions with int8 weights use it" if u8s8_exact(provider) else \
-        "not exact there, so convolutions use u8 x u8 ConvInteger"
-    return (f"MatMulInteger u8 x s8 on {provider} at the worst-case operands of our digits "
-            f"(pairs of 128 x -128 and 128 x 127): {verdict}; a probe at the worst case rules "
-            "out pair saturation, not every possible error")
-
-
 class OrtEngine(ModelEngine):
     """A target's exported ONNX model on onnxruntime (``acc32``, ``wai-ops/1-npu``, or the
     target's profile and subset). Loads are cached by the file's digest.
@@ -170,7 +159,7 @@ class OrtEngine(ModelEngine):
                 "provider": self.provider,
                 "provider_version": "not reported by onnxruntime",
                 "packages": {**self.runtime.packages(), **versions("waiexport")},
-                "probed": probed(self.provider)}
+                "probed": self.probed()}
 
     def _session(self, model: bytes):
         return self.runtime.session(model, self.provider, self.fallback)
@@ -180,7 +169,7 @@ class OrtEngine(ModelEngine):
 
     def _loaded(self, exp, run) -> Loaded:
         from ..onnx.export import build_model, every_node_model
-        from ..onnx.mac import u8s8_exact
+        from ..onnx.probes import SATURATION
         session = self._session(exp.built().data)
         main = _runner(session)
         built: dict = {}   # models for locating, built when first asked for
@@ -197,7 +186,7 @@ class OrtEngine(ModelEngine):
         def run_all(inputs, scalars):
             s = made("exposed", lambda: self._session(build_model(
                 exp.graph, exp.metadata, expose=True, target=self.target,
-                u8s8=u8s8_exact(self.provider)).SerializeToString()))
+                u8s8=self.probe()[SATURATION] is None).SerializeToString()))
             return run_session(exp.graph, s, inputs, scalars, every=True)
 
         def inside(op_index, inputs, scalars):

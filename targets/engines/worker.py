@@ -1,8 +1,10 @@
 """An engine in a worker process of its own: a runtime's abort, signal, hang or runaway
 memory ends that decode, not the report. The worker is ``python -m
 waiexport.targets.engines.worker``; it makes the engine by name (:func:`..engine`) and
-answers requests on its standard input and output (length-prefixed pickles); what the
-runtime writes to standard error goes to a file whose last lines name a crash.
+answers requests on its standard input and output (length-prefixed pickles): the first
+makes the engine from where its class (or a plug-in's factory) lives, ``module:name``, and
+its arguments. What the runtime writes to standard error goes to a file whose last lines
+name a crash.
 
 :class:`Isolated` stands for the engine in the parent: the same interface, each call sent to
 the worker under a time limit, the worker's memory watched against a limit, a worker that
@@ -20,8 +22,6 @@ import subprocess
 import sys
 import tempfile
 import time
-
-from waiexport.load import read_member
 
 from ..errors import EngineCrashed, EngineFailure, EngineTimedOut
 from .base import Engine, Loaded
@@ -60,16 +60,17 @@ def _rss(pid: int) -> int:
 
 
 class Isolated(Engine):
-    """The engine ``name`` (made with ``args``) in a worker process (see the module)."""
+    """The engine ``name``, made from ``where`` (``module:name``) with ``args``, in a worker
+    process (see the module)."""
 
-    def __init__(self, name: str, args: dict | None = None, time_limit: float = TIME_LIMIT,
-                 memory_limit: int = MEMORY_LIMIT):
-        self.name, self._args = name, dict(args or {})
+    def __init__(self, name: str, where: str, args: dict | None = None,
+                 time_limit: float = TIME_LIMIT, memory_limit: int = MEMORY_LIMIT):
+        self.name, self._where, self._args = name, where, dict(args or {})
         self.time_limit, self.memory_limit = time_limit, memory_limit
         self._proc = None
         self._loaded: dict = {}      # digest → bytes, to load again after a restart
         self._in_worker: set = set()
-        info = self._call(("make", name, self._args))
+        info = self._call(("make", where, self._args))
         self.profile, self.subset, self.target = info["profile"], info["subset"], info["target"]
         self._describe, self.provider = info["describe"], info.get("provider")
         if info["stage"]:
@@ -88,7 +89,7 @@ class Isolated(Engine):
             stdout=subprocess.PIPE, stderr=self._log, start_new_session=True)
         self._in_worker = set()
         if getattr(self, "profile", None) is not None:       # a restart: make it again
-            self._request(("make", self.name, self._args))
+            self._request(("make", self._where, self._args))
 
     def _said(self) -> str:
         """The last lines the worker's runtime wrote to standard error."""
@@ -148,25 +149,34 @@ class Isolated(Engine):
     def load(self, data: bytes) -> Loaded:
         import hashlib
         key = hashlib.sha256(data).hexdigest()
-        self._call(("load", key, data))
+        graph, unclaimable = self._call(("load", key, data))
         self._loaded[key] = data
         self._in_worker.add(key)
-        graph = read_member(data).graph
 
         def run(inputs, scalars):
             if self._proc is None or key not in self._in_worker:   # restarted since
                 self._call(("load", key, self._loaded[key]))
                 self._in_worker.add(key)
             return self._call(("run", key, [i for i in inputs], list(scalars)))
-        return Loaded(graph, run, lambda i, s: self._call(("run_all", key, list(i), list(s))))
+        return Loaded(graph, run, lambda i, s: self._call(("run_all", key, list(i), list(s))),
+                      unclaimable=unclaimable)
 
     def __del__(self):
         self._stop()
 
 
+def _kinds() -> tuple:
+    from waiexport.refusal import Refusal
+
+    from ..errors import EngineUnavailable, ExportError, NotForEngine
+    return Refusal, EngineFailure, EngineUnavailable, ExportError, NotForEngine
+
+
 def _serve() -> None:
     """The worker's loop: requests on standard input, answers on standard output."""
-    from . import engine
+    from importlib import import_module
+    global _THEIRS
+    _THEIRS = _kinds()
     stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
     sys.stdout = sys.stderr       # what the runtime prints must not break the answers
     eng, loaded = None, {}
@@ -177,13 +187,14 @@ def _serve() -> None:
             return
         try:
             if message[0] == "make":
-                eng = engine(message[1], **message[2])      # in process, here
+                module, attr = message[1].split(":")
+                eng = getattr(import_module(module), attr)(**message[2])
                 value = {"profile": eng.profile, "subset": eng.subset, "target": eng.target,
                          "describe": eng.describe(), "provider": getattr(eng, "provider", None),
                          "stage": hasattr(eng, "stage")}
             elif message[0] == "load":
                 loaded[message[1]] = eng.load(message[2])
-                value = None
+                value = loaded[message[1]].graph, loaded[message[1]].unclaimable
             elif message[0] == "run":
                 value = loaded[message[1]].run(message[2], message[3])
             elif message[0] == "run_all":
@@ -192,7 +203,9 @@ def _serve() -> None:
             else:
                 value = eng.stage(*message[1:])
             _send(stdout, ("ok", value))
-        except Exception as e:   # every error the engine raises is the parent's to judge
+        except Exception as e:   # the parent judges the engine's own kinds of no; any other
+            if not isinstance(e, _THEIRS):     # error is the runtime failing that call
+                e = EngineFailure(f"{type(e).__name__}: {str(e)[:300]}")
             try:
                 pickle.dumps(e)
             except Exception:

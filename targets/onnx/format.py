@@ -5,6 +5,7 @@ an ``acc64`` target), checked by onnxruntime's CPU provider."""
 from __future__ import annotations
 
 import numpy as np
+import onnx
 from onnx import helper
 
 from ..format import Format, Model, host_feed
@@ -24,16 +25,39 @@ def _types(values) -> dict:
 
 
 class OnnxFormat(Format):
-    name, layout, suffix, static = "onnx", "NCHW [1, C, H, W]", ".onnx", False
+    name, layout, suffix, static, cuts = "onnx", "NCHW [1, C, H, W]", ".onnx", False, True
     judge = "onnxruntime's CPU provider"
 
-    def prepare(self, exp, provider) -> None:
-        from . import mac
+    def prepare(self, exp, u8s8) -> None:
         from .export import build_model
+        exp.u8s8 = u8s8
         exp.model = build_model(exp.graph, exp.metadata, target=exp.target,
-                                label=exp.outcome.label,
-                                u8s8=None if provider is None else mac.u8s8_exact(provider),
+                                label=exp.outcome.label, u8s8=u8s8,
                                 bounds=exp.outcome.member.bounds)
+
+    def prefix(self, exp, t: int) -> Model:
+        from .export import build_model
+        if "exposed" not in exp._models:
+            exp._models["exposed"] = build_model(
+                exp.graph, exp.metadata, expose=True, target=exp.target,
+                label=exp.outcome.label, u8s8=exp.u8s8, bounds=exp.outcome.member.bounds)
+        m = onnx.ModelProto()
+        m.CopyFrom(exp._models["exposed"])
+        keep = [o for o in m.graph.output if o.name in (f"tensor{t}",) or
+                o.name.startswith("check")]
+        del m.graph.output[:]
+        m.graph.output.extend(keep)
+        return Model(m.SerializeToString(), _types(m.graph.input), _types(m.graph.output), None,
+                     m)
+
+    @property
+    def probes(self) -> tuple:
+        from .probes import PROBES
+        return PROBES
+
+    def used(self, model) -> set:
+        from .probes import used
+        return used(model.native)
 
     def build(self, exp, shapes=None) -> Model:
         m = exp.model
@@ -42,6 +66,12 @@ class OnnxFormat(Format):
 
     def feed(self, g, model, inputs, scalars) -> dict:
         return host_feed(g, inputs, scalars, storage_dtype(model.native))
+
+    def model_of(self, data: bytes) -> Model:
+        """A model given as bytes (a probe's), as the format holds it."""
+        import onnx
+        m = onnx.load_from_string(data)
+        return Model(data, _types(m.graph.input), _types(m.graph.output), None, m)
 
     def run(self, model, feed) -> dict:
         import onnxruntime as ort

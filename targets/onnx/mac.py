@@ -166,30 +166,25 @@ def mac_sum(e: Emitter, x: str, x_range: tuple[int, int], w: np.ndarray, target,
 @functools.cache
 def u8s8_exact(provider: str = "CPUExecutionProvider") -> bool:
     """Whether this onnxruntime computes ``MatMulInteger`` u8×s8 exactly on ``provider`` (CPU
-    fallback disabled) at the worst case our digits reach: the CPU's AVX2 kernel adds pairs of
-    products in int16, and two products of ``128 × −128`` or ``128 × 127`` still fit. Probed
-    once per process and provider with a tiny model at those operands (it rules out pair
-    saturation, not every possible error); a provider that cannot run the probe fails it."""
+    fallback disabled) at the worst case our digits reach (:data:`.probes.SATURATION`: the
+    CPU's AVX2 kernel adds pairs of products in int16, and two products of ``128 × −128`` or
+    ``128 × 127`` still fit). Probed once per process and provider; it rules out pair
+    saturation, not every possible error; a provider that cannot run the probe fails it.
+    An engine of another runtime asks its own runtime the same (``ModelEngine.probe``)."""
     import onnxruntime as ort
-    from onnx import helper, numpy_helper
-    x = np.array([[128] * 64, [128, 0] * 32, [1] * 64, [128] * 64], dtype=np.uint8)
-    w = np.stack([np.full(64, -128), np.full(64, 127), np.arange(64) * 4 - 128,
-                  np.resize([127, -128], 64)], axis=1).astype(np.int8)
-    model = helper.make_model(helper.make_graph(
-        [helper.make_node("MatMulInteger", ["x", "w"], ["y"])], "probe",
-        [helper.make_tensor_value_info("x", U8, [4, 64])],
-        [helper.make_tensor_value_info("y", I32, [4, 4])], [numpy_helper.from_array(w, "w")]),
-        opset_imports=[helper.make_opsetid("", 10)], ir_version=5)
+
+    from .probes import PROBES, SATURATION
+    probe = next(p for p in PROBES if p.name == SATURATION)
     opts = ort.SessionOptions()
     opts.log_severity_level = 3
     if provider != "CPUExecutionProvider":
         opts.add_session_config_entry("session.disable_cpu_ep_fallback", "1")
     try:
-        got = ort.InferenceSession(model.SerializeToString(), opts,
-                                   providers=[provider]).run(None, {"x": x})[0]
+        got = ort.InferenceSession(probe.model(), opts, providers=[provider]).run(
+            None, dict(probe.feed))[0]
     except Exception:   # onnxruntime raises its own types: the provider cannot run the probe
         return False
-    return bool((got == x.astype(np.int64) @ w.astype(np.int64)).all())
+    return probe.wrong(got) is None
 
 
 def _base128(bound: int) -> list[int]:

@@ -385,3 +385,21 @@ def test_nothing_ran_is_not_a_pass(args):
     r = CliRunner().invoke(main, ["validate", *args])
     assert r.exit_code == 2 and "nothing-ran" in r.output and "claim" not in r.output.lower()[
         r.output.lower().find("nothing-ran"):]
+
+
+def test_a_float32_engine_on_values_past_2_53_alone_is_not_called_float64():
+    # rescale_floor_ties_shift_0's inputs are 0, ±1, −2 and ±2^63: nothing between 2^24 and
+    # 2^53 tells float32 from float64, and the diagnosis says so
+    said = _diagnoses("float32", "rescale", "rescale_floor_ties_shift_0")
+    assert said and all("float32 or float64 arithmetic" in d for d in said), said
+
+
+def test_a_tampered_expectation_says_the_vector_may_be_wrong(tmp_path):
+    v = json.loads((VECTORS / "relu.jsonl").read_text().splitlines()[0])
+    o = v["decodes"][0]["expect"]["outputs"][0]
+    o["data"][0] = str(int(o["data"][0]) + 1)
+    f = tmp_path / "relu.jsonl"
+    f.write_text(json.dumps(v) + "\n")
+    r = CliRunner().invoke(main, ["validate", "--engine", "ort-cpu", str(f)])
+    assert r.exit_code == 1 and "the vector itself may be wrong" in r.output
+    assert "vectors check would tell" in r.output

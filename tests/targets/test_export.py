@@ -303,7 +303,13 @@ def test_a_kernel_that_fails_the_probe_is_not_used(monkeypatch):
     assert "MatMulInteger" not in ops and "ConvInteger" in ops
     agree(write(g), [np.full((4, 5, 5), -128)], [])
     agree(write(g), [rng.integers(-128, 128, (4, 5, 5))], [])
-    assert "u8 x u8 ConvInteger" in OrtEngine().describe()["probed"]
+    # an engine whose runtime fails the probe: its export takes u8×u8 too, and says so
+    from waiexport.targets.onnx.probes import SATURATION
+    eng = OrtEngine()
+    eng._probed = {**eng.probe(), SATURATION: "int16 pair saturation: a double's saturating kernel"}
+    ops = {n.op_type for n in eng.export(write(g)).model.graph.node}
+    assert "MatMulInteger" not in ops and "ConvInteger" in ops
+    assert "u8 x u8 ConvInteger" in eng.describe()["probed"]
 
 
 def test_the_u8_s8_path_at_the_int16_pair_ends():
@@ -418,17 +424,18 @@ def test_a_digit_sum_past_int32_is_split_over_channels():
 
 
 def test_the_probe_runs_on_the_models_provider():
-    # a provider that cannot run the probe model fails it, and the claim names that provider
+    # a provider that cannot run the probe model fails it, and the claim says so
     import onnxruntime as ort
 
-    import waiexport.targets.onnx.mac as mac
-    from waiexport.targets.engines.ort import probed as _probed
+    from waiexport.targets.engines.ort import OrtEngine
+    from waiexport.targets.onnx.probes import SATURATION
     other = next((p for p in ort.get_available_providers() if p != "CPUExecutionProvider"),
                  None)
     if other is None:
         pytest.skip("this onnxruntime has only its CPU provider")
-    assert mac.u8s8_exact(other) is False
-    assert f"on {other}" in _probed(other) and "not exact there" in _probed(other)
+    eng = OrtEngine(provider=other)
+    assert eng.probe()[SATURATION] is not None
+    assert "not exact, so convolutions use u8 x u8 ConvInteger" in eng.describe()["probed"]
 
 
 @settings(max_examples=examples(25), deadline=None, suppress_health_check=list(HealthCheck))

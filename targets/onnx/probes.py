@@ -1,0 +1,155 @@
+"""Probes of an ONNX runtime under test: tiny ONNX models, one per operator and type our
+models use, at values that name a failure class when the answer is wrong. A runtime's own report of
+a node's precision is not proof (OpenVINO 2026.4.1 reports ``i32`` for ``ReduceSum`` and
+``Div`` and computes them through float32), so each probe asks for a value:
+
+- **float32 accumulation**: an odd sum past 2^24 (float32 holds every integer up to 2^24
+  only), from ``MatMulInteger``, ``ConvInteger``, ``MatMul``, ``ReduceSum``, and the
+  elementwise operators at ``2^30 + 1``;
+- **int64 narrowed to int32**: int64 products, sums and quotients past 2^31;
+- **rounding to nearest after fusion**: a ``MatMulInteger`` followed by ``Add`` and ``Div``,
+  the requantisation's shape, on a quotient whose fraction is a half or more (a runtime that
+  fuses them into a float op and rounds gets one more);
+- **int16 pair saturation** (:data:`SATURATION`): ``MatMulInteger`` u8×s8 at the worst case
+  of our base-128 digits; where it is wrong the export takes u8×u8 ``ConvInteger`` instead.
+
+A wrong probe means no claim for what uses that operator (§6 leaves no conforming path
+through float): a model that uses it fails its decodes with the probe's words.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from onnx import TensorProto, helper, numpy_helper
+
+__all__ = ["Probe", "PROBES", "SATURATION", "used", "FLOAT32", "NARROWED", "NEAREST"]
+
+FLOAT32, NARROWED, NEAREST, PAIRS = ("float32 accumulation", "int64 narrowed to int32",
+                                     "rounding to nearest after fusion", "int16 pair saturation")
+_TYPES = {np.dtype(np.int8): TensorProto.INT8, np.dtype(np.uint8): TensorProto.UINT8,
+          np.dtype(np.int32): TensorProto.INT32, np.dtype(np.int64): TensorProto.INT64,
+          np.dtype(np.uint32): TensorProto.UINT32, np.dtype(np.uint64): TensorProto.UINT64,
+          np.dtype(np.bool_): TensorProto.BOOL}
+
+
+@dataclass(frozen=True)
+class Probe:
+    """One probe: the failure class it names, the operator and input type it covers, its
+    model's nodes and constants, its inputs and the exact output."""
+
+    failure: str
+    op: str
+    dtype: str
+    nodes: tuple
+    consts: dict
+    feed: dict
+    want: np.ndarray
+
+    @property
+    def name(self) -> str:
+        return f"{self.op} {self.dtype}: {self.failure}"
+
+    def model(self) -> bytes:
+        inputs = [helper.make_tensor_value_info(k, _TYPES[v.dtype], v.shape)
+                  for k, v in self.feed.items()]
+        out = helper.make_tensor_value_info("out0", _TYPES[self.want.dtype], self.want.shape)
+        inits = [numpy_helper.from_array(v, k) for k, v in self.consts.items()]
+        g = helper.make_graph([helper.make_node(*n[:3], **(n[3] if len(n) > 3 else {}))
+                               for n in self.nodes], "probe", inputs, [out], inits)
+        return helper.make_model(g, opset_imports=[helper.make_opsetid("", 21)],
+                                 ir_version=10).SerializeToString()
+
+    def wrong(self, got) -> str | None:
+        """What a wrong answer ``got`` says, or ``None`` for the exact one."""
+        got = np.asarray(got)
+        if got.shape == self.want.shape and (got.astype(object) == self.want.astype(object)).all():
+            return None
+        first = got.reshape(-1)[0] if got.size else "nothing"
+        return (f"{self.failure}: {self.op} on {self.dtype} gives {first}, exact is "
+                f"{self.want.reshape(-1)[0]}")
+
+
+def _two(op, a, b, want, dtype, failure=FLOAT32, **attrs):
+    a, b = np.array([a], dtype), np.array([b], dtype)
+    return Probe(failure, op, np.dtype(dtype).name, (((op, ["x", "y"], ["out0"], attrs)),),
+                 {}, {"x": a, "y": b}, np.array([want], np.bool_ if op in ("Equal", "Greater",
+                                                                             "Less") else dtype))
+
+
+def _probes() -> tuple:
+    out = []
+    # 1025 products of 255 x 127 (and one of 1 x 1): an odd sum past 2^25
+    x = np.array([[255] * 1024 + [1]], np.uint8)
+    ws8 = np.array([[127]] * 1024 + [[1]], np.int8)
+    out.append(_saturation())
+    out.append(Probe(FLOAT32, "MatMulInteger", "uint8", (("MatMulInteger", ["x", "w"], ["out0"]),),
+                     {"w": ws8}, {"x": x}, (x.astype(np.int64) @ ws8.astype(np.int64))
+                     .astype(np.int32)))
+    wu8 = np.array([[[[255]]] * 1025], np.uint8).reshape(1, 1025, 1, 1)
+    xc = np.array([255] * 1024 + [1], np.uint8).reshape(1, 1025, 1, 1)
+    out.append(Probe(FLOAT32, "ConvInteger", "uint8", (("ConvInteger", ["x", "w"], ["out0"]),),
+                     {"w": wu8}, {"x": xc}, np.array([[[[255 * 255 * 1024 + 255]]]], np.int32)))
+    for dtype, big in ((np.int32, (1 << 24) + 1), (np.int64, (1 << 40) + 1)):
+        a = np.array([[big, 1]], dtype)
+        b = np.array([[1], [1]], dtype)
+        out.append(Probe(NARROWED if dtype == np.int64 else FLOAT32, "MatMul",
+                         np.dtype(dtype).name, (("MatMul", ["x", "y"], ["out0"]),), {},
+                         {"x": a, "y": b}, np.array([[big + 1]], dtype)))
+    r = np.full((1, 64), (1 << 24) + 1, np.int32)
+    out.append(Probe(FLOAT32, "ReduceSum", "int32", (("ReduceSum", ["x", "axes"], ["out0"],
+                                                       {"keepdims": 0}),),
+                     {"axes": np.array([1], np.int64)}, {"x": r},
+                     np.array([64 * ((1 << 24) + 1)], np.int32)))
+    top = (1 << 30) + 1
+    for dtype in (np.int32, np.int64):
+        b = top if dtype == np.int32 else (1 << 40) + 1
+        fail = FLOAT32 if dtype == np.int32 else NARROWED
+        out += [_two("Add", b, 2, b + 2, dtype, fail), _two("Sub", b, -2, b + 2, dtype, fail),
+                _two("Mul", b, 1, b, dtype, fail), _two("Div", b, 3, b // 3, dtype, fail),
+                _two("Mod", b, 3, b % 3, dtype, fail, fmod=0),
+                _two("Max", b, b - 1, b, dtype, fail), _two("Min", b, b + 1, b, dtype, fail),
+                _two("Equal", b, b - 1, False, dtype, fail),
+                _two("Greater", b, b - 1, True, dtype, fail)]
+    out.append(_two("BitShift", (1 << 30) + 5, 1, ((1 << 30) + 5) >> 1, np.uint32,
+                    direction="RIGHT"))
+    out.append(_two("BitShift", (1 << 40) + 5, 1, ((1 << 40) + 5) >> 1, np.uint64, NARROWED,
+                    direction="RIGHT"))
+    # MatMulInteger → Add → Div, the requantisation's shape: 7 // 2 is 3, nearest gives 4
+    out.append(Probe(NEAREST, "Div", "int32",
+                     (("MatMulInteger", ["x", "w"], ["s"]), ("Add", ["s", "b"], ["t"]),
+                      ("Div", ["t", "d"], ["out0"])),
+                     {"w": np.array([[1]], np.int8), "b": np.array([0], np.int32),
+                      "d": np.array([2], np.int32)},
+                     {"x": np.array([[7]], np.uint8)}, np.array([[3]], np.int32)))
+    return tuple(out)
+
+
+def _saturation() -> Probe:
+    """u8×s8 pairs of ``128 × −128`` and ``128 × 127``: what an AVX2 kernel that adds pairs of
+    products in int16 still holds; at 255 it saturates (measured)."""
+    x = np.array([[128] * 64, [128, 0] * 32, [1] * 64, [128] * 64], dtype=np.uint8)
+    w = np.stack([np.full(64, -128), np.full(64, 127), np.arange(64) * 4 - 128,
+                  np.resize([127, -128], 64)], axis=1).astype(np.int8)
+    return Probe(PAIRS, "MatMulInteger", "uint8", (("MatMulInteger", ["x", "w"], ["out0"]),),
+                 {"w": w}, {"x": x}, (x.astype(np.int64) @ w.astype(np.int64)).astype(np.int32))
+
+
+PROBES = _probes()
+#: The name of the u8×s8 probe, whose answer chooses the export's MAC path.
+SATURATION = PROBES[0].name
+
+
+def used(model) -> set[tuple[str, str]]:
+    """Each ``(operator, input type)`` an ONNX model uses (its first input's type, inferred)."""
+    import onnx
+    inferred = onnx.shape_inference.infer_shapes(model, strict_mode=False)
+    types = {v.name: v.type.tensor_type.elem_type for v in
+             list(inferred.graph.value_info) + list(inferred.graph.input)
+             + list(inferred.graph.output)}
+    types.update({t.name: t.data_type for t in inferred.graph.initializer})
+    names = {v: np.dtype(helper.tensor_dtype_to_np_dtype(v)).name for v in set(types.values())
+             if v}
+    return {(n.op_type, names.get(types.get(n.input[0]), "")) for n in inferred.graph.node
+            if n.input}

@@ -1,0 +1,109 @@
+"""Probes of the runtime under test: each failure class has a double of onnxruntime that
+makes exactly that mistake, and the probe that names it finds it; a model that uses a
+wrongly probed operator gets no claim, and onnxruntime itself passes every probe."""
+
+import numpy as np
+import onnx
+import pytest
+from onnx import TensorProto, helper
+
+from waiexport.conformance.generate import CORPUS
+from waiexport.conformance.validate import files_under, report, validate
+from waiexport.targets.engines.base import ModelEngine
+from waiexport.targets.engines.ort import OrtEngine
+from waiexport.targets.onnx.probes import FLOAT32, NARROWED, NEAREST, PROBES
+
+F32, I32, I64 = TensorProto.FLOAT, TensorProto.INT32, TensorProto.INT64
+
+
+def _through(model, op: str, dtype: int, via: int, then=None):
+    """``model`` with every ``op`` node computed through ``via``: its inputs cast to ``via``,
+    the node (followed by ``then``, a node type, where given), its output cast back to
+    ``dtype``."""
+    inferred = onnx.shape_inference.infer_shapes(model)
+    types = {v.name: v.type.tensor_type.elem_type
+             for v in list(inferred.graph.value_info) + list(inferred.graph.input)}
+    types.update({t.name: t.data_type for t in model.graph.initializer})
+    nodes = []
+    for k, n in enumerate(model.graph.node):
+        if n.op_type != op or types.get(n.input[0]) not in (dtype, TensorProto.UINT8):
+            nodes.append(n)
+            continue
+        ins = []
+        for j, name in enumerate(n.input):
+            nodes.append(helper.make_node("Cast", [name], [f"{op}{k}_{j}"], to=via))
+            ins.append(f"{op}{k}_{j}")
+        kind = "MatMul" if op == "MatMulInteger" else op
+        attrs = {a.name: helper.get_attribute_value(a) for a in n.attribute}
+        nodes.append(helper.make_node(kind, ins[:2] if op == "MatMulInteger" else ins,
+                                      [f"{op}{k}_v"], **attrs))
+        last = f"{op}{k}_v"
+        if then:
+            nodes.append(helper.make_node(then, [last], [f"{op}{k}_r"]))
+            last = f"{op}{k}_r"
+        nodes.append(helper.make_node("Cast", [last], [n.output[0]], to=dtype))
+    out = onnx.ModelProto()
+    out.CopyFrom(model)
+    del out.graph.node[:]
+    out.graph.node.extend(nodes)
+    return out
+
+
+MISTAKES = {
+    FLOAT32: lambda m: _through(m, "MatMulInteger", I32, F32),
+    NARROWED: lambda m: _through(_through(m, "Mul", I64, I32), "Add", I64, I32),
+    NEAREST: lambda m: _through(m, "Div", I32, F32, then="Round"),
+}
+
+
+class Mistaken(ModelEngine):
+    """onnxruntime running every model (probes included) with one named mistake."""
+
+    def __init__(self, failure: str):
+        self.name, self.failure = f"double-{failure.split()[0]}", failure
+        super().__init__("ort-cpu")
+
+    def open(self, model):
+        import onnxruntime as ort
+        data = MISTAKES[self.failure](onnx.load_from_string(model.data)).SerializeToString()
+        session = ort.InferenceSession(data, providers=["CPUExecutionProvider"])
+        names = [o.name for o in session.get_outputs()]
+        return lambda feed: dict(zip(names, session.run(names, feed)))
+
+
+def test_onnxruntime_passes_every_probe():
+    found = OrtEngine().probe()
+    assert len(found) == len(PROBES) and not any(found.values()), found
+
+
+@pytest.mark.parametrize("failure, ops", [(FLOAT32, ("MatMulInteger",)),
+                                          (NARROWED, ("Mul", "Add")), (NEAREST, ("Div",))])
+def test_each_failure_class_is_named_by_its_probe_and_means_no_claim(failure, ops):
+    eng = Mistaken(failure)
+    wrong = {name: w for name, w in eng.probe().items() if w}
+    assert any(name == p.name for name in wrong for p in PROBES
+               if p.op in ops and p.failure == failure), wrong
+    assert all(name.split()[0] in ops for name in wrong), wrong   # the double's ops alone
+    results = validate(eng, files_under([CORPUS / "vectors" / "conv.jsonl",
+                                          CORPUS / "vectors" / "rescale.jsonl"]))
+    failed = [r for r in results if r.status == "fail"]
+    assert failed and all("nothing here is claimed" in r.reason for r in failed)
+    assert any(failure in r.reason for r in failed)
+    assert report(eng, results)["claim"] is None
+    assert failure in eng.probed()
+
+
+def test_a_wrong_probe_leaves_the_other_operators_claimable():
+    # the nearest-rounding double touches Div only: a relu model uses none, and passes
+    eng = Mistaken(NEAREST)
+    results = validate(eng, [CORPUS / "vectors" / "relu.jsonl"])
+    assert {r.status for r in results} == {"pass"}
+    assert np.all([w is None for n, w in eng.probe().items() if "Div" not in n])
+
+
+def test_locate_names_a_fused_division_rounded_to_nearest():
+    eng = Mistaken(NEAREST)
+    results = validate(eng, [CORPUS / "vectors" / "conv.jsonl"], locate=True)
+    located = [d["located"]["found"] for r in results for d in r.diffs if d.get("located")]
+    assert located and any("rounded to nearest instead of floor" in (f or {}).get("diagnosis", "")
+                           for f in located), located
