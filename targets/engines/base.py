@@ -121,23 +121,32 @@ class ModelEngine(Engine):
         self._cache: dict = {}
         self._probed: dict | None = None
 
+    def probes(self) -> dict:
+        """The probes of the target's format (:mod:`..onnx.probes` for ONNX), by name."""
+        from ..format import format_of
+        return {p.name: p for p in format_of(self.target).probes}
+
+    def probe_one(self, name: str) -> str | None:
+        """One probe run on this runtime: what its wrong answer says, ``None`` where it is
+        exact, ``"cannot run it: …"`` where the runtime declines the probe's model."""
+        from ..format import format_of
+        p, fmt = self.probes()[name], format_of(self.target)
+        try:
+            runner = self.open(fmt.model_of(p.model()))
+            floating = getattr(runner, "floating", [])
+            return p.wrong(runner(dict(p.feed)).get("out0")) or (
+                f"{p.failure}: {p.op} on {p.dtype}: {floating[0]}" if floating else None)
+        except NotForEngine as e:
+            return f"cannot run it: {e}"
+        except Exception as e:   # the runtime's own error: the probe is not exact
+            return f"{p.failure}: {p.op} on {p.dtype}: {str(e)[:200]}"
+
     def probe(self) -> dict:
-        """Every probe of the target's format (:mod:`..onnx.probes` for ONNX) run once on this
-        runtime: probe name → what its wrong answer says, or ``None`` where it is exact, or
-        ``"cannot run it: …"`` where the runtime declines the probe's model."""
+        """Every probe run once on this runtime (:meth:`probe_one`), by name; an engine in a
+        worker is given the results its parent gathered probe by probe (a runtime that
+        crashes on one crashes that probe alone)."""
         if self._probed is None:
-            from ..format import format_of
-            fmt, self._probed = format_of(self.target), {}
-            for p in fmt.probes:
-                try:
-                    runner = self.open(fmt.model_of(p.model()))
-                    floating = getattr(runner, "floating", [])
-                    self._probed[p.name] = p.wrong(runner(dict(p.feed)).get("out0")) or (
-                        f"{p.failure}: {p.op} on {p.dtype}: {floating[0]}" if floating else None)
-                except NotForEngine as e:
-                    self._probed[p.name] = f"cannot run it: {e}"
-                except Exception as e:   # the runtime's own error: the probe is not exact
-                    self._probed[p.name] = f"{p.failure}: {p.op} on {p.dtype}: {str(e)[:200]}"
+            self._probed = {name: self.probe_one(name) for name in self.probes()}
         return self._probed
 
     def probed(self) -> str:

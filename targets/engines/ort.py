@@ -82,13 +82,42 @@ def _providers_in_profile(path: str) -> Counter:
     return Counter(seen.values())
 
 
+#: The oldest onnxruntime this package is tested with, and what older ones lack (measured).
+TESTED = (1, 28)
+GAPS = ("onnxruntime 1.26 has no int8 DepthToSpace (the npu-int8 models' depth-to-space); "
+        "1.24.1 computes int64 Max(x, 0) as 0 on [2^31, 2^32), which the export never asks of "
+        "it; 1.20 has no s8 x s8 ConvInteger")
+
+
+def version_gap(version: str) -> str | None:
+    """One line naming what an onnxruntime older than :data:`TESTED` may lack, or None."""
+    try:
+        have = tuple(int(p) for p in version.split(".")[:2])
+    except ValueError:
+        return None
+    if have >= TESTED:
+        return None
+    return (f"onnxruntime {version} is older than {TESTED[0]}.{TESTED[1]}, the oldest this "
+            f"package is tested with: {GAPS}")
+
+
 class OrtRuntime:
     """What the onnxruntime engines ask of onnxruntime: its providers, its distribution's
     name and version, and sessions. A test double replaces it to make one named mistake."""
 
     def available(self) -> list[str]:
-        import onnxruntime as ort
+        try:
+            import onnxruntime as ort
+        except ImportError:
+            raise EngineUnavailable(
+                "onnxruntime is not installed: pip install 'waiexport[ort]', or the "
+                "onnxruntime build of your execution provider (onnxruntime-gpu, "
+                "onnxruntime-openvino, ...)") from None
         return ort.get_available_providers()
+
+    def version(self) -> str:
+        import onnxruntime as ort
+        return ort.__version__
 
     def session(self, model: bytes, provider: str, fallback: bool) -> OrtSession:
         return OrtSession(model, provider, fallback, profiled=provider != CPU)
@@ -153,7 +182,9 @@ class OrtEngine(ModelEngine):
         self.name = target_name if provider == CPU else f"{prefix}:{provider}"
 
     def describe(self) -> dict:
-        return {"runs_on": f"onnxruntime's {self.provider}"
+        gap = version_gap(self.runtime.version())
+        return {**({"version_gap": gap} if gap else {}),
+                "runs_on": f"onnxruntime's {self.provider}"
                            + (", CPU fallback allowed" if self.fallback and self.provider != CPU
                               else ""),
                 "provider": self.provider,

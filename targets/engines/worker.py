@@ -70,11 +70,28 @@ class Isolated(Engine):
         self._proc = None
         self._loaded: dict = {}      # digest → bytes, to load again after a restart
         self._in_worker: set = set()
+        self._probed = None
         info = self._call(("make", where, self._args))
         self.profile, self.subset, self.target = info["profile"], info["subset"], info["target"]
-        self._describe, self.provider = info["describe"], info.get("provider")
+        self.provider = info.get("provider")
+        self._probed = self._probe(info["probes"])
+        self._describe = self._call(("describe",))
         if info["stage"]:
             self.stage = lambda op, inp, modes: self._call(("stage", op, inp, modes))
+
+    def _probe(self, names: list) -> dict | None:
+        """Each probe run in the worker alone, so a runtime that crashes or hangs on one has
+        that probe's answer, "crashed", and the worker is started again for the next."""
+        if not names:
+            return None
+        found = {}
+        for name in names:
+            try:
+                found[name] = self._call(("probe", name))
+            except (EngineCrashed, EngineTimedOut) as e:
+                found[name] = f"{name}: {e}"
+        self._request(("probed", found))
+        return found
 
     def describe(self) -> dict:
         return {**self._describe, "isolation": (
@@ -90,6 +107,8 @@ class Isolated(Engine):
         self._in_worker = set()
         if getattr(self, "profile", None) is not None:       # a restart: make it again
             self._request(("make", self._where, self._args))
+            if self._probed is not None:
+                self._request(("probed", self._probed))
 
     def _said(self) -> str:
         """The last lines the worker's runtime wrote to standard error."""
@@ -190,8 +209,15 @@ def _serve() -> None:
                 module, attr = message[1].split(":")
                 eng = getattr(import_module(module), attr)(**message[2])
                 value = {"profile": eng.profile, "subset": eng.subset, "target": eng.target,
-                         "describe": eng.describe(), "provider": getattr(eng, "provider", None),
+                         "provider": getattr(eng, "provider", None),
+                         "probes": list(eng.probes()) if hasattr(eng, "probes") else [],
                          "stage": hasattr(eng, "stage")}
+            elif message[0] == "probe":
+                value = eng.probe_one(message[1])
+            elif message[0] == "probed":
+                eng._probed, value = message[1], None
+            elif message[0] == "describe":
+                value = eng.describe()
             elif message[0] == "load":
                 loaded[message[1]] = eng.load(message[2])
                 value = loaded[message[1]].graph, loaded[message[1]].unclaimable

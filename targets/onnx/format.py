@@ -28,6 +28,14 @@ class OnnxFormat(Format):
     name, layout, suffix, static, cuts = "onnx", "NCHW [1, C, H, W]", ".onnx", False, True
     judge = "onnxruntime's CPU provider"
 
+    def require(self) -> None:
+        from importlib.util import find_spec
+        if find_spec("onnxruntime") is None:
+            from ..errors import EngineUnavailable
+            raise EngineUnavailable(
+                "onnxruntime (which checks every exported ONNX model) is not installed: pip "
+                "install 'waiexport[ort]', or the onnxruntime build of your execution provider")
+
     def prepare(self, exp, u8s8) -> None:
         from .export import build_model
         exp.u8s8 = u8s8

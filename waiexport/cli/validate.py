@@ -83,6 +83,9 @@ def validate(paths, engine_name, target_name, time_limit, memory_limit, allow_fa
         click.echo(f"{where}: nothing to validate: no vector in "
                    f"{len(read)} .jsonl file{'' if len(read) == 1 else 's'}", err=True)
         sys.exit(2)
+    gap = eng.describe().get("version_gap")
+    if gap:
+        click.echo(f"note: {gap}", err=True)
     results = run_vectors(eng, read, f"validating {eng.name}", locate)
     rep = report(eng, results)
     click.echo(dumps(rep, strict=False) if as_json else render(rep))
