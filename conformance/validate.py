@@ -269,9 +269,9 @@ def claim(engine, results: list[VectorOutcome]) -> dict | None:
     passed = sum(r.status == "pass" for r in results)
     applicable = passed + sum(r.status == "declined" for r in results)
     target = getattr(getattr(engine, "target", None), "name", getattr(engine, "target", None))
-    scope = (f"{passed} of the {applicable} vectors of {subset} tagged {engine.profile} here"
-             + ("" if not declined else "; it does not cover what it declined: "
-                + ", ".join(f"{f} ({d['vectors']})" for f, d in sorted(declined.items()))))
+    scope = (f"{passed} of the {applicable} vectors of {subset} tagged {engine.profile}"
+             + ("" if not declined else " (it does not cover what it declined: "
+                + ", ".join(f"{f} {d['vectors']}" for f, d in sorted(declined.items())) + ")"))
     return {
         "engine": engine.name, "profile": engine.profile, "subset": subset, **ran,
         "target": target,
@@ -279,7 +279,7 @@ def claim(engine, results: list[VectorOutcome]) -> dict | None:
         "claim": (f"a pass is evidence that engine {engine.name} "
                   f"({ran.get('runs_on', 'as it reports')})"
                   + (f", running the {target} target's models," if target else "")
-                  + f" computes {scope} exactly {where}; it is not a full-profile conformance "
+                  + f" computes exactly {where} {scope}; it is not a full-profile conformance "
                   "claim (sections 1 and 12)"),
     }
 

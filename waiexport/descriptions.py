@@ -47,6 +47,12 @@ class Target:
     subset: str = "npu"         # the graphs it takes: npu (wai-ops/1-npu) or full (all acc32)
     profile: str = "acc32"      # the profile its graphs meet: acc32, or acc64 (int64 tensors,
     #                             128-bit values where a certified interval passes 64 bits)
+    inexact: tuple = ()         # ONNX (operator, input type) pairs its runtime does not compute
+    #                             exactly in integers, each with what it does instead, measured
+    #                             by values (the probes, targets/onnx/probes.py)
+    lacks: tuple = ()           # ONNX operators its runtime does not take, with why
+    conv_integer: bool = True   # its runtime takes ConvInteger (else convolutions go to
+    #                             MatMulInteger over an im2col, where their weights allow)
 
     @property
     def mult_range(self) -> tuple[int, int]:
@@ -87,9 +93,24 @@ class Target:
             lines.insert(4, f"  transposed strides:   {', '.join(map(str, self.transposed_strides))}")
         if self.max_in_channels:
             lines.insert(4, f"  input channels:       at most {self.max_in_channels}")
+        for (op, dtype), what in self.inexact:
+            lines.append(f"  not exact:            {op} on {dtype}: {what}")
+        for op, why in self.lacks:
+            lines.append(f"  not taken:            {op}: {why}")
         if self.measured:
             lines.append(f"  limits from:          {self.measured}")
         return "\n".join(lines)
+
+    def cannot(self, op: str, dtype: str) -> str | None:
+        """Why this target's runtime cannot compute ONNX ``op`` on ``dtype`` exactly, or
+        ``None`` where it can."""
+        for (o, d), what in self.inexact:
+            if o == op and d in (dtype, "*"):
+                return f"{op} on {dtype}, which its runtime computes {what}"
+        for o, why in self.lacks:
+            if o == op:
+                return f"{op}, which its runtime does not take ({why})"
+        return None
 
 
 TARGETS = {t.name: t for t in (
@@ -140,6 +161,44 @@ TARGETS.update({t.name: t for t in (
             max_in_channels=65536, engine="", vela="ethos-u85-256", measured=_VELA),
 )})
 
+
+_OV_FLOAT = "through float32 (exact only below 2^24)"
+_OV_NARROW = "in int32 (int64 narrowed, it wraps)"
+#: What OpenVINO 2026.4.1's CPU plugin computes through float or narrows, by values.
+_OPENVINO_INEXACT = tuple(
+    [((op, "uint8"), _OV_FLOAT) for op in ("MatMulInteger", "ConvInteger")]
+    + [((op, "int32"), _OV_FLOAT) for op in ("MatMul", "ReduceSum", "Div", "Mod", "Equal",
+                                             "Greater")]
+    + [(("BitShift", "uint32"), _OV_FLOAT)]
+    + [((op, "int64"), _OV_NARROW) for op in ("Add", "Sub", "Mul", "Div", "Mod", "Max", "Min",
+                                              "MatMul", "ReduceSum")]
+    + [(("BitShift", "uint64"), _OV_NARROW)])
+_MEASURED = ("measured by values on this kind of machine (AMD EPYC, AVX2, no VNNI), 2026-12, "
+             "by the probes of targets/onnx/probes.py")
+
+TARGETS.update({t.name: t for t in (
+    replace(TARGETS["ort-cpu"], name="openvino-cpu", engine="openvino-cpu",
+            summary="OpenVINO's CPU plugin (our ONNX export, f32 inference precision): the "
+                    "graphs whose every ONNX operator it computes exactly in integers",
+            inexact=_OPENVINO_INEXACT, measured=f"OpenVINO 2026.4.1, {_MEASURED}"),
+    # padding zero only: its frontend takes no Pad whose pads are a run-time input, so
+    # replication is built from Slice, Expand and Concat (§9.4)
+    replace(TARGETS["ort-cpu"], name="tvm-llvm", engine="tvm-llvm", conv_integer=False,
+            padding=("zero",),
+            summary="Apache TVM, relax ONNX frontend, llvm for this CPU (our ONNX export, static "
+                    "shapes per decode): convolutions without ConvInteger",
+            lacks=(("ConvInteger", "no ConvInteger in its relax ONNX frontend"),),
+            measured=f"Apache TVM 0.27.0, {_MEASURED}"),
+    replace(TARGETS["ort-cpu"], name="tract", engine="tract",
+            summary="tract, Sonos' Rust ONNX runtime (our ONNX export, concrete shapes per "
+                    "decode): graphs it loads and computes exactly",
+            inexact=((("MatMul", "int64"), "by panicking (Can't build a WeightType from TDim)"),
+                     (("ReduceSum", "int64"), "in int32 (int64 narrowed, it wraps)"))
+            + tuple(((op, "int64"), "with its int64 constants narrowed to int32 after a Cast "
+                                    "from int32 (2^31 becomes -2^31)")
+                    for op in ("Mul", "Add", "Div")),
+            measured=f"tract 0.23.9, {_MEASURED}"),
+)})
 
 def target(name: str) -> Target:
     """The description of target ``name``; ``KeyError`` names the known ones."""

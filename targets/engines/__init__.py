@@ -44,14 +44,14 @@ ENGINES = (
           "waiexport.targets.engines.tosa_ref:TosaRefEngine", isolated=True),
     Entry("iree-cpu", "the tosa export compiled by IREE for this CPU (llvm-cpu) and run by "
                       "IREE", "waiexport.targets.engines.iree:IreeCpuEngine", isolated=True),
-    Entry("openvino-cpu", "a target's ONNX model (ort-cpu's unless --target) on OpenVINO's CPU "
-                          "plugin, f32 inference precision (extra openvino)",
+    Entry("openvino-cpu", "the openvino-cpu export (or --target's) on OpenVINO's CPU plugin, "
+                          "f32 inference precision (extra openvino)",
           "waiexport.targets.engines.openvino:OpenVinoEngine", isolated=True),
-    Entry("tract", "a target's ONNX model (ort-cpu's unless --target) on tract, concrete "
-                   "shapes per decode (extra tract)",
+    Entry("tract", "the tract export (or --target's) on tract, concrete shapes per decode "
+                   "(extra tract)",
           "waiexport.targets.engines.tract:TractEngine", isolated=True),
-    Entry("tvm-llvm", "a target's ONNX model (ort-cpu's unless --target) compiled by Apache "
-                      "TVM for this CPU, per decode shape, cached (extra tvm)",
+    Entry("tvm-llvm", "the tvm-llvm export (or --target's) compiled by Apache TVM for this "
+                      "CPU, per decode shape, cached (extra tvm)",
           "waiexport.targets.engines.tvm:TvmEngine", isolated=True),
     Entry("onnx-reference", "a target's ONNX model (ort-cpu's unless --target) on onnx's "
                             "ReferenceEvaluator, an independent executor",

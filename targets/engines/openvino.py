@@ -1,10 +1,10 @@
-"""OpenVINO's CPU plugin as an engine (extra ``openvino``): a target's ONNX model (the
-``ort-cpu`` one unless ``--target`` names another), compiled with the inference precision
-set to f32 (it defaults to bf16 on CPUs with AMX or AVX512_BF16). What OpenVINO says it runs
-is read from ``compiled_model.get_runtime_model()``: a node it runs in a floating-point
-precision means no decode of that model passes, since §6 forbids floating point on graph
-values (its decodes still run, to show and locate what differs); the probes
-(:mod:`waiexport.targets.onnx.probes`) catch what it computes through float while
+"""OpenVINO's CPU plugin as an engine (extra ``openvino``): a target's ONNX model (its own
+target ``openvino-cpu``'s unless ``--target`` names another, ``ort-cpu`` say), compiled with
+the inference precision set to f32 (it defaults to bf16 on CPUs with AMX or AVX512_BF16).
+What OpenVINO says it runs is read from ``compiled_model.get_runtime_model()``: a node it
+runs in a floating-point precision means no decode of that model passes, since §6 forbids
+floating point on graph values (its decodes still run, to show and locate what differs); the
+probes (:mod:`waiexport.targets.onnx.probes`) catch what it computes through float while
 reporting an integer type."""
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ class OpenVinoEngine(ModelEngine):
 
     name = "openvino-cpu"
 
-    def __init__(self, target_name: str = "ort-cpu"):
+    def __init__(self, target_name: str = "openvino-cpu"):
         try:
             import openvino as ov
         except ImportError:

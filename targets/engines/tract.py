@@ -1,7 +1,8 @@
-"""tract (Sonos' Rust runtime) as an engine (extra ``tract``): a target's ONNX model (the
-``ort-cpu`` one unless ``--target`` names another), loaded with concrete input shapes for
-each decode shape (with symbolic sizes tract loads fewer of our models). A Rust panic aborts
-the process: tract runs in a worker (:mod:`.worker`), so a panic is that decode's result."""
+"""tract (Sonos' Rust runtime) as an engine (extra ``tract``): a target's ONNX model (its own
+target ``tract``'s unless ``--target`` names another, ``ort-cpu`` say), loaded with concrete
+input shapes for each decode shape (with symbolic sizes tract loads fewer of our models). A
+Rust panic aborts the process: tract runs in a worker (:mod:`.worker`), so a panic is that
+decode's result."""
 
 from __future__ import annotations
 
@@ -21,7 +22,7 @@ class TractEngine(ModelEngine):
 
     name = "tract"
 
-    def __init__(self, target_name: str = "ort-cpu"):
+    def __init__(self, target_name: str = "tract"):
         try:
             import tract  # noqa: F401
         except ImportError:
@@ -73,5 +74,5 @@ def _runnable(tract, data: bytes, feed: dict):
 
 
 def _dtype(a: np.ndarray) -> str:
-    return {"int8": "i8", "uint8": "u8", "int16": "i16", "int32": "i32",
-            "int64": "i64"}[a.dtype.name]
+    return {"int8": "i8", "uint8": "u8", "int16": "i16", "int32": "i32", "int64": "i64",
+            "uint16": "u16", "uint32": "u32", "uint64": "u64", "bool": "bool"}[a.dtype.name]

@@ -26,7 +26,7 @@ class TvmEngine(ModelEngine):
 
     name = "tvm-llvm"
 
-    def __init__(self, target_name: str = "ort-cpu"):
+    def __init__(self, target_name: str = "tvm-llvm"):
         try:
             import tvm  # noqa: F401
         except ImportError:

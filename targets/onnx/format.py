@@ -42,6 +42,7 @@ class OnnxFormat(Format):
         exp.model = build_model(exp.graph, exp.metadata, target=exp.target,
                                 label=exp.outcome.label, u8s8=u8s8,
                                 bounds=exp.outcome.member.bounds)
+        _runtime_fits(exp)
 
     def prefix(self, exp, t: int) -> Model:
         from .export import build_model
@@ -102,6 +103,28 @@ class OnnxFormat(Format):
 
     def shape(self, chw) -> list:
         return [1, *chw]
+
+
+def _runtime_fits(exp) -> None:
+    """Raise :class:`DoesNotFit` naming each node (by our graph's label) whose lowering uses
+    an ONNX operator the target's runtime cannot compute exactly, or does not take (its
+    description's ``inexact`` and ``lacks``)."""
+    from ..errors import DoesNotFit
+    from .probes import typed_nodes
+    t = exp.target
+    if not (t.inexact or t.lacks):
+        return
+    found: dict = {}
+    for name, op, dtype in typed_nodes(exp.model):
+        why = t.cannot(op, dtype)
+        if why and name.startswith("op"):
+            reasons = found.setdefault(int(name[2:].split("/")[0]), [])
+            if why not in reasons:
+                reasons.append(why)
+    if found:
+        raise DoesNotFit(f"does not fit {t.name}: " + "; ".join(
+            f"{exp.outcome.label(k)} ({exp.graph.ops[k].name}): its lowering needs "
+            + ", and ".join(why[:3]) for k, why in sorted(found.items())))
 
 
 def _quiet(ort):

@@ -144,6 +144,9 @@ def mac_sum(e: Emitter, x: str, x_range: tuple[int, int], w: np.ndarray, target,
         x = e.cast(x, I32)   # an acc64 graph's tensor whose certified values fit i32
     if _on_matmul(x_range, w, target, groups) and (u8s8_exact() if u8s8 is None else u8s8):
         return _im2col_sum(e, x, x_range, w, strides=strides, pads=pads, dtype=dtype)
+    if target is not None and not target.conv_integer and groups == 1 and \
+            _subset_sums_fit_i32(x_range, w):
+        return _im2col_i32_sum(e, x, w, strides=strides, pads=pads, dtype=dtype)
     trims = _support(w, pads) if groups == 1 else [(0, 0, 0, 0)] * w.shape[0]
     kinds = sorted(set(trims))
     if len(kinds) == 1 and kinds[0] == (0, 0, 0, 0):
@@ -292,10 +295,36 @@ def _im2col_sum(e: Emitter, x: str, x_range: tuple[int, int], w: np.ndarray, *,
     return total if dtype == I32 else e.cast(total, I64)
 
 
+def _subset_sums_fit_i32(x_range: tuple[int, int], w: np.ndarray) -> bool:
+    """Whether every sum of any subset of an output channel's terms ``w·x`` (``x`` in
+    ``x_range``) lies in i32: the sum of each term's most negative and most positive value."""
+    lo, hi = x_range
+    w = w.reshape(w.shape[0], -1).astype(object)
+    ends = (w * lo, w * hi)
+    low = np.minimum(np.minimum(*ends), 0).sum(axis=1)
+    high = np.maximum(np.maximum(*ends), 0).sum(axis=1)
+    return bool(low.min() >= -(1 << 31) and high.max() <= _I32_MAX)
+
+
+def _im2col_i32_sum(e: Emitter, x: str, w: np.ndarray, *, strides: tuple, pads: tuple,
+                    dtype: int) -> str:
+    """``Σ w·x̃`` of a groups-1 convolution as one int32 ``MatMul`` over the NHWC im2col of
+    ``x``, for a runtime without ``ConvInteger`` (its target's ``conv_integer``): the caller
+    has checked that every partial sum, in any order, fits i32 (:func:`_subset_sums_fit_i32`,
+    §8.2)."""
+    cout, cin, kh, kw = w.shape
+    u = e.node("Transpose", [e.cast(x, I32)], perm=[0, 2, 3, 1])
+    rows, ho, wo = _im2col(e, u, cin, kh, kw, strides, pads)
+    w2 = np.transpose(w, (2, 3, 1, 0)).reshape(kh * kw * cin, cout)
+    acc = e.node("MatMul", [rows, e.const(w2, I32, "w")])
+    total = e.node("Transpose", [e.reshape(acc, [1, ho, wo, cout])], perm=[0, 3, 1, 2])
+    return total if dtype == I32 else e.cast(total, I64)
+
+
 def _on_matmul(x_range: tuple[int, int], w: np.ndarray, target, groups: int) -> bool:
     """Whether a convolution can take :func:`_im2col_sum`: groups 1, int8 weights, an ``x``
     whose negation fits i32, a target not of 8-bit operands (the probe decides the rest)."""
-    return (target is None or target.mac_bits != 8) and groups == 1 and \
+    return (target is None or target.mac_bits != 8 or not target.conv_integer) and groups == 1 and \
         -(1 << 31) < x_range[0] and x_range[1] < 1 << 31 and -128 <= int(w.min()) and \
         int(w.max()) <= 127
 

@@ -6,7 +6,8 @@ a node's precision is not proof (OpenVINO 2026.4.1 reports ``i32`` for ``ReduceS
 - **float32 accumulation**: an odd sum past 2^24 (float32 holds every integer up to 2^24
   only), from ``MatMulInteger``, ``ConvInteger``, ``MatMul``, ``ReduceSum``, and the
   elementwise operators at ``2^30 + 1``;
-- **int64 narrowed to int32**: int64 products, sums and quotients past 2^31;
+- **int64 narrowed to int32**: int64 products, sums and quotients past 2^31, alone and after
+  a ``Cast`` from int32 (tract 0.23.9 computes that chain in int32);
 - **rounding to nearest after fusion**: a ``MatMulInteger`` followed by ``Add`` and ``Div``,
   the requantisation's shape, on a quotient whose fraction is a half or more (a runtime that
   fuses them into a float op and rounds gets one more);
@@ -24,10 +25,12 @@ from dataclasses import dataclass
 import numpy as np
 from onnx import TensorProto, helper, numpy_helper
 
-__all__ = ["Probe", "PROBES", "SATURATION", "used", "FLOAT32", "NARROWED", "NEAREST"]
+__all__ = ["Probe", "PROBES", "SATURATION", "used", "typed_nodes", "FLOAT32", "NARROWED",
+           "NEAREST"]
 
-FLOAT32, NARROWED, NEAREST, PAIRS = ("float32 accumulation", "int64 narrowed to int32",
-                                     "rounding to nearest after fusion", "int16 pair saturation")
+FLOAT32, NARROWED, NEAREST, PAIRS, CAST = (
+    "float32 accumulation", "int64 narrowed to int32", "rounding to nearest after fusion",
+    "int16 pair saturation", "int64 narrowed to int32 after a Cast from int32")
 _TYPES = {np.dtype(np.int8): TensorProto.INT8, np.dtype(np.uint8): TensorProto.UINT8,
           np.dtype(np.int32): TensorProto.INT32, np.dtype(np.int64): TensorProto.INT64,
           np.dtype(np.uint32): TensorProto.UINT32, np.dtype(np.uint64): TensorProto.UINT64,
@@ -102,6 +105,10 @@ def _probes() -> tuple:
                                                        {"keepdims": 0}),),
                      {"axes": np.array([1], np.int64)}, {"x": r},
                      np.array([64 * ((1 << 24) + 1)], np.int32)))
+    out.append(Probe(NARROWED, "ReduceSum", "int64", (("ReduceSum", ["x", "axes"], ["out0"],
+                                                        {"keepdims": 0}),),
+                     {"axes": np.array([1], np.int64)}, {"x": r.astype(np.int64) << 16},
+                     np.array([64 * ((1 << 24) + 1) << 16], np.int64)))
     top = (1 << 30) + 1
     for dtype in (np.int32, np.int64):
         b = top if dtype == np.int32 else (1 << 40) + 1
@@ -112,6 +119,17 @@ def _probes() -> tuple:
                 _two("Max", b, b - 1, b, dtype, fail), _two("Min", b, b + 1, b, dtype, fail),
                 _two("Equal", b, b - 1, False, dtype, fail),
                 _two("Greater", b, b - 1, True, dtype, fail)]
+    # int32 → int64, an operation with an int64 constant, a division back into int32 range,
+    # → int32: tract 0.23.9 narrows the constants of such a chain (2^31 becomes −2^31)
+    x = (1 << 30) + 1
+    for op, k, d in (("Mul", 3, 1 << 31), ("Add", 1 << 31, 2), ("Sub", -(1 << 31), 2),
+                     ("Div", (1 << 32) + 2, 1)):
+        want = {"Mul": x * k, "Add": x + k, "Sub": x - k, "Div": x // k}[op] // d
+        out.append(Probe(CAST, op, "int64", (
+            ("Cast", ["x"], ["w"], {"to": TensorProto.INT64}), (op, ["w", "k"], ["v"]),
+            ("Div", ["v", "d"], ["u"]), ("Cast", ["u"], ["out0"], {"to": TensorProto.INT32})),
+            {"k": np.array([k], np.int64), "d": np.array([d], np.int64)},
+            {"x": np.array([x], np.int32)}, np.array([want], np.int32)))
     out.append(_two("BitShift", (1 << 30) + 5, 1, ((1 << 30) + 5) >> 1, np.uint32,
                     direction="RIGHT"))
     out.append(_two("BitShift", (1 << 40) + 5, 1, ((1 << 40) + 5) >> 1, np.uint64, NARROWED,
@@ -141,8 +159,11 @@ PROBES = _probes()
 SATURATION = PROBES[0].name
 
 
-def used(model) -> set[tuple[str, str]]:
-    """Each ``(operator, input type)`` an ONNX model uses (its first input's type, inferred)."""
+def typed_nodes(model) -> list[tuple[str, str, str]]:
+    """Each node of an ONNX model that computes a graph value, as ``(name, operator, its first
+    input's type)``, the types inferred; a node of sizes alone (from ``Shape`` or ``Size`` and
+    constants, a tensor's dimensions, each below 2^31) is left out, since no runtime's
+    narrowing of those can change a value."""
     import onnx
     inferred = onnx.shape_inference.infer_shapes(model, strict_mode=False)
     types = {v.name: v.type.tensor_type.elem_type for v in
@@ -151,5 +172,24 @@ def used(model) -> set[tuple[str, str]]:
     types.update({t.name: t.data_type for t in inferred.graph.initializer})
     names = {v: np.dtype(helper.tensor_dtype_to_np_dtype(v)).name for v in set(types.values())
              if v}
-    return {(n.op_type, names.get(types.get(n.input[0]), "")) for n in inferred.graph.node
-            if n.input}
+    out, sizes = [], set()
+    constant = {t.name for t in inferred.graph.initializer} | {
+        o for n in inferred.graph.node if n.op_type == "Constant" for o in n.output}
+    for n in inferred.graph.node:
+        given = [i for i in n.input if i]
+        if n.op_type in ("Shape", "Size") or (
+                n.op_type not in _DATA and any(i in sizes for i in given)
+                and all(i in sizes or i in constant for i in given)):
+            sizes.update(n.output)
+        elif given:
+            out.append((n.name, n.op_type, names.get(types.get(n.input[0]), "")))
+    return out
+
+
+#: Operators that make data from sizes (a tensor of the model's values, not a size).
+_DATA = frozenset({"ConstantOfShape", "Range", "Expand", "Tile"})
+
+
+def used(model) -> set[tuple[str, str]]:
+    """Each ``(operator, input type)`` an ONNX model uses (its first input's type, inferred)."""
+    return {(op, dtype) for _, op, dtype in typed_nodes(model)}

@@ -41,7 +41,8 @@ GRAPHS = _graphs()
 def test_every_command_agrees_on_fits(tmp_path, target):
     # each target's engine here; an Ethos-U target has none (its models run on a board)
     available(format_of(TARGETS[target]).require)
-    eng = available(lambda: engine(TARGETS[target].engine)) if TARGETS[target].engine else None
+    eng = available(lambda: engine(TARGETS[target].engine, isolate=True)) \
+        if TARGETS[target].engine else None
     runner = CliRunner()
     seen = {True: 0, False: 0}
     for name, data in GRAPHS.items():
