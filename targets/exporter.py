@@ -140,19 +140,24 @@ def fit(source: bytes | Member, target: Target, name: str = "graph",
     return Fit(True, [], exp)
 
 
-def self_check(exp: Export, sizes=None) -> tuple[int, str | None]:
+def self_check(exp: Export, sizes=None, engine=None) -> tuple[int, str | None]:
     """Run the model on its format's judge (onnxruntime's CPU provider, the TOSA reference
-    model) against the reference on the source graph, at the ends of the declared ranges
-    (:func:`~waiexport.probes.probe_inputs`, on ``sizes`` when given): the number of decodes
-    compared, and what differed first (``None`` when every output is bit-exact)."""
+    model), or on ``engine`` (the target's own runtime, which exports the graph for the same
+    target itself), against the reference on the source graph, at the ends of the declared
+    ranges (:func:`~waiexport.probes.probe_inputs`, on ``sizes`` when given): the number of
+    decodes compared, and what differed first (``None`` when every output is bit-exact)."""
     fmt, g = exp.format, exp.graph
     probes = probe_inputs(g, sizes=sizes)
+    loaded = engine.load(exp.outcome.member.data) if engine is not None else None
     for n, (inputs, scalars) in enumerate(probes):
         want = decode(exp.source, inputs, scalars)
-        model = exp.built([x.shape for x in inputs])
         try:
-            raw = fmt.run(model, fmt.feed(g, model, inputs, scalars))
-            got = in_order(g, graph_outputs(g, fmt, raw), inputs, scalars)
+            if loaded is not None:
+                got = loaded.decode(inputs, scalars)
+            else:
+                model = exp.built([x.shape for x in inputs])
+                raw = fmt.run(model, fmt.feed(g, model, inputs, scalars))
+                got = in_order(g, graph_outputs(g, fmt, raw), inputs, scalars)
         except (OutputMismatch, EngineFailure) as e:
             return len(probes), f"decode {n}: {e}"
         for k, (a, b) in enumerate(zip(want, got, strict=True)):

@@ -296,6 +296,9 @@ def exact_or_refused(g, decodes, engine=None) -> bool:
             got = [o.tolist() for o in loaded.decode(inputs, scalars)]
         except Refusal as r:
             got = r.code
+        except NotForEngine as e:    # a runtime that compiles per shape declines this one
+            assert "node" in str(e).lower() or "operator" in str(e), str(e)
+            return False
         assert got == want
     return True
 

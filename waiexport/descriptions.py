@@ -52,7 +52,9 @@ class Target:
     #                             by values (the probes, targets/onnx/probes.py)
     lacks: tuple = ()           # ONNX operators its runtime does not take, with why
     conv_integer: bool = True   # its runtime takes ConvInteger (else convolutions go to
-    #                             MatMulInteger over an im2col, where their weights allow)
+    #                             MatMulInteger or int32 MatMul over an im2col)
+    checked_on: str = ""        # the engine that self-checks its exports where that is not
+    #                             the format's judge: the target's own runtime
 
     @property
     def mult_range(self) -> tuple[int, int]:
@@ -177,19 +179,19 @@ _MEASURED = ("measured by values on this kind of machine (AMD EPYC, AVX2, no VNN
              "by the probes of targets/onnx/probes.py")
 
 TARGETS.update({t.name: t for t in (
-    replace(TARGETS["ort-cpu"], name="openvino-cpu", engine="openvino-cpu",
+    replace(TARGETS["ort-cpu"], name="openvino-cpu", engine="openvino-cpu", checked_on="openvino-cpu",
             summary="OpenVINO's CPU plugin (our ONNX export, f32 inference precision): the "
                     "graphs whose every ONNX operator it computes exactly in integers",
             inexact=_OPENVINO_INEXACT, measured=f"OpenVINO 2026.4.1, {_MEASURED}"),
     # padding zero only: its frontend takes no Pad whose pads are a run-time input, so
     # replication is built from Slice, Expand and Concat (§9.4)
-    replace(TARGETS["ort-cpu"], name="tvm-llvm", engine="tvm-llvm", conv_integer=False,
+    replace(TARGETS["ort-cpu"], name="tvm-llvm", engine="tvm-llvm", checked_on="tvm-llvm", conv_integer=False,
             padding=("zero",),
             summary="Apache TVM, relax ONNX frontend, llvm for this CPU (our ONNX export, static "
                     "shapes per decode): convolutions without ConvInteger",
             lacks=(("ConvInteger", "no ConvInteger in its relax ONNX frontend"),),
             measured=f"Apache TVM 0.27.0, {_MEASURED}"),
-    replace(TARGETS["ort-cpu"], name="tract", engine="tract",
+    replace(TARGETS["ort-cpu"], name="tract", engine="tract", checked_on="tract",
             summary="tract, Sonos' Rust ONNX runtime (our ONNX export, concrete shapes per "
                     "decode): graphs it loads and computes exactly",
             inexact=((("MatMul", "int64"), "by panicking (Can't build a WeightType from TDim)"),

@@ -34,7 +34,7 @@ from waiexport.graph import Graph
 from waiexport.probes import probe_inputs
 from waiexport.reference import Decoder
 
-from ..errors import EngineFailure, ExportError, NotForEngine
+from ..errors import ExportError, NotForEngine
 from ..format import Model, graph_outputs
 from ..outputs import in_order
 

@@ -22,6 +22,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import weakref
 
 from ..errors import EngineCrashed, EngineFailure, EngineTimedOut
 from .base import Engine, Loaded
@@ -104,6 +105,7 @@ class Isolated(Engine):
         self._proc = subprocess.Popen(
             [sys.executable, "-m", "waiexport.targets.engines.worker"], stdin=subprocess.PIPE,
             stdout=subprocess.PIPE, stderr=self._log, start_new_session=True)
+        self._kill = weakref.finalize(self, _kill, self._proc)   # also at interpreter exit
         self._in_worker = set()
         if getattr(self, "profile", None) is not None:       # a restart: make it again
             self._request(("make", self._where, self._args))
@@ -118,12 +120,8 @@ class Isolated(Engine):
         return " | ".join(lines[-3:])[-400:] or "no message"
 
     def _stop(self) -> None:
-        if self._proc is not None and self._proc.poll() is None:
-            try:
-                os.killpg(self._proc.pid, signal.SIGKILL)
-            except OSError:
-                pass
-            self._proc.wait()
+        if self._proc is not None:
+            self._kill()
         self._proc = None
 
     def _request(self, message):
@@ -180,8 +178,15 @@ class Isolated(Engine):
         return Loaded(graph, run, lambda i, s: self._call(("run_all", key, list(i), list(s))),
                       unclaimable=unclaimable)
 
-    def __del__(self):
-        self._stop()
+
+def _kill(proc) -> None:
+    """Stop a worker and its children (its own session), if it still runs."""
+    if proc.poll() is None:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except OSError:
+            pass
+        proc.wait()
 
 
 def _kinds() -> tuple:

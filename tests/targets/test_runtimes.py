@@ -11,7 +11,7 @@ from click.testing import CliRunner
 from waiexport.cli import main
 from waiexport.conformance.generate import CORPUS
 
-from _helpers import with_extra
+from _helpers import ROOT, with_extra
 
 V = CORPUS / "vectors"
 SMALL = [str(V / f) for f in ("relu.jsonl", "add.jsonl", "abs.jsonl", "concat.jsonl")]
@@ -84,3 +84,43 @@ def test_the_openvino_target_passes_or_declines_by_node_and_never_fails():
                         in v["reason"] for v in conv)
     assert any("ConvInteger on uint8, which its runtime computes through float32" in v["reason"]
                for v in conv)
+
+
+@with_extra("tvm", "tvm")
+def test_export_for_a_runtime_target_self_checks_on_that_runtime(tmp_path):
+    src = str(ROOT / "examples" / "tiny_synth.whg1")
+    r = CliRunner().invoke(main, ["export", src, "--target", "tvm-llvm", "-o",
+                                  str(tmp_path / "m.onnx"), "--json"])
+    assert r.exit_code == 0, r.output
+    check = json.loads(r.stdout)["self_check"]
+    assert check["bit_exact"] and check["on"].startswith("tvm-llvm, ") and "not_on" not in check
+
+
+def test_export_for_a_runtime_target_without_its_extra_says_it_was_not_checked_there(
+        tmp_path, monkeypatch):
+    from waiexport.targets import engines
+    from waiexport.targets.errors import EngineUnavailable
+
+    def missing(name, **kw):
+        raise EngineUnavailable(f"{name}'s runtime is not installed")
+    monkeypatch.setattr(engines, "engine", missing)
+    src = str(ROOT / "examples" / "tiny_synth.whg1")
+    r = CliRunner().invoke(main, ["export", src, "--target", "tvm-llvm", "-o",
+                                  str(tmp_path / "m.onnx")])
+    assert r.exit_code == 0, r.output
+    assert "(on onnxruntime's CPU provider)" in r.output
+    assert "not self-checked on the target's own runtime: tvm-llvm: tvm-llvm's runtime is " \
+           "not installed" in r.output
+
+
+@with_extra("openvino", "openvino")
+def test_the_realistic_int_synth_is_refused_for_openvino_by_node(tmp_path):
+    from waiexport.capabilities.lower import lower_set
+    from waiexport.whg1 import write
+    (tmp_path / "s.whg1").write_bytes(write(lower_set("int_synth", ROOT / "examples" /
+                                                      "int_synth.json")[0]["synth"]))
+    r = CliRunner().invoke(main, ["export", str(tmp_path / "s.whg1"), "--target",
+                                  "openvino-cpu", "-o", str(tmp_path / "m.onnx")])
+    assert r.exit_code == 1 and not (tmp_path / "m.onnx").exists()
+    assert "does not fit openvino-cpu: node 0 (conv): its lowering needs" in r.output
+    assert "MatMulInteger on uint8, which its runtime computes through float32" in r.output

@@ -16,8 +16,9 @@ from .common import fail, writable, load_file, target_named, size_of
 @click.command("export")
 @click.argument("graph")
 @click.option("--target", "target_name", default="ort-cpu", show_default=True,
-              help="A target (waiexport targets list): ort-cpu and npu-int8 write ONNX, tosa "
-                   "writes a TOSA 1.0 flatbuffer.")
+              help="A target (waiexport targets list): ort-cpu, npu-int8 and the runtime "
+                   "targets openvino-cpu, tvm-llvm and tract write ONNX, tosa writes a TOSA "
+                   "1.0 flatbuffer, the Ethos-U targets Vela's tflite.")
 @click.option("-o", "--output", required=True,
               help="ONNX and tosa targets: the model file to write (a TOSA model gets its "
                    "provenance beside it in OUTPUT.json). Ethos-U targets: a folder, for "
@@ -33,7 +34,8 @@ def export(graph, target_name, output, sizes, as_json):
 
     check (acc32 and wai-ops/1-npu) → rewrite for the target → export → a self-check of the
     model against the exact reference, on inputs at the ends of the declared ranges (on
-    onnxruntime for ONNX, on the TOSA reference model for TOSA). The model names the SHA-256
+    onnxruntime for ONNX, on the TOSA reference model for TOSA; for a runtime target, on that
+    runtime, when its extra is installed, else on onnxruntime, saying so). The model names the SHA-256
     of GRAPH, of the rewritten graph and of the certificate, the target and this tool's
     version (ONNX metadata; for TOSA, OUTPUT.json).
 
@@ -70,7 +72,7 @@ def _export(graph: str, tgt, member, output: str, sizes, as_json: bool) -> None:
         click.echo(f"{graph}: does not fit: {r}", err=True)
         sys.exit(1 if r.code == "model_mismatch" else 2)
     except ExportError as e:
-        click.echo(f"{graph}: cannot export for {tgt.name}: {e}", err=True)
+        click.echo(f"{graph}: {_why(tgt, e)}", err=True)
         sys.exit(1)
     rewrites = [f"node {c.node} {c.op}: {c.rewrite}" for c in exp.outcome.changes if c.applied]
     if not as_json:
@@ -78,14 +80,16 @@ def _export(graph: str, tgt, member, output: str, sizes, as_json: bool) -> None:
             click.echo(f"rewrite: {line}")
     fmt = exp.format
     shapes = _static_shapes(graph, exp, [size_of(s) for s in sizes]) if fmt.static else None
+    judge, judged_on, unchecked = _judge(tgt, fmt)
     try:
         model = exp.built(shapes)
-        probes, difference = self_check(exp, sizes=[shapes[0][1:]] if shapes else None)
+        probes, difference = self_check(exp, sizes=[shapes[0][1:]] if shapes else None,
+                                        engine=judge)
     except ExportError as e:
-        click.echo(f"{graph}: cannot export for {tgt.name}: {e}", err=True)
+        click.echo(f"{graph}: {_why(tgt, e)}", err=True)
         sys.exit(1)
     if difference:
-        click.echo(f"self-check failed: {difference}", err=True)
+        click.echo(f"self-check on {judged_on} failed: {difference}", err=True)
         sys.exit(1)
     try:
         saved = fmt.save(exp, model, Path(output), Path(graph).stem)
@@ -95,9 +99,12 @@ def _export(graph: str, tgt, member, output: str, sizes, as_json: bool) -> None:
         fail(output, "vela", tgt.vela, f"Vela refused it: {e}")
     report = {**fmt.report(exp, model), "bytes": len(model.data),
               "model": saved["model"], "rewrites": [ascii_text(r) for r in rewrites],
-              "self_check": {"bit_exact": True, "decodes": probes, "on": fmt.judge},
+              "self_check": {"bit_exact": True, "decodes": probes, "on": judged_on,
+                             **({"not_on": unchecked} if unchecked else {})},
               "target": tgt.name}
-    lines = [fmt.summary(exp, model, saved["model"], probes)]
+    lines = [fmt.summary(exp, model, saved["model"], probes) + f" (on {judged_on})"]
+    if unchecked:
+        lines.append(f"not self-checked on the target's own runtime: {unchecked}")
     if "vela" in saved:
         vela = saved["vela"]
         report["vela"] = vela.as_dict()
@@ -107,6 +114,29 @@ def _export(graph: str, tgt, member, output: str, sizes, as_json: bool) -> None:
             lines.append(f"  {vela.cpu_ops} operators are not on the NPU")
     click.echo(dumps(report) if as_json else "\n".join(lines))
     sys.exit(0)
+
+
+def _why(tgt, e) -> str:
+    """An export error in words: a graph that does not fit says so; anything else cannot be
+    exported."""
+    from waiexport.targets.errors import DoesNotFit
+    return str(e) if isinstance(e, DoesNotFit) and str(e).startswith("does not fit") else \
+        f"cannot export for {tgt.name}: {e}"
+
+
+def _judge(tgt, fmt):
+    """The engine that self-checks the export (the target's own runtime, in a worker, where
+    its description names one: ``checked_on``), what it runs on in words, and why the
+    target's own runtime could not check it (its extra missing), if so."""
+    from waiexport.targets.engines import engine
+    from waiexport.targets.errors import EngineUnavailable
+    if not tgt.checked_on:
+        return None, fmt.judge, None
+    try:
+        judge = engine(tgt.checked_on, isolate=True)
+    except EngineUnavailable as e:
+        return None, fmt.judge, f"{tgt.checked_on}: {e}"
+    return judge, f"{tgt.checked_on}, {judge.describe()['runs_on']}", None
 
 
 def _vela_error():

@@ -1,7 +1,8 @@
 """``pad_rep`` (§5.10): bottom and right to a multiple of ``m`` by replication, the amount
 computed from the run-time size. ``Pad`` in ``edge`` mode where the target pads by
-replication; elsewhere built from the last row and column, ``Expand``-ed and concatenated
-(§9.4)."""
+replication; elsewhere a ``Gather`` of each axis at the clamped indices ``min(i, n − 1)``
+for ``i`` below the padded size (§9.4), which never makes a tensor of size 0 (TVM 0.27
+refuses one)."""
 
 from ..emit import I64
 
@@ -15,11 +16,10 @@ def lower(e, op, ins, ctx):
     if ctx.target is None or "replicate" in ctx.target.padding:
         pads = e.node("Concat", [e.const([0] * 6, I64), short(h), short(w)], axis=0)
         return [e.node("Pad", [ins[0], pads], mode="edge")]
-    c = e.dim(ins[0], 1)
-    last_row = e.slice(ins[0], [-1], [1 << 62], [2])
-    y = e.node("Concat", [ins[0], e.node("Expand", [last_row, e.node(
-        "Concat", [e.const([1], I64), c, short(h), w], axis=0)])], axis=2)
-    rows = e.dim(y, 2)
-    last_col = e.slice(y, [-1], [1 << 62], [3])
-    return [e.node("Concat", [y, e.node("Expand", [last_col, e.node(
-        "Concat", [e.const([1], I64), c, rows, short(w)], axis=0)])], axis=3)]
+    y = ins[0]
+    for axis, d in ((2, h), (3, w)):
+        size = e.node("Squeeze", [e.node("Add", [d, short(d)]), e.const([0], I64)])
+        last = e.node("Sub", [d, e.const([1], I64)])
+        idx = e.node("Min", [e.node("Range", [e.const(0, I64), size, e.const(1, I64)]), last])
+        y = e.node("Gather", [y, idx], axis=axis)
+    return [y]

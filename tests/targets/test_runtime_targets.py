@@ -1,0 +1,71 @@
+"""The runtime targets (``openvino-cpu``, ``tvm-llvm``, ``tract``) on drawn ``acc32`` graphs
+of every operator and on requantisations at their rounding ties and range ends: each graph
+runs bit-identical to the reference on the target's own runtime, or its export is refused
+naming the node. TVM compiles per model and per shape (about a second each), so its example
+count is ``WAIEXPORT_TVM_EXAMPLES`` (README); each skips by name without its extra."""
+
+import os
+
+import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+
+from waiexport.probes import probe_inputs
+
+from _helpers import examples, exact_or_refused, verdict, with_extra
+from _strategies import NARROW, PARAMS, case, requantisation
+
+TVM_EXAMPLES = int(os.environ.get("WAIEXPORT_TVM_EXAMPLES", "4"))
+RUNTIMES = [
+    pytest.param("openvino-cpu", 12, marks=with_extra("openvino", "openvino")),
+    pytest.param("tvm-llvm", TVM_EXAMPLES, marks=with_extra("tvm", "tvm")),
+    pytest.param("tract", 12, marks=with_extra("tract", "tract")),
+]
+GRAPH_OPS = sorted(PARAMS)
+EXPORTED: dict = {}
+_ENGINES: dict = {}
+
+
+def _engine(name: str):
+    """One engine per runtime for the whole module (each starts a worker and probes)."""
+    from waiexport.targets.engines import engine
+    if name not in _ENGINES:
+        _ENGINES[name] = engine(name, isolate=True)
+    return _ENGINES[name]
+
+
+def _run(name: str, n: int, body):
+    settings(max_examples=examples(n), deadline=None, database=None,
+             suppress_health_check=list(HealthCheck))(body)()
+
+
+@pytest.mark.parametrize("runtime, n", RUNTIMES)
+def test_every_operator_runs_exactly_on_the_runtime_or_is_refused_by_node(runtime, n):
+    @given(data=st.data())
+    def body(data):
+        name = data.draw(st.sampled_from(GRAPH_OPS))
+        g, inputs, scalars = data.draw(case(name, NARROW))
+        assume(verdict(g)["acc32"])
+        done = exact_or_refused(g, [(inputs, scalars)] + probe_inputs(g),
+                                lambda: _engine(runtime))
+        EXPORTED.setdefault(runtime, []).append(done)
+    _run(runtime, n * 4, body)
+
+
+@pytest.mark.parametrize("runtime, n", RUNTIMES)
+def test_requantisations_at_their_ties_run_exactly_on_the_runtime_or_are_refused(runtime, n):
+    @given(requantisation())
+    def body(drawn):
+        g, decodes = drawn
+        assume(verdict(g)["acc32"])
+        done = exact_or_refused(g, decodes + probe_inputs(g), lambda: _engine(runtime))
+        EXPORTED.setdefault(f"{runtime} rq", []).append(done)
+    _run(runtime, n * 2, body)
+
+
+def test_share_exported():
+    """Print how many drawn graphs exported for each runtime target (the rest refused by
+    node)."""
+    for name, done in sorted(EXPORTED.items()):
+        print(f"{name}: {sum(done)} of {len(done)} exported")
+    assert not EXPORTED or any(any(done) for done in EXPORTED.values())
