@@ -207,6 +207,20 @@ def test_run_on_the_onnxruntime_engine_matches_the_reference(tmp_path):
     assert run("run", g, "--decode", d, "--engine", "tpu").exit_code == 2
 
 
+def test_run_target_runs_another_target_s_model_on_the_engine(tmp_path):
+    doc = [{"inputs": [tensor([1, 2])], "scalars": []},
+           {"inputs": [tensor([2, -2])], "scalars": []}]
+    g, d = _graph_file(tmp_path), _decode_file(tmp_path, doc)
+    ref = run("run", g, "--decode", d, "--json")
+    other = run("run", g, "--decode", d, "--json", "--engine", "onnx-reference", "--target",
+                "ort-cpu-acc64")
+    assert ref.exit_code == other.exit_code == 0 and ref.output == other.output
+    for target, words in (("nope", "unknown target 'nope'"),
+                          ("tosa", "runs onnx models; target tosa's are tosa")):
+        r = run("run", g, "--decode", d, "--engine", "onnx-reference", "--target", target)
+        assert r.exit_code == 2 and words in r.output and "Traceback" not in r.output
+
+
 def test_run_reports_in_the_capabilitys_codes(tmp_path):
     # wai.neural.int_synth reports payload_malformed for every refusal of its decode (§4).
     doc = [{"inputs": [tensor([11, 0])], "scalars": []}]

@@ -23,10 +23,14 @@ from .common import engine_option, fail, read_file, load_file, engine_named
               help="Run the literal implementation (scalar loops; slow, small inputs).")
 @engine_option("What runs the decodes (the host loads the graph against the "
                                "engine's profile and subset).")
+@click.option("--target", "target_name", default=None,
+              help="The target whose model the engine runs (waiexport targets list), in place "
+                   "of its own: --engine openvino-cpu --target ort-cpu runs ort-cpu's model "
+                   "on OpenVINO.")
 @click.option("--capability", default=None,
               help="Report refusals in this capability's codes (§4): wai.neural.int_synth "
                    "reports payload_malformed for every one.")
-def run(graph, decode_file, as_json, literal, engine_name, capability):
+def run(graph, decode_file, as_json, literal, engine_name, target_name, capability):
     """Run decodes through GRAPH on the exact reference, or on its exported model.
 
     The graph loads against the engine's profile (§10.5 steps 1–8): acc64 for the
@@ -48,7 +52,7 @@ def run(graph, decode_file, as_json, literal, engine_name, capability):
     from waiexport.targets.engines.base import Loaded
     from waiexport.targets.outputs import by_name
 
-    eng = engine_named(engine_name)
+    eng = engine_named(engine_name, target=target_name)
     from waiexport.codes import CAPABILITY_CODES, reported_code
     if capability is not None and capability not in CAPABILITY_CODES:
         fail("--capability", "usage", "-", f"unknown capability {capability!r}; known: "
