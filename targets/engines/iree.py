@@ -56,13 +56,13 @@ class IreeCpuEngine(TosaRefEngine):
     name = "iree-cpu"
 
     def __init__(self, target_name: str = "tosa"):
-        super().__init__(target_name)
-        try:   # availability, here rather than mid-run
-            for module in ("iree.compiler", "iree.runtime"):
+        try:   # availability, here rather than mid-run; the iree extra brings tosa-tools
+            for module in ("iree.compiler", "iree.runtime", "tosa_serializer"):
                 import_module(module)
         except ImportError:
             raise EngineUnavailable("IREE is not installed: pip install 'waiexport[iree]'") \
                 from None
+        super().__init__(target_name)
         self.compiled = 0        # compiles this engine ran (the rest came from the cache)
         self._versions = versions("iree-base-compiler", "iree-base-runtime")
         self._cpu = host_cpu()
@@ -78,7 +78,6 @@ class IreeCpuEngine(TosaRefEngine):
         import iree.compiler as ic
         key = hashlib.sha256(data + json.dumps([self._versions, self._cpu]).encode())
         folder = user_cache("iree")
-        folder.mkdir(parents=True, exist_ok=True)
         path = os.path.join(folder, key.hexdigest() + ".vmfb")
         if os.path.exists(path):
             with open(path, "rb") as f:

@@ -68,7 +68,6 @@ class TvmEngine(ModelEngine):
         key = hashlib.sha256(model.data + json.dumps(
             [shapes, versions("apache-tvm"), self._cpu]).encode()).hexdigest()
         folder = user_cache("tvm")
-        folder.mkdir(parents=True, exist_ok=True)
         path = folder / f"{key}.so"
         if not path.exists():
             try:

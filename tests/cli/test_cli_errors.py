@@ -15,6 +15,7 @@ from _helpers import ROOT
 G = str(ROOT / "examples" / "tiny_synth.whg1")
 SYNTH = str(ROOT / "examples" / "int_synth.json")
 JPEGAI = str(ROOT / "examples" / "jpegai")
+VECTORS = str(ROOT / "conformance" / "corpus" / "vectors" / "relu.jsonl")
 
 
 @pytest.fixture(scope="module")
@@ -53,6 +54,14 @@ def cases(d):
                                                        str(d / "x")],
         ["targets", "show", "nope"], ["export", G, "--target", "tosa", "-o", str(d / "x"),
                                       "--size", "axb"],
+        # options that conflict (issue 31.6), refused before any work (31.9)
+        ["validate", "--pack", str(d), VECTORS], ["validate", "--results", str(d), "--pack",
+                                                  str(d), "--engine", "ort-cpu"],
+        ["validate", "--results", str(d), "--pack-sha256", "0" * 64, "--locate"],
+        ["export", G, "--size", "4x4", "-o", str(d / "x.onnx")],
+        ["export", G, "--target", "tosa", "--size", "4x4", "--size", "4x4", "-o",
+         str(d / "x.tosa")],
+        ["export", G, "-o", str(d / "x.tosa")], ["check", G, "--target", "bogus"],
         _jpegai(soz="/nonexistent.bin"), _jpegai(output="/proc/decoded"),
         _jpegai(grfs_y=str(d / "ok.json")),
     ]
@@ -68,16 +77,18 @@ def _jpegai(output="/tmp/waiexport-decoded", **files):
 
 
 def test_every_case_is_run(decodes):
-    assert len(cases(decodes)) == 28
+    assert len(cases(decodes)) == 35
 
 
-@pytest.mark.parametrize("k", range(25))
+@pytest.mark.parametrize("k", range(32))
 def test_one_line_and_exit_2(decodes, k):
     args = cases(decodes)[k]
     r = CliRunner().invoke(main, args)
     lines = [line for line in r.output.splitlines()
              if not line.startswith(("rewrite:", "WARNING"))]
     assert r.exit_code == 2, (args, r.output)
+    if k >= 25:    # refused before any work: nothing else printed
+        assert len(r.output.splitlines()) == 1, r.output
     assert len(lines) == 1 and "Traceback" not in r.output and "Usage:" not in r.output, \
         (args, r.output)
     assert len(lines[0].split(": ")) >= 4, lines[0]
@@ -131,6 +142,13 @@ def test_a_missing_optional_tool_is_one_line(tmp_path):
                            text=True, env=env)
         assert r.returncode == 2 and "Traceback" not in r.stderr, (args, r.stderr)
         assert "pip install 'waiexport[tosa]'" in r.stderr, (args, r.stderr)
+    # what needs more than tosa-tools names the extra that brings it all
+    for args, extra in ((["validate", "--engine", "iree-cpu"], "iree"),
+                        (["export", G, "--target", "ethos-u55-128", "-o", str(tmp_path / "u")],
+                         "vela")):
+        r = subprocess.run([sys.executable, "-m", "waiexport.cli", *args], capture_output=True,
+                           text=True, env=env)
+        assert r.returncode == 2 and f"pip install 'waiexport[{extra}]'" in r.stderr, r.stderr
     vela = ("import sys, importlib.util as u; find = u.find_spec; "
             "u.find_spec = lambda n, *a: None if n == 'ethosu' else find(n, *a); "
             "from waiexport.cli import main; main()")

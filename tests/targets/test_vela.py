@@ -96,3 +96,45 @@ def test_a_row_chosen_at_run_time_is_refused_for_u55_and_compiles_for_u85(tmp_pa
     assert not verdict.fits and "node 0 (chscale)" in verdict.reasons[0]
     r = _export(tmp_path, g, "u85", "--target", "ethos-u85-256")
     assert r.exit_code == 0 and int(json.loads(r.stdout)["vela"]["cpu_operators"]) == 0
+
+
+def test_a_second_target_into_the_same_folder_replaces_the_first_cleanly(tmp_path):
+    src = tmp_path / "g.whg1"
+    src.write_bytes(write(_conv_relu()))
+    for name in ("ethos-u55-128", "ethos-u85-256"):
+        r = CliRunner().invoke(main, ["export", str(src), "--target", name, "-o",
+                                      str(tmp_path / "D"), "--json"])
+        assert r.exit_code == 0, r.output
+    files = sorted(p.name for p in (tmp_path / "D").iterdir())
+    assert files == ["g.tosa", "g.tosa.json", "g_summary_Ethos_U85_SYS_DRAM_Mid.csv",
+                     "g_vela.tflite"], files
+    assert json.loads((tmp_path / "D" / "g.tosa.json").read_text())["wai.target"] == \
+        "ethos-u85-256"
+
+
+def test_two_exports_into_one_folder_at_once_each_report_their_own_model(tmp_path):
+    import subprocess
+    import sys
+    b = GraphBuilder()
+    w = np.random.default_rng(0).integers(-128, 128, (8, 4, 3, 3))
+    b.output(b.op("conv", b.input(4, -128, 127), conv(w, pad=1, rq=rq(shift=10,
+                                                                       round="half_up"))))
+    src = tmp_path / "g.whg1"
+    src.write_bytes(write(b.build()))
+
+    def start(size, out):
+        return subprocess.Popen([sys.executable, "-m", "waiexport.cli", "export", str(src),
+                                 "--target", "ethos-u55-128", "--size", size, "-o", str(out),
+                                 "--json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                text=True)
+    alone = {size: json.loads(start(size, tmp_path / size).communicate()[0])["vela"]
+             for size in ("4x4", "8x8")}
+    both = {size: start(size, tmp_path / "D") for size in ("4x4", "8x8")}
+    got = {size: p.communicate() for size, p in both.items()}
+    for size, (out, err) in got.items():
+        assert both[size].returncode == 0, err
+        assert json.loads(out)["vela"]["cycles_npu"] == alone[size]["cycles_npu"]
+    meta = json.loads((tmp_path / "D" / "g.tosa.json").read_text())
+    size = "x".join(meta["wai.inputs"][0]["nhwc"][1:3])
+    assert (tmp_path / "D" / "g_vela.tflite").read_bytes() == \
+        (tmp_path / size / "g_vela.tflite").read_bytes()

@@ -14,8 +14,6 @@ import click
 
 from waiexport import __version__
 
-from .common import fail
-
 __all__ = ["main", "COMMANDS"]
 
 #: Each command's name → (its module, the line ``waiexport --help`` shows for it).
@@ -63,7 +61,22 @@ class _Cli(click.Group):
     def main(self, *args, **kwargs):
         kwargs.pop("standalone_mode", None)
         try:
-            code = super().main(*args, standalone_mode=False, **kwargs)
+            code = self._main(*args, **kwargs)
+        except (KeyboardInterrupt, click.Abort):
+            _interrupted()
+        except ImportError as e:     # an interrupt inside a C extension's import ends here
+            if _cause(e, KeyboardInterrupt):
+                _interrupted()
+            raise
+        sys.exit(code if isinstance(code, int) else 0)
+
+    def _main(self, *args, **kwargs):
+        """click's main without its own handling, and every mistake click catches in one
+        line (the heavy modules, the commands' own, are imported in here, under the caller's
+        handling of an interrupt)."""
+        from .common import fail
+        try:
+            return super().main(*args, standalone_mode=False, **kwargs)
         except click.exceptions.NoArgsIsHelpError as e:
             click.echo(e.ctx.get_help())
             sys.exit(2)
@@ -76,9 +89,23 @@ class _Cli(click.Group):
                  f"{e.format_message()} (see '{command} --help')")
         except click.ClickException as e:
             fail("waiexport", "error", "-", e.format_message())
-        except click.Abort:
-            fail("waiexport", "aborted", "-", "interrupted")
-        sys.exit(code if isinstance(code, int) else 0)
+
+
+def _cause(e: BaseException, kind) -> bool:
+    """Whether ``e`` was raised while handling, or because of, an exception of ``kind``."""
+    seen = set()
+    while e is not None and id(e) not in seen:
+        if isinstance(e, kind):
+            return True
+        seen.add(id(e))
+        e = e.__cause__ or e.__context__
+    return False
+
+
+def _interrupted() -> None:
+    """An interrupt (Ctrl-C), wherever it came: one line and exit 130 (128 + SIGINT)."""
+    click.echo("waiexport: interrupted", err=True)
+    sys.exit(130)
 
 
 @click.group(cls=_Cli, context_settings={"help_option_names": ["-h", "--help"]})

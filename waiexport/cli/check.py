@@ -46,7 +46,7 @@ def check(files, roles, capability, profile, subset, cert_path, set_sha256, targ
     \b
     Exit status: 0 when the set meets the profile (and the subset), or with --target when
     every graph fits the target; 1 when not; 2 when a graph is refused at load.
-    Example: waiexport check synth.whg1 --target tosa
+    Example: waiexport check examples/tiny_synth.whg1 --target tosa
     """
     from waiexport.certificate import certificate_bytes, certify
     from waiexport.load import read_member

@@ -42,7 +42,7 @@ def export(graph, target_name, output, sizes, as_json):
     \b
     Exit status: 0 when the model is written and matches the reference; 1 when the graph
     does not fit, cannot be mapped, or the self-check differs; 2 when GRAPH is refused at load.
-    Example: waiexport export hs_y.whg1 --target tosa --size 16x16 -o hs_y.tosa
+    Example: waiexport export examples/tiny_synth.whg1 --target tosa --size 8x8 -o /tmp/tiny.tosa
     """
     from waiexport.targets.errors import EngineUnavailable
     from waiexport.load import read_member
@@ -54,8 +54,11 @@ def export(graph, target_name, output, sizes, as_json):
         fmt.require()
     except EngineUnavailable as e:
         fail(f"--target {tgt.name}", "unavailable", "-", str(e))
+    _options_fit(tgt, fmt, output, sizes)
     writable(output, folder=fmt.writes_folder)
     _, member = load_file(graph, loader=read_member)
+    if fmt.static:
+        _sizes_given(graph, member.graph, fmt, len(sizes))
     try:
         _export(graph, tgt, member, output, sizes, as_json)
     except EngineUnavailable as e:
@@ -102,7 +105,8 @@ def _export(graph: str, tgt, member, output: str, sizes, as_json: bool) -> None:
               "self_check": {"bit_exact": True, "decodes": probes, "on": judged_on,
                              **({"not_on": unchecked} if unchecked else {})},
               "target": tgt.name}
-    lines = [fmt.summary(exp, model, saved["model"], probes) + f" (on {judged_on})"]
+    lines = [fmt.summary(exp, model, saved["model"], probes)
+             + (f" (on {judged_on})" if tgt.checked_on else "")]
     if unchecked:
         lines.append(f"not self-checked on the target's own runtime: {unchecked}")
     if "vela" in saved:
@@ -146,19 +150,42 @@ def _vela_error():
     return VelaError
 
 
+def _options_fit(tgt, fmt, output: str, sizes) -> None:
+    """End in one line, before any work, where an option does not fit the target's format:
+    ``--size`` for a format that takes any size, or ``-o`` with another format's suffix."""
+    from waiexport.targets.format import FORMATS, format_named
+    if sizes and not fmt.static:
+        fail("--size", "usage", "-", f"{tgt.name}'s {fmt.name.upper()} models take any input "
+             "size; --size is for the formats whose shapes are static (tosa, Ethos-U)")
+    suffix = Path(output).suffix.lower()
+    files = {f.suffix: f.name for f in map(format_named, FORMATS) if not f.writes_folder}
+    if not fmt.writes_folder and files.get(suffix, fmt.name) != fmt.name:
+        fail(output, "usage", "-o", f"target {tgt.name} writes {fmt.name.upper()} "
+             f"({fmt.suffix}), not {files[suffix].upper()}")
+
+
+def _sizes_given(graph: str, g, fmt, given: int) -> None:
+    """End in one line where a static format's export has too few or too many ``--size``
+    values for the graph's data inputs."""
+    n = sum(1 for i in g.inputs if i.kind == "data")
+    if given == 0 and g.declares_sizes:
+        return
+    if given != n:
+        fail(graph, "needs-size", "--size", (
+            f"the graph declares no input sizes and {fmt.name.upper()} shapes are static: "
+            f"give --size HxW for each of its {n} data inputs" if not given else
+            f"{given} --size values for its {n} data input{'s' if n != 1 else ''}"))
+
+
 def _static_shapes(graph: str, exp, sizes: list) -> list:
     """Every input's shape for a model whose shapes are static: data inputs from ``--size``
-    or the graph's declared sizes, state inputs as the first data input; a missing or
-    unplannable size ends in one line."""
+    (their count checked by :func:`_sizes_given`) or the graph's declared sizes, state
+    inputs as the first data input; an unplannable size ends in one line."""
     from waiexport.plan import run_plan
     g = exp.graph
     data_inputs = [i for i in g.inputs if i.kind == "data"]
     if not sizes and g.declares_sizes:
         sizes = [(i.max_h, i.max_w) for i in data_inputs]
-    if len(sizes) != len(data_inputs):
-        fail(graph, "needs-size", "-", f"the graph declares no input sizes and "
-             f"{exp.format.name.upper()} shapes are static: give --size HxW for each of its "
-             f"{len(data_inputs)} data inputs")
     size = iter(sizes)
     shapes = [(g.tensor(i.tensor).channels, *(next(size) if i.kind == "data" else sizes[0]))
               for i in g.inputs]

@@ -12,6 +12,7 @@ from typing import Callable
 
 from waiexport.capabilities.lower import lower_set
 from waiexport.certificate import certificate_bytes
+from waiexport.refusal import Refusal
 from waiexport.whg1 import write
 
 __all__ = ["main_job"]
@@ -28,7 +29,15 @@ def main_job(root: Path, say: Callable[[str], None]) -> bool:
     ok = True
     for form, source in (("int_synth", root / "int_synth.json"), ("jpegai", root / "jpegai")):
         t0 = time.perf_counter()
-        graphs, cert = lower_set(form, source)
+        if not source.exists():
+            say(f"{form}: no {source.name} in {root}: skipped")
+            continue
+        try:
+            graphs, cert = lower_set(form, source)
+        except Refusal as r:
+            say(f"{form}: REFUSED at its lowering: {r}")
+            ok = False
+            continue
         v = cert["verdict"]
         say(f"{form}: lowered {', '.join(graphs)}; certificate sha256 "
             f"{hashlib.sha256(certificate_bytes(cert)).hexdigest()[:16]}…: acc32 "
@@ -45,7 +54,11 @@ def main_job(root: Path, say: Callable[[str], None]) -> bool:
         say(f"  ({time.perf_counter() - t0:.1f} s)")
     streams = root / "jpegai" / "streams"
     if (streams / "streams.json").exists():
-        ok &= _jpegai_decode(root / "jpegai", streams, say)
+        try:
+            ok &= _jpegai_decode(root / "jpegai", streams, say)
+        except (Refusal, OSError) as r:
+            say(f"jpegai decode: REFUSED: {r}")
+            ok = False
     for name in ("reference", "ort-cpu", "npu-int8"):
         totals = Counter(r.status for r in validate(engine(name), files_under([CORPUS])))
         ok &= not any(totals[k] for k in NO_CLAIM)

@@ -37,7 +37,7 @@ def rewrite(source, target_name, output, as_json):
     \b
     Exit status: 0 when the graph fits the target; 1 when it does not; 2 when SOURCE is
     refused at load or a path cannot be read or written.
-    Example: waiexport rewrite hs_y.whg1 --target npu-int8 -o hs_y.npu.whg1
+    Example: waiexport rewrite examples/tiny_synth.whg1 --target tosa -o /tmp/tiny.tosa.whg1
     """
     from waiexport.load import load
     from waiexport.rewrites.manager import rewrite_for

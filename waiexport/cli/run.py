@@ -45,7 +45,7 @@ def run(graph, decode_file, as_json, literal, engine_name, target_name, capabili
     \b
     Exit status: 0 when every decode completes; 1 when a decode is refused; 2 when the graph
     is refused at load or does not fit the engine, or the input is malformed.
-    Example: waiexport run examples/tiny_synth.whg1 --decode d.json --engine ort-cpu
+    Example: waiexport run examples/tiny_synth.whg1 --decode examples/tiny_synth_decode.json --engine ort-cpu
     """
     from waiexport.reference import decode
     from waiexport.targets.errors import EngineFailure

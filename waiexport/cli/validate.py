@@ -67,6 +67,7 @@ def validate(paths, engine_name, target_name, time_limit, memory_limit, allow_fa
     from waiexport.conformance.generate import CORPUS
     from waiexport.conformance.validate import NO_CLAIM, files_under, read_all, render, report
 
+    _conflicts(results is not None)
     if results is not None:
         _judge_results(Path(results), Path(pack or results), pack_sha256,
                        files_under([Path(p) for p in paths] or [CORPUS]), as_json)
@@ -94,6 +95,27 @@ def validate(paths, engine_name, target_name, time_limit, memory_limit, allow_fa
              f"none of the {total} vectors ran on this engine (not for it, or declined): "
              "nothing was validated")
     sys.exit(1 if any(r.status in NO_CLAIM for r in results) else 0)
+
+
+#: What only runs an engine, and what only judges a runner's results.
+_RUNNING = ("engine_name", "target_name", "time_limit", "memory_limit", "allow_fallback",
+            "locate")
+_JUDGING = ("pack", "pack_sha256")
+
+
+def _conflicts(judging: bool) -> None:
+    """End in one line where an option given has no effect in this mode: the options that
+    run an engine with ``--results``, or ``--pack`` and ``--pack-sha256`` without it."""
+    from click.core import ParameterSource
+    ctx = click.get_current_context()
+    given = [p for p in ctx.command.params if p.name in (_RUNNING if judging else _JUDGING)
+             and ctx.get_parameter_source(p.name) is not ParameterSource.DEFAULT]
+    if given:
+        names = ", ".join(p.opts[-1] if p.opts[-1].startswith("--") else p.opts[0]
+                          for p in given)
+        fail(names, "usage", "-", "options for running an engine; --results judges what a "
+             "runner wrote instead" if judging else "only with --results (judging a runner's "
+             "results)")
 
 
 def _judge_results(results: Path, pack: Path, pack_sha256: str | None, files: list,

@@ -39,8 +39,9 @@ def vectors_generate(outdir, as_json):
               help="Print {files: [{difference, path, same}], skipped: [paths]} as JSON.")
 def vectors_check(directory, as_json):
     """Recompute every vector under DIRECTORY with the literal evaluator and the
-    term-by-term bounds fold, write each file again and compare bytes; files under stage/
-    or certificates/ are skipped with a note.
+    term-by-term bounds fold (a stage vector's expect with the literal stage operators),
+    write each file again and compare bytes; files under certificates/ are skipped with a
+    note.
 
     \b
     Exit status: 0 when every file is reproduced; 1 when one differs; 2 when DIRECTORY is
@@ -87,7 +88,7 @@ def vectors_pack(target_name, directory, paths, as_json):
     \b
     Exit status: 0 when written; 2 for an unknown target, an unreadable vector file or an
     unwritable DIRECTORY.
-    Example: waiexport vectors pack --target ethos-u55-128 /tmp/pack
+    Example: waiexport vectors pack --target ethos-u55-128 /tmp/pack conformance/corpus/vectors/relu.jsonl
     """
     from waiexport.conformance.generate import CORPUS
     from waiexport.conformance.packs import make_pack
