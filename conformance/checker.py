@@ -49,13 +49,15 @@ def check_file(path: Path) -> FileCheck:
     return FileCheck(path, False, "the files differ in length")
 
 
-def check_dir(root: Path) -> tuple[list[FileCheck], list[Path]]:
+def check_dir(root: Path, progress=None) -> tuple[list[FileCheck], list[Path]]:
     """Check every ``.jsonl`` under ``root`` except those under :data:`SKIPPED` folders;
-    returns the checks and the skipped files."""
+    returns the checks and the skipped files (``progress(1)`` after each file)."""
     checks, skipped = [], []
     for path in sorted(root.rglob("*.jsonl")):
         if any(part in SKIPPED for part in path.relative_to(root).parts):
             skipped.append(path)
         else:
             checks.append(check_file(path))
+        if progress:
+            progress(1)
     return checks, skipped

@@ -43,6 +43,13 @@ class Change:
     applied: bool
     reason: str | None = None
 
+    def as_json(self) -> dict:
+        """The one JSON shape of a change, as ``rewrite --json`` and ``export --json`` print
+        it."""
+        from waiexport.jsonio import ascii_text
+        return {"applied": self.applied, "node": self.node, "op": self.op,
+                "reason": ascii_text(self.reason or ""), "rewrite": self.key}
+
 
 @dataclass
 class RewriteOutcome:
@@ -63,6 +70,14 @@ class RewriteOutcome:
         """Node ``k`` of the rewritten graph by its source index: ``node 3 (now 2)``."""
         src = self.sources[k] if k < len(self.sources) else k
         return f"node {src}" if src == k else f"node {src} (now {k})"
+
+    def changed(self, c: Change) -> str:
+        """A change's node as every line names it: its source index, and its index now
+        where the node it changed has one of its own in the rewritten graph (a phase
+        convolution)."""
+        now = [k for k, src in enumerate(self.sources)
+               if src == c.node and self.graph.ops[k].name == c.op]
+        return self.label(now[0]) if now else f"node {c.node}"
 
 
 def rewrite_for(source: Graph | Member, target: Target, name: str = "graph") -> RewriteOutcome:

@@ -140,14 +140,16 @@ def fit(source: bytes | Member, target: Target, name: str = "graph",
     return Fit(True, [], exp)
 
 
-def self_check(exp: Export, sizes=None, engine=None) -> tuple[int, str | None]:
+def self_check(exp: Export, sizes=None, engine=None, progress=None) -> tuple[int, str | None]:
     """Run the model on its format's judge (onnxruntime's CPU provider, the TOSA reference
     model), or on ``engine`` (the target's own runtime, which exports the graph for the same
     target itself), against the reference on the source graph, at the ends of the declared
     ranges (:func:`~waiexport.probes.probe_inputs`, on ``sizes`` when given): the number of
-    decodes compared, and what differed first (``None`` when every output is bit-exact)."""
+    decodes compared, and what differed first (``None`` when every output is bit-exact);
+    ``progress(n)`` is told the number of decodes, then called after each."""
     fmt, g = exp.format, exp.graph
     probes = probe_inputs(g, sizes=sizes)
+    tick = progress(len(probes)) if progress else None
     loaded = engine.load(exp.outcome.member.data) if engine is not None else None
     for n, (inputs, scalars) in enumerate(probes):
         want = decode(exp.source, inputs, scalars)
@@ -163,4 +165,6 @@ def self_check(exp: Export, sizes=None, engine=None) -> tuple[int, str | None]:
         for k, (a, b) in enumerate(zip(want, got, strict=True)):
             if not (a == b).all():
                 return len(probes), f"decode {n}, output {k} differs from the reference"
+        if tick:
+            tick(1)
     return len(probes), None

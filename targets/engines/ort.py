@@ -31,10 +31,8 @@ class OrtSession:
 
     def __init__(self, model: bytes, provider: str, fallback: bool, profiled: bool):
         import onnxruntime as ort
-        opts = ort.SessionOptions()
-        opts.log_severity_level = 3
-        if provider != CPU and not fallback:
-            opts.add_session_config_entry("session.disable_cpu_ep_fallback", "1")
+        from ..onnx.format import quiet
+        opts = quiet(ort, provider, fallback)
         self._dir = None
         if profiled:
             self._dir = tempfile.mkdtemp(prefix="waiexport-profile-")

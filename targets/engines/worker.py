@@ -32,6 +32,9 @@ __all__ = ["Isolated", "TIME_LIMIT", "MEMORY_LIMIT"]
 #: The default limits of one call: seconds, and bytes of the worker's resident memory.
 TIME_LIMIT = 300.0
 MEMORY_LIMIT = 8 << 30
+#: Seconds a worker may take to start (its imports, making the engine), whatever a call's
+#: limit: on a loaded machine a start can take longer than a short limit on a decode.
+START_LIMIT = 120.0
 
 
 def _send(stream, obj) -> None:
@@ -72,7 +75,7 @@ class Isolated(Engine):
         self._loaded: dict = {}      # digest → bytes, to load again after a restart
         self._in_worker: set = set()
         self._probed = None
-        info = self._call(("make", where, self._args))
+        info = self._call(("make", where, self._args), START_LIMIT)
         self.profile, self.subset, self.target = info["profile"], info["subset"], info["target"]
         self.provider = info.get("provider")
         self._probed = self._probe(info["probes"])
@@ -91,7 +94,7 @@ class Isolated(Engine):
                 found[name] = self._call(("probe", name))
             except (EngineCrashed, EngineTimedOut) as e:
                 found[name] = f"{name}: {e}"
-        self._request(("probed", found))
+        self._request(("probed", found), START_LIMIT)
         return found
 
     def describe(self) -> dict:
@@ -108,9 +111,9 @@ class Isolated(Engine):
         self._kill = weakref.finalize(self, _kill, self._proc)   # also at interpreter exit
         self._in_worker = set()
         if getattr(self, "profile", None) is not None:       # a restart: make it again
-            self._request(("make", self._where, self._args))
+            self._request(("make", self._where, self._args), START_LIMIT)
             if self._probed is not None:
-                self._request(("probed", self._probed))
+                self._request(("probed", self._probed), START_LIMIT)
 
     def _said(self) -> str:
         """The last lines the worker's runtime wrote to standard error."""
@@ -124,16 +127,18 @@ class Isolated(Engine):
             self._kill()
         self._proc = None
 
-    def _request(self, message):
-        """Send ``message`` and wait for the answer, within the limits."""
+    def _request(self, message, time_limit: float | None = None):
+        """Send ``message`` and wait for the answer, within the limits (``time_limit``
+        where given, else the call's)."""
         _send(self._proc.stdin, message)
-        deadline = time.monotonic() + self.time_limit
+        time_limit = max(time_limit or 0, self.time_limit)
+        deadline = time.monotonic() + time_limit
         out = self._proc.stdout
         while True:
             left = deadline - time.monotonic()
             if left <= 0:
                 self._stop()
-                raise EngineTimedOut(f"no answer within {self.time_limit:g} s; the worker was "
+                raise EngineTimedOut(f"no answer within {time_limit:g} s; the worker was "
                                      "stopped")
             ready, _, _ = select.select([out], [], [], min(left, 0.2))
             if ready:
@@ -157,10 +162,10 @@ class Isolated(Engine):
             raise value
         return value
 
-    def _call(self, message):
+    def _call(self, message, time_limit: float | None = None):
         if self._proc is None or self._proc.poll() is not None:
             self._start()
-        return self._request(message)
+        return self._request(message, time_limit)
 
     # --- the engine ---------------------------------------------------------------------
     def load(self, data: bytes) -> Loaded:

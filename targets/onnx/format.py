@@ -84,7 +84,7 @@ class OnnxFormat(Format):
 
     def run(self, model, feed) -> dict:
         import onnxruntime as ort
-        session = ort.InferenceSession(model.data, _quiet(ort),
+        session = ort.InferenceSession(model.data, quiet(ort),
                                        providers=["CPUExecutionProvider"])
         names = [o.name for o in session.get_outputs() if not o.name.startswith("tensor")]
         return dict(zip(names, session.run(names, feed)))
@@ -127,10 +127,15 @@ def _runtime_fits(exp) -> None:
             + ", and ".join(why[:3]) for k, why in sorted(found.items())))
 
 
-def _quiet(ort):
-    """Session options that keep onnxruntime's own log lines off the terminal."""
+def quiet(ort, provider: str = "CPUExecutionProvider", fallback: bool = False):
+    """Session options that keep onnxruntime's own log lines (its errors too: each one is
+    raised, and reported, as an exception) off the terminal, and that keep every node on
+    ``provider`` unless ``fallback``."""
+    ort.set_default_logger_severity(4)
     opts = ort.SessionOptions()
-    opts.log_severity_level = 3
+    opts.log_severity_level = 4
+    if provider != "CPUExecutionProvider" and not fallback:
+        opts.add_session_config_entry("session.disable_cpu_ep_fallback", "1")
     return opts
 
 

@@ -178,10 +178,8 @@ def u8s8_exact(provider: str = "CPUExecutionProvider") -> bool:
 
     from .probes import PROBES, SATURATION
     probe = next(p for p in PROBES if p.name == SATURATION)
-    opts = ort.SessionOptions()
-    opts.log_severity_level = 3
-    if provider != "CPUExecutionProvider":
-        opts.add_session_config_entry("session.disable_cpu_ep_fallback", "1")
+    from .format import quiet
+    opts = quiet(ort, provider)
     try:
         got = ort.InferenceSession(probe.model(), opts, providers=[provider]).run(
             None, dict(probe.feed))[0]

@@ -115,6 +115,13 @@ def test_run_one_decode_exits_0(tmp_path):
     assert text.output == "decode 0: out0 [1, 1, 2] in [-7, 13]\n"
 
 
+def test_run_values_prints_each_output_s_values(tmp_path):
+    doc = {"inputs": [tensor([-10, 10])], "scalars": []}
+    r = run("run", _graph_file(tmp_path), "--decode", _decode_file(tmp_path, doc), "--values")
+    assert r.exit_code == 0
+    assert r.output == "decode 0: out0 [1, 1, 2] in [-7, 13]\n  out0 channel 0:\n    -7 13\n"
+
+
 def test_run_literal_agrees(tmp_path):
     doc = {"inputs": [tensor([-10, 10])], "scalars": []}
     args = ("run", _graph_file(tmp_path), "--decode", _decode_file(tmp_path, doc), "--json")
@@ -228,3 +235,35 @@ def test_run_reports_in_the_capabilitys_codes(tmp_path):
     r = run("run", g, "--decode", d, "--json", "--capability", "wai.neural.int_synth")
     assert r.exit_code == 1 and r.output == '[{"refuse":"payload_malformed"}]\n'
     assert run("run", g, "--decode", d, "--json").output == '[{"refuse":"field_range"}]\n'
+
+
+def test_inspect_lists_every_tensor_and_gives_no_range_for_a_derived_one():
+    r = run("inspect", EXAMPLE)
+    tail = r.output.split("\ntensors\n")[1].splitlines()
+    assert tail == ["  0: [8, 16, 16] check [-128, 127]", "  1: [6, 32, 32] derived",
+                    "  2: [6, 32, 32] derived", "  3: [3, 64, 64] derived",
+                    "  4: [3, 64, 64] derived"]
+    tensors = json.loads(run("inspect", EXAMPLE, "--json").output)["tensors"]
+    assert tensors[0]["lo"] == "-128" and tensors[1]["lo"] is None and tensors[1]["hi"] is None
+
+
+def test_rewrite_names_a_node_the_same_way_on_every_line(tmp_path):
+    r = run("rewrite", EXAMPLE, "--target", "npu-int8", "-o", str(tmp_path / "r.whg1"))
+    # node 2 is a conv_transpose; the conv its floor → half_up changed is node 3 now
+    assert "  node 2 (now 3) conv: floor → half_up: applied" in r.output
+    assert "  node 2 conv: floor" not in r.output
+    assert "does not fit: does not fit" not in r.output
+
+
+def test_export_and_rewrite_give_a_change_in_one_json_shape(tmp_path):
+    rw = json.loads(run("rewrite", EXAMPLE, "--target", "tosa", "-o", str(tmp_path / "r.whg1"),
+                        "--json").output)["changes"]
+    ex = json.loads(run("export", EXAMPLE, "-o", str(tmp_path / "m.onnx"), "--json")
+                    .stdout)["rewrites"]
+    assert ex and set(ex[0]) == set(rw[0]) == {"applied", "node", "op", "reason", "rewrite"}
+
+
+def test_targets_list_and_show_name_the_format_alike():
+    listed = json.loads(run("targets", "list", "--json").output)
+    shown = json.loads(run("targets", "show", "tosa", "--json").output)
+    assert next(t for t in listed if t["name"] == "tosa")["format"] == shown["format"] == "tosa"

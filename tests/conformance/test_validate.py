@@ -237,7 +237,7 @@ def test_json_report_when_everything_passes():
 
 
 @pytest.mark.parametrize("content, words", [
-    (None, "cut"), (b"", "nothing to validate"), (b"{\n", ":1: not JSON"),
+    (None, "cut"), (b"", "nothing-to-validate"), (b"{\n", ":1: not JSON"),
     (b'{"id": "x"}\n', ":1: not a vector")])
 def test_bad_vector_files_are_errors_not_passes(tmp_path, content, words):
     f = tmp_path / "v.jsonl"
@@ -249,7 +249,7 @@ def test_bad_vector_files_are_errors_not_passes(tmp_path, content, words):
 
 def test_nothing_to_validate(tmp_path):
     r = CliRunner().invoke(main, ["validate", str(tmp_path)])
-    assert r.exit_code == 2 and "nothing to validate" in r.output
+    assert r.exit_code == 2 and "nothing-to-validate" in r.output
     (tmp_path / "dir.jsonl").mkdir()
     r = CliRunner().invoke(main, ["validate", str(tmp_path)])
     assert r.exit_code == 2 and "cannot read" in r.output

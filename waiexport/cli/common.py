@@ -67,6 +67,12 @@ def writable(path: str, folder: bool = False) -> None:
         fail(path, "unwritable", "-", f"no folder {parent}")
     if not os.access(parent, os.W_OK) or (p.exists() and not os.access(p, os.W_OK)):
         fail(path, "unwritable", "-", "permission denied")
+    if not folder and not p.exists():
+        try:
+            p.touch()
+            p.unlink()
+        except OSError as e:
+            fail(path, "unwritable", "-", e.strerror or str(e))
 
 
 def folder(path: str) -> Path:
@@ -108,13 +114,14 @@ def load_file(path: str, as_json: bool = False, loader=None, capability: str | N
         fail(path, "does-not-fit", "-", str(e))
 
 
-def target_named(name: str):
-    """The target called ``name``; an unknown one ends in one line, exit 2."""
+def target_named(name: str, given_as: str = "--target"):
+    """The target called ``name`` (given as the option or argument ``given_as``); an unknown
+    one ends in one line, exit 2."""
     from waiexport.descriptions import target
     try:
         return target(name)
     except KeyError as e:
-        fail("--target", "usage", "-", e.args[0])
+        fail(given_as, "usage", "-", e.args[0])
 
 
 def fit_target(path: str, source, tgt, outcome=None):

@@ -108,7 +108,9 @@ def describe(g: Graph, data: bytes | None = None) -> dict:
     out["tensors"] = [
         {"index": str(t), "channels": str(r.channels),
          "exponent": None if r.exponent is None else str(r.exponent), "policy": r.policy,
-         "lo": str(r.lo), "hi": str(r.hi),
+         # a derived tensor's range is the bounds pass's, not the file's (§10.2): none here
+         "lo": None if r.policy == "derived" else str(r.lo),
+         "hi": None if r.policy == "derived" else str(r.hi),
          "shape": [str(v) for v in shapes[t]] if t in shapes else None}
         for t, r in g.tensors.items()]
     out["operators"] = [
@@ -170,4 +172,8 @@ def render_text(d: dict, name: str) -> str:
             lines.append(f"       {_fmt_params(op['params'])}")
     lines.append("outputs")
     lines += [f"  {k}: tensor {t} {shape(tensors[t])}" for k, t in enumerate(d["outputs"])]
+    lines.append("tensors")
+    lines += [f"  {t['index']}: {shape(t)} {t['policy']}{rng(t)}"
+              + ("" if t["exponent"] is None else f", exponent {t['exponent']}")
+              for t in d["tensors"]]
     return "\n".join(lines)

@@ -32,6 +32,9 @@ def examples_make(directory, full, as_json):
     Example: waiexport examples make /tmp/ex --full
     """
     from waiexport.capabilities.examples import make
+    if full:
+        click.echo("making the realistic sets (the activations that choose each layer's "
+                   "shift take about 15 s)...", err=True)
     written = [str(p) for p in make(folder(directory), full)]
     click.echo(dumps({"written": written}) if as_json else "\n".join(written))
 
@@ -53,6 +56,9 @@ def examples_run(directory, as_json):
     """
     from .main_job import main_job
     root = Path(directory) if directory else Path(__file__).resolve().parents[2] / "examples"
+    if root.exists() and not root.is_dir():
+        fail(str(root), "not-a-folder", "-", "a folder of example sets is expected (make one "
+             "with 'waiexport examples make DIR')")
     if not (root / "int_synth.json").exists():
         fail(str(root), "not-found", "int_synth.json",
              "no int_synth.json here; make one with 'waiexport examples make DIR'")

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import sys
 from pathlib import Path
 
 import click
 
-from waiexport.jsonio import ascii_text, dumps
+from waiexport.jsonio import dumps
 from waiexport.refusal import Refusal
 
 from .common import fail, writable, load_file, target_named, size_of
@@ -77,7 +78,8 @@ def _export(graph: str, tgt, member, output: str, sizes, as_json: bool) -> None:
     except ExportError as e:
         click.echo(f"{graph}: {_why(tgt, e)}", err=True)
         sys.exit(1)
-    rewrites = [f"node {c.node} {c.op}: {c.rewrite}" for c in exp.outcome.changes if c.applied]
+    rewrites = [f"{exp.outcome.changed(c)} {c.op}: {c.rewrite}" for c in exp.outcome.changes
+                if c.applied]
     if not as_json:
         for line in rewrites:
             click.echo(f"rewrite: {line}")
@@ -86,8 +88,13 @@ def _export(graph: str, tgt, member, output: str, sizes, as_json: bool) -> None:
     judge, judged_on, unchecked = _judge(tgt, fmt)
     try:
         model = exp.built(shapes)
-        probes, difference = self_check(exp, sizes=[shapes[0][1:]] if shapes else None,
-                                        engine=judge)
+        with contextlib.ExitStack() as stack:
+            def bar(n):
+                return stack.enter_context(click.progressbar(
+                    length=n, label=f"self-check on {judged_on.split(',')[0]}",
+                    file=sys.stderr, show_pos=True)).update
+            probes, difference = self_check(exp, sizes=[shapes[0][1:]] if shapes else None,
+                                            engine=judge, progress=bar)
     except ExportError as e:
         click.echo(f"{graph}: {_why(tgt, e)}", err=True)
         sys.exit(1)
@@ -101,7 +108,8 @@ def _export(graph: str, tgt, member, output: str, sizes, as_json: bool) -> None:
     except _vela_error() as e:
         fail(output, "vela", tgt.vela, f"Vela refused it: {e}")
     report = {**fmt.report(exp, model), "bytes": len(model.data),
-              "model": saved["model"], "rewrites": [ascii_text(r) for r in rewrites],
+              "model": saved["model"],
+              "rewrites": [c.as_json() for c in exp.outcome.changes if c.applied],
               "self_check": {"bit_exact": True, "decodes": probes, "on": judged_on,
                              **({"not_on": unchecked} if unchecked else {})},
               "target": tgt.name}

@@ -5,11 +5,13 @@ committed corpus on the reference and on both exported targets. Each step prints
 from __future__ import annotations
 
 import hashlib
+import sys
 import time
 from collections import Counter
 from pathlib import Path
 from typing import Callable
 
+import click
 from waiexport.capabilities.lower import lower_set
 from waiexport.certificate import certificate_bytes
 from waiexport.refusal import Refusal
@@ -21,7 +23,8 @@ __all__ = ["main_job"]
 def main_job(root: Path, say: Callable[[str], None]) -> bool:
     """Run the main job on the sets under ``root``; True when every check passes."""
     from waiexport.conformance.generate import CORPUS
-    from waiexport.conformance.validate import NO_CLAIM, STATUSES, files_under, validate
+    from waiexport.conformance.validate import (NO_CLAIM, STATUSES, files_under, read_all,
+                                                validate)
     from waiexport.descriptions import target
     from waiexport.targets.engines import engine
     from waiexport.targets.exporter import export, self_check
@@ -60,7 +63,10 @@ def main_job(root: Path, say: Callable[[str], None]) -> bool:
             say(f"jpegai decode: REFUSED: {r}")
             ok = False
     for name in ("reference", "ort-cpu", "npu-int8"):
-        totals = Counter(r.status for r in validate(engine(name), files_under([CORPUS])))
+        read = read_all(files_under([CORPUS]))
+        with click.progressbar(length=sum(len(v) for _, v in read), label=f"validate {name}",
+                               file=sys.stderr, show_pos=True) as bar:
+            totals = Counter(r.status for r in validate(engine(name), read, progress=bar.update))
         ok &= not any(totals[k] for k in NO_CLAIM)
         say(f"validate {name}: " + ", ".join(
             f"{totals[k]} {STATUSES[k]}" for k in STATUSES if totals[k] or k in ("pass", "fail")))

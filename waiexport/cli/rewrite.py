@@ -52,9 +52,7 @@ def rewrite(source, target_name, output, as_json):
     if as_json:
         click.echo(dumps({
             "after": outcome.after["verdict"], "before": outcome.before["verdict"],
-            "changes": [{"applied": c.applied, "node": c.node, "op": c.op,
-                         "reason": ascii_text(c.reason or ""), "rewrite": c.key}
-                        for c in outcome.changes],
+            "changes": [c.as_json() for c in outcome.changes],
             "fits": verdict.fits, "reasons": [ascii_text(r) for r in verdict.reasons],
             "mapped_at_export": [{"mapping": ascii_text(lim.words), "node": outcome.sources[i],
                                   "now": i, "op": op} for i, op, lim in at_export],
@@ -64,13 +62,13 @@ def rewrite(source, target_name, output, as_json):
         click.echo(f"{source} → {output} for {tgt.name}")
         for c in outcome.changes:
             what = "applied" if c.applied else f"not applied: {c.reason}"
-            click.echo(f"  node {c.node} {c.op}: {c.rewrite}: {what}")
+            click.echo(f"  {outcome.changed(c)} {c.op}: {c.rewrite}: {what}")
         if not outcome.changes:
             click.echo("  nothing to rewrite")
         for i, op, lim in at_export:
             click.echo(f"  {outcome.label(i)} {op}: at export: {lim}")
         for reason in verdict.reasons:
-            click.echo(f"  does not fit: {reason}")
+            click.echo(f"  {reason if reason.startswith('does not fit') else 'does not fit: ' + reason}")
         yes = {True: "yes", False: "no"}
         b, a = outcome.before["verdict"], outcome.after["verdict"]
         click.echo(f"acc32 before {yes[b['acc32']]}, after {yes[a['acc32']]}; "

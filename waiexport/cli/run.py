@@ -18,7 +18,12 @@ from .common import engine_option, fail, read_file, load_file, engine_named
 @click.option("--decode", "decode_file", required=True,
               help="A §14.1 decode object, or a JSON array of them for a sequence.")
 @click.option("--json", "as_json", is_flag=True,
-              help='Print {"outputs": [...]} or {"refuse": code} per decode, canonical JSON.')
+              help='Print {"outputs": [...]} or {"refuse": code} per decode, canonical JSON, '
+                   "with every value: one object for a DECODE.json of one decode, an array "
+                   "for a sequence.")
+@click.option("--values", "values", is_flag=True,
+              help="Print every output's values too, channel by channel (--json always "
+                   "gives them).")
 @click.option("--literal", is_flag=True,
               help="Run the literal implementation (scalar loops; slow, small inputs).")
 @engine_option("What runs the decodes (the host loads the graph against the "
@@ -30,7 +35,7 @@ from .common import engine_option, fail, read_file, load_file, engine_named
 @click.option("--capability", default=None,
               help="Report refusals in this capability's codes (§4): wai.neural.int_synth "
                    "reports payload_malformed for every one.")
-def run(graph, decode_file, as_json, literal, engine_name, target_name, capability):
+def run(graph, decode_file, as_json, values, literal, engine_name, target_name, capability):
     """Run decodes through GRAPH on the exact reference, or on its exported model.
 
     The graph loads against the engine's profile (§10.5 steps 1–8): acc64 for the
@@ -97,6 +102,10 @@ def run(graph, decode_file, as_json, literal, engine_name, target_name, capabili
             parts = [f"out{j} {list(o.shape)} in [{o.min()}, {o.max()}]" if o.size
                      else f"out{j} {list(o.shape)}" for j, o in enumerate(r["outputs"])]
             click.echo(f"decode {k}: " + "; ".join(parts))
+            for j, o in enumerate(r["outputs"]) if values else ():
+                for c, plane in enumerate(o):
+                    click.echo(f"  out{j} channel {c}:")
+                    click.echo("\n".join("    " + " ".join(map(str, row)) for row in plane))
     sys.exit(1 if any("refuse" in r for r in results) else 0)
 
 

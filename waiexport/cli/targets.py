@@ -47,11 +47,15 @@ def targets_show(name, as_json):
     Example: waiexport targets show tosa
     """
     import dataclasses
-    t = target_named(name)
-    click.echo(dumps({k: [ascii_text(str(x)) for x in v] if isinstance(v, tuple) else
-                      ascii_text(v) if isinstance(v, str) else v
+    t = target_named(name, given_as="NAME")
+    click.echo(dumps({_KEYS.get(k, k): [ascii_text(str(x)) for x in v] if isinstance(v, tuple)
+                      else ascii_text(v) if isinstance(v, str) else v
                       for k, v in dataclasses.asdict(t).items()})
                if as_json else t.report())
 
+
+#: A description's field → its key in JSON, where the two differ (``targets list`` says
+#: ``format`` too).
+_KEYS = {"fmt": "format"}
 
 command = targets

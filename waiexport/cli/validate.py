@@ -74,16 +74,17 @@ def validate(paths, engine_name, target_name, time_limit, memory_limit, allow_fa
     eng = engine_named(engine_name, allow_fallback, target_name, time_limit=time_limit,
                        memory_limit=int(memory_limit * 2**30))
     where = " ".join(paths) or str(CORPUS)
+    for p in paths:
+        if not Path(p).exists():
+            fail(p, "not-found", "-", "no such vector file or folder")
     try:
         read = read_all(files_under([Path(p) for p in paths] or [CORPUS]))
     except BadInput as e:
-        click.echo(f"{e}", err=True)
-        sys.exit(2)
+        fail(where, "bad-vector", "-", str(e))
     total = sum(len(vectors) for _, vectors in read)
     if not total:
-        click.echo(f"{where}: nothing to validate: no vector in "
-                   f"{len(read)} .jsonl file{'' if len(read) == 1 else 's'}", err=True)
-        sys.exit(2)
+        fail(where, "nothing-to-validate", "-", f"no vector in {len(read)} .jsonl "
+             f"file{'' if len(read) == 1 else 's'}")
     gap = eng.describe().get("version_gap")
     if gap:
         click.echo(f"note: {gap}", err=True)

@@ -52,8 +52,11 @@ def vectors_check(directory, as_json):
     from waiexport.jsonio import BadInput
     if not Path(directory).is_dir():
         fail(directory, "not-a-folder", "-", "a folder of vector files is expected")
+    files = sorted(Path(directory).rglob("*.jsonl"))
     try:
-        checks, skipped = check_dir(Path(directory))
+        with click.progressbar(length=len(files), label="checking", file=sys.stderr,
+                               show_pos=True) as bar:
+            checks, skipped = check_dir(Path(directory), progress=bar.update)
     except BadInput as e:
         fail(directory, "bad-vector", "-", str(e))
     if as_json:
@@ -62,11 +65,14 @@ def vectors_check(directory, as_json):
                           "skipped": [str(p) for p in skipped]}))
         sys.exit(0 if all(c.same for c in checks) else 1)
     for path in skipped:
-        click.echo(f"skipped {path}: stage and certificate vectors are not checked yet")
+        click.echo(f"skipped {path}: certificate vectors are not checked yet")
     for c in checks:
         click.echo(f"{'same' if c.same else 'DIFFERS'} {c.path}"
                    + (f": {c.first_difference}" if c.first_difference else ""))
-    sys.exit(0 if all(c.same for c in checks) else 1)
+    differ = sum(not c.same for c in checks)
+    click.echo(f"{len(checks)} files checked: {len(checks) - differ} reproduced, {differ} "
+               f"differ; {len(skipped)} skipped")
+    sys.exit(0 if not differ else 1)
 
 
 @vectors.command("pack")
@@ -92,7 +98,7 @@ def vectors_pack(target_name, directory, paths, as_json):
     """
     from waiexport.conformance.generate import CORPUS
     from waiexport.conformance.packs import make_pack
-    from waiexport.conformance.validate import files_under
+    from waiexport.conformance.validate import files_under, read_all
     from waiexport.targets.errors import EngineUnavailable
     from waiexport.targets.format import format_of
     tgt = target_named(target_name)
@@ -104,8 +110,12 @@ def vectors_pack(target_name, directory, paths, as_json):
     folder(str(out.parent) if str(out.parent) else ".")
     if out.exists() and not out.is_dir():
         fail(directory, "not-a-folder", "-", "a file, where a folder is expected")
+    files = files_under([Path(p) for p in paths] or [CORPUS])
     try:
-        manifest, ident = make_pack(tgt, files_under([Path(p) for p in paths] or [CORPUS]), out)
+        total = sum(len(vectors) for _, vectors in read_all(files))
+        with click.progressbar(length=total, label=f"packing for {tgt.name}", file=sys.stderr,
+                               show_pos=True) as bar:
+            manifest, ident = make_pack(tgt, files, out, progress=bar.update)
     except BadInput as e:
         fail(" ".join(paths) or "corpus", "bad-vector", "-", str(e))
     except EngineUnavailable as e:
