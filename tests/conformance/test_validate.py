@@ -237,8 +237,8 @@ def test_json_report_when_everything_passes():
 
 
 @pytest.mark.parametrize("content, words", [
-    (None, "cut"), (b"", "nothing-to-validate"), (b"{\n", ":1: not JSON"),
-    (b'{"id": "x"}\n', ":1: not a vector")])
+    (None, "cut"), (b"", "nothing-to-validate"), (b"{\n", "bad-vector: line 1: not JSON"),
+    (b'{"id": "x"}\n', "bad-vector: line 1: not a vector")])
 def test_bad_vector_files_are_errors_not_passes(tmp_path, content, words):
     f = tmp_path / "v.jsonl"
     good = (VECTORS / "relu.jsonl").read_bytes()
@@ -357,7 +357,7 @@ def test_a_vector_whose_structure_does_not_match_its_graph_is_malformed(tmp_path
     f = _edited(tmp_path, file, edit)
     for engine_name in ("reference", "ort-cpu"):
         r = CliRunner().invoke(main, ["validate", "--engine", engine_name, str(f)])
-        assert r.exit_code == 2 and words in r.output and f"{f}:1:" in r.output, r.output
+        assert r.exit_code == 2 and words in r.output and f"{f}: bad-vector: line 1" in r.output, r.output
         assert "passed" not in r.output and "Traceback" not in r.output
 
 
@@ -366,8 +366,8 @@ def test_no_decodes_on_the_past_2_30_vector_is_malformed(tmp_path):
     n = next(k for k, line in enumerate(lines) if '"conv_int8_sum_past_2_30"' in line)
     f = _edited(tmp_path, "conv.jsonl", lambda v: {**v, "decodes": []}, n)
     r = CliRunner().invoke(main, ["validate", "--engine", "ort-cpu", str(f)])
-    assert r.exit_code == 2 and f"{f}:{n + 1}:" in r.output and "conv_int8_sum_past_2_30" in \
-        r.output
+    assert r.exit_code == 2 and f"{f}: bad-vector: line {n + 1}" in r.output and \
+        "conv_int8_sum_past_2_30" in r.output
 
 
 def test_a_duplicate_id_is_malformed(tmp_path):
@@ -375,7 +375,7 @@ def test_a_duplicate_id_is_malformed(tmp_path):
     f = tmp_path / "relu.jsonl"
     f.write_text("\n".join(lines + lines[:1]) + "\n")
     r = CliRunner().invoke(main, ["validate", str(f)])
-    assert r.exit_code == 2 and f":{len(lines) + 1}:" in r.output and "id of line 1" in r.output
+    assert r.exit_code == 2 and f"line {len(lines) + 1}:" in r.output and "id of line 1" in r.output
 
 
 @pytest.mark.parametrize("args", [

@@ -51,8 +51,8 @@ def test_a_4301_digit_integer_in_every_json_reader(tmp_path):
     (tmp_path / "v.jsonl").write_text(vec.replace('"profiles":["acc32","acc64"]',
                                                   f'"profiles":["acc32","acc64"],"x":{HUGE}')
                                       + "\n")
-    assert ":1: not JSON" in _one_line(CliRunner().invoke(main, ["validate",
-                                                                 str(tmp_path / "v.jsonl")]))
+    line = _one_line(CliRunner().invoke(main, ["validate", str(tmp_path / "v.jsonl")]))
+    assert "v.jsonl: bad-vector: line 1: not JSON" in line
 
 
 def _vector():
@@ -72,7 +72,7 @@ def test_a_vector_is_read_against_the_format_once(tmp_path, change, words):
     change(v)
     (tmp_path / "v.jsonl").write_text(json.dumps(v) + "\n")
     line = _one_line(CliRunner().invoke(main, ["validate", str(tmp_path / "v.jsonl")]))
-    assert "v.jsonl:1: vector 'relu_basic'" in line and words in line
+    assert "v.jsonl: bad-vector: line 1: vector 'relu_basic'" in line and words in line
 
 
 def _state_of(channels):

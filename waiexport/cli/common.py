@@ -22,6 +22,22 @@ def fail(what: str, code: str, where: str, why: str) -> None:
     sys.exit(2)
 
 
+def fail_bad_input(what: str, code: str, e: Exception) -> None:
+    """``fail`` for a ``BadInput``, its location (``FILE:LINE …`` or ``decode K …``) moved
+    into WHAT and WHERE."""
+    import re
+    text = str(e)
+    m = re.fullmatch(r"(.+?):(\d+)((?: [^:]+)?): (.*)", text, re.S)
+    if m:
+        fail(m[1], code, f"line {m[2]}{m[3]}", m[4])
+    where, sep, why = text.partition(": ")
+    if sep and re.match(r"(decode|input|scalar) \d", where):
+        fail(what, code, where, why)
+    if sep and Path(where).exists():
+        fail(where, code, "-", why)
+    fail(what, code, "-", text)
+
+
 def _a_file(path: str, empty: str) -> Path:
     """``path`` as a file's path: empty (ends in one line with the code ``empty``) or a
     folder ends in one line."""

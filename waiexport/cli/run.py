@@ -10,7 +10,7 @@ import click
 from waiexport.jsonio import BadInput, dumps, parse_decode, tensor_json
 from waiexport.refusal import Refusal
 
-from .common import engine_option, fail, read_file, load_file, engine_named
+from .common import engine_option, fail, fail_bad_input, read_file, load_file, engine_named
 
 
 @click.command("run")
@@ -79,7 +79,7 @@ def run(graph, decode_file, as_json, values, literal, engine_name, target_name, 
         parsed = [parse_decode(d, n_data, len(g.scalars), f"decode {k}")
                   for k, d in enumerate(decodes)]
     except BadInput as e:
-        fail(decode_file, "bad-decode", "-", str(e))
+        fail_bad_input(decode_file, "bad-decode", e)
     seq = loaded.sequence()
     results = []
     for k, (inputs, scalars) in enumerate(parsed):

@@ -9,7 +9,7 @@ import click
 
 from waiexport.jsonio import BadInput, dumps
 
-from .common import engine_option, fail, engine_named, run_vectors
+from .common import engine_option, fail, fail_bad_input, engine_named, run_vectors
 
 
 @click.command("validate")
@@ -80,7 +80,7 @@ def validate(paths, engine_name, target_name, time_limit, memory_limit, allow_fa
     try:
         read = read_all(files_under([Path(p) for p in paths] or [CORPUS]))
     except BadInput as e:
-        fail(where, "bad-vector", "-", str(e))
+        fail_bad_input(where, "bad-vector", e)
     total = sum(len(vectors) for _, vectors in read)
     if not total:
         fail(where, "nothing-to-validate", "-", f"no vector in {len(read)} .jsonl "
@@ -140,7 +140,7 @@ def _judge_results(results: Path, pack: Path, pack_sha256: str | None, files: li
     try:
         outcomes, eng, problems = judge(pack, results, files, pack_sha256)
     except BadInput as e:
-        fail(str(results), "bad-results", "-", str(e))
+        fail_bad_input(str(results), "bad-results", e)
     for line in problems:
         click.echo(line, err=True)
     rep = report(eng, outcomes)

@@ -9,7 +9,7 @@ import click
 
 from waiexport.jsonio import BadInput, ascii_text, dumps
 
-from .common import fail, folder, target_named
+from .common import fail, fail_bad_input, folder, target_named
 
 
 @click.group("vectors")
@@ -58,7 +58,7 @@ def vectors_check(directory, as_json):
                                show_pos=True) as bar:
             checks, skipped = check_dir(Path(directory), progress=bar.update)
     except BadInput as e:
-        fail(directory, "bad-vector", "-", str(e))
+        fail_bad_input(directory, "bad-vector", e)
     if as_json:
         click.echo(dumps({"files": [{"difference": ascii_text(c.first_difference or ""),
                                      "path": str(c.path), "same": c.same} for c in checks],
@@ -117,7 +117,7 @@ def vectors_pack(target_name, directory, paths, as_json):
                                show_pos=True) as bar:
             manifest, ident = make_pack(tgt, files, out, progress=bar.update)
     except BadInput as e:
-        fail(" ".join(paths) or "corpus", "bad-vector", "-", str(e))
+        fail_bad_input(" ".join(paths) or "corpus", "bad-vector", e)
     except EngineUnavailable as e:
         fail(directory, "unavailable", tgt.name, str(e))
     except OSError as e:
