@@ -37,8 +37,8 @@ def dumps(value, strict: bool = True) -> str:
         text = value.replace("\\", "\\\\").replace('"', '\\"')
         return '"' + "".join(ch if " " <= ch <= "~" else _escape(ch) for ch in text) + '"'
     if isinstance(value, dict):
-        items = sorted(value.items(), key=lambda kv: kv[0].encode("ascii"))
-        return "{" + ",".join(f"{dumps(k)}:{dumps(v, strict)}" for k, v in items) + "}"
+        items = sorted(value.items(), key=lambda kv: kv[0])     # code points: ASCII's order
+        return "{" + ",".join(f"{dumps(k, strict)}:{dumps(v, strict)}" for k, v in items) + "}"
     if isinstance(value, (list, tuple)):
         return "[" + ",".join(dumps(v, strict) for v in value) + "]"
     raise TypeError(f"{type(value).__name__} has no canonical JSON form")

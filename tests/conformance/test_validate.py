@@ -213,6 +213,15 @@ def test_without_fallback_a_provider_that_declines_nodes_runs_nothing():
     assert any("without CPU fallback" in r.reason for r in results)
 
 
+def test_a_file_name_and_an_id_outside_ascii_are_escaped_in_the_json_report(tmp_path):
+    line = (VECTORS / "relu.jsonl").read_text().splitlines()[0]
+    (tmp_path / "café.jsonl").write_text(line.replace('"relu_basic"', '"caf\\u00e9"') + "\n")
+    r = CliRunner().invoke(main, ["validate", "--json", str(tmp_path)])
+    assert r.exit_code == 0 and r.stdout.isascii() and '"caf\\u00e9"' in r.stdout, r.output
+    d = json.loads(r.stdout)
+    assert list(d["files"]) == ["café"] and d["vectors"][0]["id"] == "café"
+
+
 def test_json_report_on_a_failing_run(monkeypatch):
     import waiexport.targets.engines as engines
     monkeypatch.setattr(engines, "engine",
