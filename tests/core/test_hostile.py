@@ -55,6 +55,34 @@ def test_a_4301_digit_integer_in_every_json_reader(tmp_path):
     assert "v.jsonl: bad-vector: line 1: not JSON" in line
 
 
+def _jpegai_args(**given):
+    streams = ROOT / "examples" / "jpegai" / "streams"
+    files = {"soz": streams / "soz.bin", "sorp": streams / "sorp.bin",
+             "sors": streams / "sors.bin", "grfs-y": streams / "grfs_y.txt",
+             "grfs-uv": streams / "grfs_uv.txt"} | given
+    return ["jpegai", "decode", str(ROOT / "examples" / "jpegai"), "--no-validate", "-o",
+            "/tmp/waiexport-never"] + [a for k, v in files.items() for a in (f"--{k}", str(v))]
+
+
+@pytest.mark.parametrize("args, words", [
+    (lambda f, z: _jpegai_args(soz=z), "not-a-file"),
+    (lambda f, z: _jpegai_args(**{"grfs-y": f}), "not-a-file"),
+    (lambda f, z: _jpegai_args(**{"grfs-uv": f.parent / "big"}), "too-large"),
+    (lambda f, z: ["run", str(ROOT / "examples" / "tiny_synth.whg1"), "--decode", str(z)],
+     "not-a-file"),
+    (lambda f, z: ["inspect", str(f)], "not-a-file"),
+    (lambda f, z: ["validate", str(f)], "not a regular file"),
+    (lambda f, z: ["validate", str(z)], "not a regular file"),
+])
+def test_a_fifo_a_device_or_a_huge_file_is_refused_before_it_is_read(tmp_path, args, words):
+    import os
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    (tmp_path / "big").write_bytes(b"0" * (2 << 20))
+    line = _one_line(CliRunner().invoke(main, args(fifo, "/dev/zero")))
+    assert words in line
+
+
 def _vector():
     return json.loads((CORPUS / "vectors" / "relu.jsonl").read_text().splitlines()[0])
 

@@ -48,11 +48,21 @@ def _a_file(path: str, empty: str) -> Path:
     return Path(path)
 
 
-def read_file(path: str) -> bytes:
-    """A file's bytes; a path that is missing, a folder or unreadable ends in one line."""
+#: The most a file given on the command line may hold, unless its kind says less.
+READ_LIMIT = 1 << 31
+
+
+def read_file(path: str, limit: int = READ_LIMIT) -> bytes:
+    """A regular file's bytes, at most ``limit`` of them; a path that is missing, a folder,
+    a FIFO or device, larger than ``limit`` or unreadable ends in one line, before any read."""
+    from waiexport.files import NotRegular, TooLarge, read_bounded
     p = _a_file(path, "not-found")
     try:
-        return p.read_bytes()
+        return read_bounded(p, limit)
+    except NotRegular as e:
+        fail(path, "not-a-file", "-", e.strerror)
+    except TooLarge as e:
+        fail(path, "too-large", "-", e.strerror)
     except FileNotFoundError:
         fail(path, "not-found", "-", "no such file")
     except OSError as e:

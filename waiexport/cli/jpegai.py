@@ -12,6 +12,11 @@ from waiexport.refusal import Refusal
 
 from .common import engine_option, fail, read_file, write_file, folder, engine_named, run_vectors
 
+#: The most a segment's payload file may hold (a full-HD stream's are a few MB).
+PAYLOAD_LIMIT = 1 << 28
+#: The most a GRFS flags file may hold (160 flags, as characters or a JSON array, with room).
+FLAGS_LIMIT = 1 << 20
+
 
 @click.group("jpegai")
 def jpegai():
@@ -74,11 +79,12 @@ def jpegai_decode(bundle, soz, sorp, sors, grfs_y, grfs_uv, engine_name, compare
         norm, graphs = read_norm(src), lower_jpegai(src)
     except Refusal as r:
         fail(bundle, r.code, r.where, r.detail)
-    payloads = {"SOZ": (soz, read_file(soz)), "SORP": (sorp, read_file(sorp)), "SORS": (sors, read_file(sors))}
+    payloads = {name: (path, read_file(path, PAYLOAD_LIMIT))
+                for name, path in (("SOZ", soz), ("SORP", sorp), ("SORS", sors))}
     flags = {}
     for plane, path in (("y", grfs_y), ("uv", grfs_uv)):
         try:
-            flags[plane] = read_flags(read_file(path), PLANES[plane].channels,
+            flags[plane] = read_flags(read_file(path, FLAGS_LIMIT), PLANES[plane].channels,
                                       f"GRFS flags of plane {plane}")
         except Refusal as r:
             fail(path, r.code, r.where, r.detail)
