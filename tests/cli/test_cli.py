@@ -267,3 +267,19 @@ def test_targets_list_and_show_name_the_format_alike():
     listed = json.loads(run("targets", "list", "--json").output)
     shown = json.loads(run("targets", "show", "tosa", "--json").output)
     assert next(t for t in listed if t["name"] == "tosa")["format"] == shown["format"] == "tosa"
+
+
+def test_progress_shows_on_a_terminal_and_keeps_a_log_clean(monkeypatch):
+    import io
+    import sys
+
+    from waiexport.cli.common import progress
+
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+    for stream, shown in ((Terminal(), True), (io.StringIO(), False)):
+        monkeypatch.setattr(sys, "stderr", stream)
+        with progress(3, "packing for ort-cpu") as bar:
+            bar.update(3)
+        assert ("packing for ort-cpu" in stream.getvalue()) == shown

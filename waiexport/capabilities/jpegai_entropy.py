@@ -124,16 +124,18 @@ def decode_plane(plane: str, norm: dict, scale, soz: bytes, stream: bytes,
 
 
 def decode_planes(norm: dict, graphs: dict, load, soz: bytes, latents: dict,
-                  flags: dict) -> dict:
+                  flags: dict, progress=None) -> dict:
     """Both planes (:func:`decode_plane`), each scale graph run by ``load(role, whg1)``'s
     :class:`~waiexport.targets.engines.Loaded`; ``latents`` by segment (SORP, SORS), ``flags``
-    by plane."""
+    by plane; ``progress(1)`` after each plane."""
     from ..whg1 import write
     out = {}
     for plane, spec in PLANES.items():
         loaded = load(spec.role, write(graphs[spec.role]))
         out[plane] = decode_plane(plane, norm, lambda z: loaded.decode([z], [])[0], soz,
                                   latents[spec.segment], flags[plane])
+        if progress:
+            progress(1)
     return out
 
 

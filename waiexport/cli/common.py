@@ -13,7 +13,21 @@ from waiexport.jsonio import dumps
 from waiexport.refusal import Refusal
 
 __all__ = ["fail", "read_file", "write_file", "writable", "folder", "load_file", "target_named",
-           "fit_target", "size_of", "engine_named", "engine_option", "run_vectors"]
+           "fit_target", "size_of", "engine_named", "engine_option", "run_vectors", "progress"]
+
+
+class _NoBar:
+    def update(self, n: int) -> None:
+        pass
+
+
+def progress(length: int, label: str):
+    """A progress bar of ``length`` steps on standard error while it is a terminal (as git's);
+    into a log or a pipe nothing, so standard error holds only what went wrong."""
+    import contextlib
+    if not sys.stderr.isatty():
+        return contextlib.nullcontext(_NoBar())
+    return click.progressbar(length=length, label=label, file=sys.stderr, show_pos=True)
 
 
 def fail(what: str, code: str, where: str, why: str) -> None:
@@ -215,6 +229,5 @@ def run_vectors(eng, read: list, label: str, locate: bool = False) -> list:
     """Every vector of ``read`` (:func:`~.conformance.validate.read_all`) on ``eng``, with a
     progress bar on stderr."""
     from waiexport.conformance.validate import validate as run_all
-    with click.progressbar(length=sum(len(v) for _, v in read), label=label, file=sys.stderr,
-                           show_pos=True) as bar:
+    with progress(sum(len(v) for _, v in read), label) as bar:
         return run_all(eng, read, progress=bar.update, locate=locate)

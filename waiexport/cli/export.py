@@ -11,7 +11,7 @@ import click
 from waiexport.jsonio import dumps
 from waiexport.refusal import Refusal
 
-from .common import fail, writable, load_file, target_named, size_of
+from .common import fail, writable, load_file, progress, target_named, size_of
 
 
 @click.command("export")
@@ -90,9 +90,8 @@ def _export(graph: str, tgt, member, output: str, sizes, as_json: bool) -> None:
         model = exp.built(shapes)
         with contextlib.ExitStack() as stack:
             def bar(n):
-                return stack.enter_context(click.progressbar(
-                    length=n, label=f"self-check on {judged_on.split(',')[0]}",
-                    file=sys.stderr, show_pos=True)).update
+                return stack.enter_context(progress(
+                    n, f"self-check on {judged_on.split(',')[0]}")).update
             probes, difference = self_check(exp, sizes=[shapes[0][1:]] if shapes else None,
                                             engine=judge, progress=bar)
     except ExportError as e:

@@ -10,7 +10,8 @@ import click
 from waiexport.jsonio import dumps
 from waiexport.refusal import Refusal
 
-from .common import engine_option, fail, read_file, write_file, folder, engine_named, run_vectors
+from .common import (engine_option, fail, read_file, write_file, folder, engine_named,
+                     progress, run_vectors)
 
 #: The most a segment's payload file may hold (a full-HD stream's are a few MB).
 PAYLOAD_LIMIT = 1 << 28
@@ -68,7 +69,10 @@ def jpegai_decode(bundle, soz, sorp, sors, grfs_y, grfs_uv, engine_name, compare
     """
     import numpy as np
 
-    from waiexport.capabilities.jpegai_entropy import PLANES, compare as compare_planes, decode_planes, digest, read_flags
+    from waiexport.capabilities.jpegai_entropy import (PLANES, compare as compare_planes,
+                                                       decode_planes, digest, hyper_latent,
+                                                       read_flags)
+    from waiexport.whg1 import write
     from waiexport.capabilities.jpegai import lower_jpegai, read_norm
     from waiexport.reference.stage import StageRefusal
     src = Path(bundle)
@@ -93,12 +97,18 @@ def jpegai_decode(bundle, soz, sorp, sors, grfs_y, grfs_uv, engine_name, compare
     sides = {"engine": eng} | ({"reference": engine_named("reference")} if compare else {})
     planes: dict = {}
     latents = {k: payloads[k][1] for k in ("SORP", "SORS")}
-    for side, e in sides.items():
+    for plane in PLANES:            # what can be refused is refused before the bar
         try:
-            planes[side] = decode_planes(norm, graphs, lambda role, data, e=e: _load_scale(
-                e, data, role), payloads["SOZ"][1], latents, flags)
+            hyper_latent(payloads["SOZ"][1], norm, plane)
         except StageRefusal as r:
             fail(payloads["SOZ"][0], r.code, f"hyper-latent, position {r.at}", r.detail)
+    loaded = {(side, spec.role): _load_scale(e, write(graphs[spec.role]), spec.role)
+              for side, e in sides.items() for spec in PLANES.values()}
+    label = "decoding both planes" + (" on the engine and the reference" if compare else "")
+    with progress(2 * len(sides), label) as bar:
+        for side in sides:
+            planes[side] = decode_planes(norm, graphs, lambda role, _, side=side: loaded[
+                side, role], payloads["SOZ"][1], latents, flags, progress=bar.update)
     mine = planes["engine"]
     refused = {p: pl.refused for p, pl in mine.items() if pl.refused}
     report = {p: compare_planes(mine[p], planes["reference"][p]) for p in mine} if compare \

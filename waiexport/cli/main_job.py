@@ -5,17 +5,17 @@ committed corpus on the reference and on both exported targets. Each step prints
 from __future__ import annotations
 
 import hashlib
-import sys
 import time
 from collections import Counter
 from pathlib import Path
 from typing import Callable
 
-import click
 from waiexport.capabilities.lower import lower_set
 from waiexport.certificate import certificate_bytes
 from waiexport.refusal import Refusal
 from waiexport.whg1 import write
+
+from .common import progress
 
 __all__ = ["main_job"]
 
@@ -64,8 +64,7 @@ def main_job(root: Path, say: Callable[[str], None]) -> bool:
             ok = False
     for name in ("reference", "ort-cpu", "npu-int8"):
         read = read_all(files_under([CORPUS]))
-        with click.progressbar(length=sum(len(v) for _, v in read), label=f"validate {name}",
-                               file=sys.stderr, show_pos=True) as bar:
+        with progress(sum(len(v) for _, v in read), f"validate {name}") as bar:
             totals = Counter(r.status for r in validate(engine(name), read, progress=bar.update))
         ok &= not any(totals[k] for k in NO_CLAIM)
         say(f"validate {name}: " + ", ".join(

@@ -9,7 +9,7 @@ import click
 
 from waiexport.jsonio import BadInput, ascii_text, dumps
 
-from .common import fail, fail_bad_input, folder, target_named
+from .common import fail, fail_bad_input, folder, progress, target_named
 
 
 @click.group("vectors")
@@ -54,8 +54,7 @@ def vectors_check(directory, as_json):
         fail(directory, "not-a-folder", "-", "a folder of vector files is expected")
     files = sorted(Path(directory).rglob("*.jsonl"))
     try:
-        with click.progressbar(length=len(files), label="checking", file=sys.stderr,
-                               show_pos=True) as bar:
+        with progress(len(files), "checking") as bar:
             checks, skipped = check_dir(Path(directory), progress=bar.update)
     except BadInput as e:
         fail_bad_input(directory, "bad-vector", e)
@@ -113,8 +112,7 @@ def vectors_pack(target_name, directory, paths, as_json):
     files = files_under([Path(p) for p in paths] or [CORPUS])
     try:
         total = sum(len(vectors) for _, vectors in read_all(files))
-        with click.progressbar(length=total, label=f"packing for {tgt.name}", file=sys.stderr,
-                               show_pos=True) as bar:
+        with progress(total, f"packing for {tgt.name}") as bar:
             manifest, ident = make_pack(tgt, files, out, progress=bar.update)
     except BadInput as e:
         fail_bad_input(" ".join(paths) or "corpus", "bad-vector", e)
