@@ -1,4 +1,7 @@
-"""Every notebook runs from a clean kernel; one that breaks fails CI."""
+"""Every notebook is stored with its outputs (its figures readable without running it), runs
+from a clean kernel, and prints today what it stored; one that breaks fails CI."""
+
+import re
 
 import pytest
 
@@ -14,10 +17,23 @@ def test_there_are_notebooks():
     assert len(NOTEBOOKS) == 3
 
 
+def _printed(nb) -> list[str]:
+    """What the code cells printed, timings masked (they differ run to run)."""
+    return [re.sub(r"\d+(\.\d+)? ms", "… ms", o.get("text", "") or
+                   o.get("data", {}).get("text/plain", ""))
+            for c in nb.cells if c.cell_type == "code" for o in c.outputs
+            if o.output_type in ("stream", "execute_result")]
+
+
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
-def test_notebook_runs(path):
+def test_notebook_runs_and_prints_what_it_stored(path):
     nb = nbformat.read(path, as_version=4)
-    assert all(not c.get("outputs") for c in nb.cells if c.cell_type == "code"), \
-        "outputs are stripped in git"
+    stored = _printed(nb)
+    assert stored and any("image/png" in o.get("data", {}) for c in nb.cells
+                          if c.cell_type == "code" for o in c.outputs), \
+        "stored without its outputs: jupyter execute --inplace notebooks/*.ipynb"
+    assert not any(o.output_type == "error" for c in nb.cells if c.cell_type == "code"
+                   for o in c.outputs)
     NotebookClient(nb, timeout=300, kernel_name="python3",
-                   resources={"metadata": {"path": str(path.parent)}}).execute()
+                   resources={"metadata": {"path": str(ROOT)}}).execute()
+    assert _printed(nb) == stored
