@@ -20,7 +20,6 @@ header before its data.
 from __future__ import annotations
 
 import hashlib
-import io
 import json
 import os
 import re
@@ -30,7 +29,7 @@ from pathlib import Path
 
 import numpy as np
 
-from waiexport.files import NotRegular, TooLarge, new_folder, read_bounded
+from waiexport.files import NotRegular, TooLarge, new_folder, npy_bytes, read_bounded
 from waiexport.jsonio import BadInput, ascii_text, dumps
 from waiexport.refusal import Refusal
 
@@ -70,12 +69,6 @@ def _save(root: Path, rel: str, data: bytes) -> dict:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(data)
     return {"path": rel, "sha256": _sha(data)}
-
-
-def _npy(a: np.ndarray) -> bytes:
-    buf = io.BytesIO()
-    np.save(buf, a, allow_pickle=False)
-    return buf.getvalue()
 
 
 def make_pack(target, files: list[Path], out: Path, progress=None) -> tuple[dict, str]:
@@ -171,7 +164,7 @@ def _pack_decodes(exp, v: dict, vkey: str, out: Path) -> list:
                                    "output": f"out{state_src[name]}"})
                 continue
             d["inputs"].append({"name": name, "dtype": str(a.dtype), "shape": list(a.shape),
-                                **_save(out, f"inputs/{vkey}/{k}/{name}.npy", _npy(a))})
+                                **_save(out, f"inputs/{vkey}/{k}/{name}.npy", npy_bytes(a))})
         planned = run_plan(g, [tuple(x.shape) for x in every], [int(s) for s in scalars])
         where = f"outputs/{vkey}/{k}"
         for name, dtype in model.outputs.items():

@@ -13,7 +13,7 @@ import tempfile
 from contextlib import contextmanager
 from pathlib import Path
 
-__all__ = ["write_atomic", "new_folder", "read_bounded", "TooLarge", "NotRegular"]
+__all__ = ["write_atomic", "new_folder", "read_bounded", "npy_bytes", "TooLarge", "NotRegular"]
 
 
 class TooLarge(OSError):
@@ -106,3 +106,13 @@ def read_bounded(path: Path | str, limit: int, follow: bool = True) -> bytes:
     if len(data) > limit:
         raise TooLarge(0, f"larger than the {limit:,} bytes a file of its kind may hold")
     return data
+
+
+def npy_bytes(a) -> bytes:
+    """An array as the bytes of a ``.npy`` file, without pickles."""
+    import io
+
+    import numpy as np
+    buf = io.BytesIO()
+    np.save(buf, np.asarray(a), allow_pickle=False)
+    return buf.getvalue()

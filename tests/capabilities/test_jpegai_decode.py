@@ -222,3 +222,30 @@ def test_the_bundled_payloads_are_what_the_generator_writes(tmp_path):
     make(tmp_path)
     for path in sorted(STREAMS.iterdir()):
         assert (tmp_path / "jpegai" / "streams" / path.name).read_bytes() == path.read_bytes()
+
+
+def test_a_decode_replaces_an_earlier_one_whole_and_keeps_it_when_it_cannot_finish(tmp_path):
+    import resource
+    import subprocess
+    import sys
+    out = tmp_path / "o"
+    assert CliRunner().invoke(main, ["jpegai", "decode", *_args(out)]).exit_code == 0
+    before = {p.name: p.read_bytes() for p in out.iterdir()}
+    (out / "y_z.npy").write_bytes(b"stale")
+    assert CliRunner().invoke(main, ["jpegai", "decode", *_args(out)]).exit_code == 0
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == before
+    (out / "y_z.npy").write_bytes(b"stale")
+    # a write limit below what the outputs need: one line, the earlier folder as it was
+    r = subprocess.run([sys.executable, "-m", "waiexport.cli", "jpegai", "decode",
+                        *_args(out)], capture_output=True, text=True,
+                       preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_FSIZE,
+                                                             (100_000, 100_000)))
+    assert r.returncode == 2 and "unwritable" in r.stderr and len(r.stderr.splitlines()) == 1
+    assert (out / "y_z.npy").read_bytes() == b"stale"
+    assert not [p for p in tmp_path.iterdir() if p.name.endswith(".part")]
+
+
+def test_a_folder_holding_other_files_is_not_replaced(tmp_path):
+    (tmp_path / "notes.txt").write_text("mine")
+    out = _one_line(CliRunner().invoke(main, ["jpegai", "decode", *_args(tmp_path)]))
+    assert "not-empty" in out and (tmp_path / "notes.txt").read_text() == "mine"

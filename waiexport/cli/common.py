@@ -12,7 +12,7 @@ import click
 from waiexport.jsonio import dumps
 from waiexport.refusal import Refusal
 
-__all__ = ["fail", "read_file", "write_file", "writable", "folder", "load_file", "target_named",
+__all__ = ["fail", "read_file", "write_file", "write_folder", "writable", "folder", "load_file", "target_named",
            "fit_target", "size_of", "engine_named", "engine_option", "run_vectors", "progress"]
 
 
@@ -84,10 +84,33 @@ def read_file(path: str, limit: int = READ_LIMIT) -> bytes:
 
 
 def write_file(path: str, data: bytes) -> None:
-    """Write ``data`` to ``path``; a path that cannot be written ends in one line."""
+    """Write ``data`` to ``path`` atomically (an earlier file is replaced only by a complete
+    one); a path that cannot be written ends in one line."""
+    from waiexport.files import write_atomic
     p = _a_file(path, "unwritable")
     try:
-        p.write_bytes(data)
+        write_atomic(p, data)
+    except OSError as e:
+        fail(path, "unwritable", "-", e.strerror or str(e))
+
+
+def write_folder(path: str, files: dict, own: str) -> None:
+    """Write ``files`` (name → bytes) as the folder ``path``, as a whole: an earlier one is
+    replaced only by a complete one. A folder that holds anything but an earlier output of
+    this kind (one holding ``own``) is refused, so no user's files are removed."""
+    from waiexport.files import new_folder
+    p = Path(path)
+    if not path:
+        fail("''", "unwritable", "-", "an empty path")
+    if p.exists() and not p.is_dir():
+        fail(path, "not-a-folder", "-", "a file, where a folder is expected")
+    if p.is_dir() and any(p.iterdir()) and not (p / own).is_file():
+        fail(path, "not-empty", "-", f"holds files but no {own}: give a new or an empty "
+                                     "folder, or an earlier output of this command")
+    try:
+        with new_folder(p) as work:
+            for name, data in files.items():
+                (work / name).write_bytes(data)
     except OSError as e:
         fail(path, "unwritable", "-", e.strerror or str(e))
 

@@ -7,10 +7,11 @@ from pathlib import Path
 
 import click
 
+from waiexport.files import npy_bytes
 from waiexport.jsonio import dumps
 from waiexport.refusal import Refusal
 
-from .common import (engine_option, fail, read_file, write_file, folder, engine_named,
+from .common import (engine_option, fail, read_file, writable, write_folder, engine_named,
                      progress, run_vectors)
 
 #: The most a segment's payload file may hold (a full-HD stream's are a few MB).
@@ -67,8 +68,6 @@ def jpegai_decode(bundle, soz, sorp, sors, grfs_y, grfs_uv, engine_name, compare
       --grfs-y examples/jpegai/streams/grfs_y.txt --grfs-uv examples/jpegai/streams/grfs_uv.txt
       --engine ort-cpu --compare -o /tmp/decoded
     """
-    import numpy as np
-
     from waiexport.capabilities.jpegai_entropy import (PLANES, compare as compare_planes,
                                                        decode_planes, digest, hyper_latent,
                                                        read_flags)
@@ -93,7 +92,7 @@ def jpegai_decode(bundle, soz, sorp, sors, grfs_y, grfs_uv, engine_name, compare
         except Refusal as r:
             fail(path, r.code, r.where, r.detail)
     eng = engine_named(engine_name)
-    out = folder(output)
+    writable(output, folder=True)
     sides = {"engine": eng} | ({"reference": engine_named("reference")} if compare else {})
     planes: dict = {}
     latents = {k: payloads[k][1] for k in ("SORP", "SORS")}
@@ -119,16 +118,19 @@ def jpegai_decode(bundle, soz, sorp, sors, grfs_y, grfs_uv, engine_name, compare
         fail(payloads[PLANES[plane].segment][0], r.code, f"latent of plane {plane}, position {r.at}",
              r.detail)
     summary = {"engine": eng.name, "planes": {}, "compare": report, "validated": None}
+    files = {}
     for plane, pl in mine.items():
         summary["planes"][plane] = {}
         for name, a in pl.values.items():
-            np.save(out / f"{plane}_{name}.npy", a)
+            files[f"{plane}_{name}.npy"] = npy_bytes(a)
             summary["planes"][plane][name] = {"shape": list(a.shape), "sha256": digest(a)}
         if pl.refused:
             summary["planes"][plane]["refused"] = {"code": pl.refused.code, "at": pl.refused.at}
     if not no_validate:
         summary["validated"] = _validated(eng)
-    write_file(str(out / "summary.json"), (dumps(summary) + "\n").encode())
+    files["summary.json"] = (dumps(summary) + "\n").encode()
+    write_folder(output, files, "summary.json")
+    out = Path(output)
     if as_json:
         click.echo(dumps(summary))
     else:
