@@ -23,7 +23,7 @@ from .build import I32, TosaBuilder, narrowest
 from .lower import LOWER
 from .lower._common import clip
 
-__all__ = ["TosaModel", "build_tosa", "TosaCtx"]
+__all__ = ["TosaModel", "build_tosa", "TosaCtx", "operator_names"]
 
 
 @dataclass
@@ -75,3 +75,13 @@ def build_tosa(g: Graph, shapes: list, scalars: list | tuple = (),
     for t in g.outputs:
         b.output(names[t])
     return TosaModel(b.serialize(), b.inputs, b.outputs)
+
+
+def operator_names(data: bytes) -> list[str]:
+    """The names of a TOSA flatbuffer's operators, in order, read back from its bytes (its
+    one region's one block, as :func:`build_tosa` writes it)."""
+    from tosa.Op import Op
+    from tosa.TosaGraph import TosaGraph
+    names = {v: k for k, v in vars(Op).items() if not k.startswith("_")}
+    block = TosaGraph.GetRootAsTosaGraph(data, 0).Regions(0).Blocks(0)
+    return [names[block.Operators(i).Op()] for i in range(block.OperatorsLength())]

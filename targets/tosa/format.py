@@ -69,13 +69,25 @@ class TosaFormat(Format):
                 f"{name}.json": (dumps(self.provenance(exp, model)) + "\n").encode()}
 
     def report(self, exp, model) -> dict:
-        return {"metadata": self.provenance(exp, model)}
+        return {"metadata": self.provenance(exp, model), "nodes": _nodes(model)[0]}
 
     def summary(self, exp, model, path, decodes) -> str:
-        return (f"{path}: TOSA 1.0, {len(model.data)} bytes, integer tensors only, inputs "
+        nodes, consts = _nodes(model)
+        return (f"{path}: TOSA 1.0, {nodes} operators and {consts} constants, "
+                f"{len(model.data)} bytes, integer tensors only, inputs "
                 + ", ".join(f"{d} {list(s)}" for s, d in model.native.inputs)
                 + f"; self-check: {decodes} decodes bit-exact on {self.judge}; provenance in "
                 f"{path}.json")
+
+
+def _nodes(model) -> tuple[int, int]:
+    """The flatbuffer's operators that compute, and its constants (``CONST``,
+    ``CONST_SHAPE``), counted from its bytes: an ONNX model keeps its constants as
+    initializers, not nodes."""
+    from .export import operator_names
+    names = operator_names(model.data)
+    consts = sum(n.startswith("CONST") for n in names)
+    return len(names) - consts, consts
 
 
 @contextmanager

@@ -117,6 +117,13 @@ def test_export_command_writes_a_tosa_model_and_its_provenance(tmp_path):
     meta = json.loads((tmp_path / "g.tosa.json").read_text())
     assert meta["wai.target"] == "tosa" and meta["wai.inputs"][0]["dtype"] == "int8"
     assert out.read_bytes()[4:8] == b"TOSA"
+    r = CliRunner().invoke(main, ["export", str(src), "--target", "tosa", "--size", "9x7",
+                                  "-o", str(out), "--json"])
+    from tosa.TosaGraph import TosaGraph        # the flatbuffer read back: CONST is 67,
+    block = TosaGraph.GetRootAsTosaGraph(out.read_bytes(), 0).Regions(0).Blocks(0)
+    ops = [block.Operators(i).Op() for i in range(block.OperatorsLength())]   # CONST_SHAPE 75
+    assert r.exit_code == 0, r.output
+    assert json.loads(r.stdout)["nodes"] == str(sum(op not in (67, 75) for op in ops)) != "0"
 
 
 def test_a_row_chosen_at_run_time_and_a_scalar_fill():
