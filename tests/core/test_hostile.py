@@ -191,3 +191,35 @@ def test_a_seeded_fuzz_run_of_every_family_ends_in_a_result_or_a_refusal():
                        start["_graph"][0])
         seen.setdefault(family, set()).add(code)
     assert all(len(codes) >= 2 for codes in seen.values()), seen
+
+
+def _tree(folder):
+    """Every file under ``folder``, by its path there, and its bytes."""
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*"))
+            if p.is_file()}
+
+
+@pytest.mark.parametrize("args", [
+    ["export", str(ROOT / "examples" / "tiny_synth.whg1"), "-o", "{out}.onnx"],
+    ["export", str(ROOT / "examples" / "tiny_synth.whg1"), "--target", "tosa", "--size", "4x4",
+     "-o", "{out}.tosa"],
+    ["vectors", "pack", "{out}", str(CORPUS / "vectors" / "relu.jsonl")],
+], ids=["onnx", "tosa", "pack"])
+def test_a_write_limit_leaves_the_earlier_output_whole(tmp_path, args):
+    import resource
+    import subprocess
+    import sys
+    args = [a.format(out=tmp_path / "o") for a in args]
+    if "tosa" in args:
+        pytest.importorskip("tosa_serializer", reason="needs tosa-tools: pip install "
+                                                      "'waiexport[tosa]'")
+    run = [sys.executable, "-m", "waiexport.cli", *args]
+    assert subprocess.run(run, capture_output=True).returncode == 0
+    before = _tree(tmp_path)
+    limit = max(len(b) for b in before.values()) - 1
+    r = subprocess.run(run, capture_output=True, text=True, preexec_fn=lambda: resource.setrlimit(
+        resource.RLIMIT_FSIZE, (limit, limit)))
+    assert r.returncode == 2 and "unwritable" in r.stderr, r.stderr
+    assert len([x for x in r.stderr.splitlines() if not x.startswith("rewrite:")]) == 1
+    assert _tree(tmp_path) == before                     # nothing half-written, no part left
+    assert subprocess.run(run, capture_output=True).returncode == 0 and _tree(tmp_path) == before
