@@ -1,4 +1,4 @@
-"""The long fuzz run: N structure-aware mutations across the five input families
+"""The long fuzz run: N structure-aware mutations across the six input families
 (:mod:`waiexport.conformance.fuzz`), in child processes of BATCH inputs each, every child
 under an address-space limit (RLIMIT_AS); prints the counts per family and per outcome, the
 worst time per input, and each child's peak memory (ru_maxrss) beside a child that only

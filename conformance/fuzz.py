@@ -1,8 +1,9 @@
 """Structure-aware mutations of every input family the public API reads (WHG1 files, decodes,
-``int_synth.json`` files, ``jpegai`` bundles, vector files, stage vectors among them), and the
-one property they are
-held to: every input ends in a result, a ``Refusal`` with one of the spec's codes, or the
-documented bad-input error (``BadInput``), never another exception.
+``int_synth.json`` files, ``jpegai`` bundles, vector files, stage vectors among them, and a
+pack's results folder as a runner hands it back), and the one property they are held to:
+every input ends in a result, a ``Refusal`` with one of the spec's codes, or the documented
+bad-input error (``BadInput``), never another exception; and results pass only where every
+output the judge reads holds the vectors' values.
 
 ``tests/test_hostile.py`` runs a short seeded sample; ``benchmarks/fuzz.py`` runs long ones,
 each input in a child process under a memory limit, and prints the counts, the worst time
@@ -55,8 +56,34 @@ def seeds() -> dict:
                     for line in (CORPUS / f).read_text().splitlines()[:2]] + [
             line for line in (CORPUS / "stage" / "mans_decode.jsonl").read_text().splitlines()
             if '"mode":"fac"' in line][:2],
+        "results": [_results_seed()],
         "_graph": [small],
     }
+
+
+def _results_seed() -> tuple:
+    """A pack of two corpus files for ``ort-cpu`` and the results a correct runner writes
+    for it (each output the vector's expected values, in the manifest's type and shape):
+    ``(files by path, the pack's folder, the vector files)``."""
+    from waiexport.conformance.generate import CORPUS
+    from waiexport.conformance.packs import make_pack
+    from waiexport.conformance.vectors import parse_expect, read_vectors
+    from waiexport.descriptions import target
+    from waiexport.files import npy_bytes
+    files = [CORPUS / "vectors" / "relu.jsonl", CORPUS / "vectors" / "abs.jsonl"]
+    pack = Path(tempfile.mkdtemp()) / "pack"
+    manifest, ident = make_pack(target("ort-cpu"), files, pack)
+    vectors = {v["id"]: v for f in files for v in read_vectors(f)}
+    out = {"results.json": json.dumps({"pack": ident, "ran_on": "a fuzz seed"}).encode()}
+    for entry in manifest["vectors"]:
+        for d, vd in zip(entry["decodes"], vectors[entry["id"]]["decodes"]):
+            kind, want = parse_expect(vd)
+            if "host_refuses" in d or kind != "outputs":
+                continue
+            for spec, a in zip(d["outputs"], want):
+                out[spec["path"]] = npy_bytes(np.asarray(a).reshape(
+                    [int(n) for n in spec["shape"]]).astype(spec["dtype"]))
+    return out, pack, files
 
 
 def _mutate_json(rng: random.Random, text: str) -> str:
@@ -115,10 +142,30 @@ def _mutate_bytes(rng: random.Random, data: bytes) -> bytes:
     return bytes(data[:len(data)])
 
 
+def _mutate_results(rng: random.Random, seed: tuple) -> tuple:
+    """Results with one file changed (its bytes, or its JSON), removed, or one added."""
+    files, pack, vector_files = seed
+    files = dict(files)
+    name = rng.choice(sorted(files))
+    kind = rng.random()
+    if kind < 0.1:
+        del files[name]
+    elif kind < 0.2:
+        where = rng.choice(["x", "..", *name.split("/")[1:2]])
+        files[f"outputs/{where}/out{rng.randrange(3)}.npy"] = files[name]
+    elif name.endswith(".json"):
+        files[name] = _mutate_json(rng, files[name].decode()).encode("utf-8", "surrogatepass")
+    else:
+        files[name] = _mutate_bytes(rng, files[name])
+    return files, pack, vector_files, seed[0]
+
+
 def mutate(rng: random.Random, family: str, seed):
     """One mutated input of ``family`` from ``seed``."""
     if family == "whg1":
         return _mutate_bytes(rng, seed)
+    if family == "results":
+        return _mutate_results(rng, seed)
     if family == "jpegai":
         out = dict(seed)
         name = rng.choice(sorted(out))
@@ -164,6 +211,8 @@ def outcome(family: str, item, graph: bytes) -> str:
                 f = Path(tmp) / "v.jsonl"
                 f.write_text(item + "\n", "utf-8", "surrogatepass")
                 validate(engine("reference"), [f])
+        elif family == "results":
+            return _judged(*item)
     except Refusal as r:
         assert r.code in CODES, r.code
         return r.code
@@ -172,4 +221,26 @@ def outcome(family: str, item, graph: bytes) -> str:
     return "ok"
 
 
-FAMILIES = ("whg1", "decode", "int_synth", "jpegai", "vectors")
+def _judged(files: dict, pack: Path, vector_files: list, correct: dict) -> str:
+    """``ok`` when the judge passes every vector, ``fail`` when one fails; a pass holds
+    only where each result the runner wrote has the correct type, shape and values."""
+    from waiexport.conformance.packs import judge
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, data in files.items():
+            path = Path(tmp) / name
+            if path.resolve().is_relative_to(Path(tmp).resolve()):
+                path.parent.mkdir(parents=True, exist_ok=True)
+                path.write_bytes(data)
+        outcomes, _, problems = judge(pack, Path(tmp), vector_files)
+    if problems or any(o.status != "pass" for o in outcomes):
+        return "fail"
+    for name, data in correct.items():
+        if name.endswith(".npy"):
+            import io
+            got, want = (np.load(io.BytesIO(b)) for b in (files[name], data))
+            assert got.dtype == want.dtype and got.shape == want.shape and \
+                (got == want).all(), f"a pass on a changed result {name}"
+    return "ok"
+
+
+FAMILIES = ("whg1", "decode", "int_synth", "jpegai", "vectors", "results")

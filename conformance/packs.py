@@ -24,6 +24,7 @@ import json
 import os
 import re
 import stat
+import tokenize
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -482,7 +483,7 @@ def _result(results: Path, rel: str, spec: dict, errors: list):
                 raise ValueError(f"{size} bytes of data for {dtype.name} {shape}")
             a = np.fromfile(f, dtype=dtype, count=int(np.prod(shape)))
             return a.reshape(shape, order="F" if fortran else "C")
-    except (OSError, ValueError, SyntaxError) as e:
+    except (OSError, ValueError, SyntaxError, tokenize.TokenError) as e:   # numpy's header
         errors.append(ascii_text(f"{path}: not an .npy result of the model: {str(e)[:120]}"))
         return None
 

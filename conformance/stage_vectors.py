@@ -92,7 +92,8 @@ def parse_stage(v: dict, where: str) -> dict:
         if not isinstance(v[key], dict):
             raise BadInput(f"{where}: {key} is not an object")
     out = {k: _native(v[k], f"{where} {k}", TEXT[k]) for k in ("in", "modes", "expect")}
-    need = IN[v["op"]] | MANS.get(out["in"].get("mode"), set())
+    mode = out["in"].get("mode")
+    need = IN[v["op"]] | (MANS.get(mode, set()) if isinstance(mode, str) else set())
     if not need <= set(out["in"]):
         raise BadInput(f"{where}: in lacks {', '.join(sorted(need - set(out['in'])))}")
     size = _output_size(v["op"], out["in"])

@@ -103,6 +103,18 @@ def test_a_vector_is_read_against_the_format_once(tmp_path, change, words):
     assert "v.jsonl: bad-vector: line 1: vector 'relu_basic'" in line and words in line
 
 
+def test_a_stage_vector_whose_mode_is_an_object_is_a_result(tmp_path):
+    # found by the seeded fuzz run: the mode was looked up in a dict before it was checked
+    line = next(x for x in (CORPUS / "stage" / "mans_decode.jsonl").read_text().splitlines()
+                if '"mode":"fac"' in x)
+    v = json.loads(line)
+    v["in"]["mode"] = {"x": "1"}
+    (tmp_path / "v.jsonl").write_text(json.dumps(v) + "\n")
+    r = CliRunner().invoke(main, ["validate", str(tmp_path / "v.jsonl")])
+    assert r.exit_code == 1 and "Traceback" not in r.output
+    assert "FAIL v/mans_fac_round_trip" in r.output and "model_mismatch" in r.output
+
+
 def _state_of(channels):
     b = GraphBuilder()
     x = b.input(1, -5, 5)
