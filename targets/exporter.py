@@ -21,7 +21,10 @@ from .errors import DoesNotFit, EngineFailure, ExportError
 from .format import Format, Model, format_of, graph_outputs
 from .outputs import OutputMismatch, in_order
 
-__all__ = ["Export", "Fit", "export", "fit", "self_check", "DoesNotFit"]
+__all__ = ["Export", "Fit", "export", "fit", "self_check", "check_size", "DoesNotFit"]
+
+#: The sizes a static model's self-check tries first, smallest first (:func:`check_size`).
+CHECK_SIZES = ((8, 8), (16, 16), (32, 32))
 
 
 @dataclass
@@ -168,3 +171,22 @@ def self_check(exp: Export, sizes=None, engine=None, progress=None) -> tuple[int
         if tick:
             tick(1)
     return len(probes), None
+
+
+def check_size(g: Graph, size: tuple[int, int]) -> tuple[int, int]:
+    """The size a static model of ``g`` at ``size`` is self-checked at: the smallest of
+    :data:`CHECK_SIZES` (and ``size`` itself) no larger than ``size`` at which the graph plans
+    and every convolution's input is larger than its kernel each way, so its padded edges and
+    a window clear of both occur. A model at another size differs
+    from the checked one only in its shapes and the constants that follow from them."""
+    from waiexport.plan import run_plan
+    for h, w in [s for s in CHECK_SIZES if s[0] <= size[0] and s[1] <= size[1]]:
+        shapes = [(g.tensor(i.tensor).channels, h, w) for i in g.inputs]
+        try:
+            planned = run_plan(g, shapes, [s.lo for s in g.scalars])
+        except Refusal:
+            continue
+        if all(planned[op.inputs[0]][1] > op.params.kh and planned[op.inputs[0]][2] > op.params.kw
+               for op in g.ops if op.name in ("conv", "conv_transpose")):
+            return h, w
+    return size

@@ -23,6 +23,7 @@ __all__ = ["TOSA", "TosaFormat", "run_tosa"]
 class TosaFormat(Format):
     name, layout, suffix, static = "tosa", "NHWC [1, H, W, C]", ".tosa", True
     judge = "the TOSA reference model"
+    judge_at_size = "iree-cpu"
 
     def require(self) -> None:
         try:

@@ -152,3 +152,58 @@ def test_wide_operands_become_int8_digits_at_their_extremes():
     ends = [np.full((2, 4, 4), v) for v in (-(2**15), 2**15 - 1)]
     signs = [np.where(np.arange(32).reshape(2, 4, 4) % 2, -(2**15), 2**15 - 1)]
     assert exact_or_refused(g, [([x], []) for x in ends + signs] + probe_inputs(g))
+
+
+def _flatbuffer(data: bytes) -> tuple:
+    """A TOSA flatbuffer read back: its operators (code, inputs, outputs), its tensors
+    (name → type, shape, data) and its shape constants (name → values)."""
+    from tosa.TosaGraph import TosaGraph
+    b = TosaGraph.GetRootAsTosaGraph(data, 0).Regions(0).Blocks(0)
+    ops = [(o.Op(), [o.Inputs(i) for i in range(o.InputsLength())],
+            [o.Outputs(i) for i in range(o.OutputsLength())])
+           for o in (b.Operators(k) for k in range(b.OperatorsLength()))]
+    tensors = {t.Name(): (t.Type(), list(t.ShapeAsNumpy()) if t.ShapeLength() else [],
+                          bytes(t.DataAsNumpy()) if t.DataLength() else b"")
+               for t in (b.Tensors(k) for k in range(b.TensorsLength()))}
+    return ops, tensors
+
+
+@pytest.mark.parametrize("name", ["tiny_synth", "int_synth"])
+def test_a_model_at_another_size_differs_only_in_shapes_and_what_follows_from_them(name):
+    from waiexport.capabilities.examples import tiny_synth
+    from waiexport.descriptions import target
+    from waiexport.targets.exporter import check_size, export
+    from _helpers import ROOT
+    if name == "tiny_synth":
+        g = tiny_synth()
+    else:
+        from waiexport.capabilities.lower import lower_set
+        g = lower_set("int_synth", ROOT / "examples" / "int_synth.json")[0]["synth"]
+    exp = export(write(g), target("tosa"), name)
+    big = (16, 12)
+    small = check_size(exp.graph, big)
+    assert small != big and small[0] <= big[0] and small[1] <= big[1]
+    (ops_a, t_a), (ops_b, t_b) = (
+        _flatbuffer(exp.built([(exp.graph.tensor(i.tensor).channels, h, w)
+                               for i in exp.graph.inputs]).data) for h, w in (small, big))
+    assert ops_a == ops_b and t_a.keys() == t_b.keys()
+    for k in t_a:
+        (type_a, shape_a, data_a), (type_b, shape_b, data_b) = t_a[k], t_b[k]
+        assert type_a == type_b
+        assert shape_a != shape_b or data_a == data_b, k    # a constant of one shape is one
+
+
+def test_a_large_model_is_self_checked_small_and_run_at_its_size_on_iree(tmp_path):
+    from importlib.util import find_spec
+    from _helpers import ROOT
+    r = CliRunner().invoke(main, ["export", str(ROOT / "examples" / "tiny_synth.whg1"),
+                                  "--target", "tosa", "--size", "16x12", "-o",
+                                  str(tmp_path / "t.tosa"), "--json"])
+    assert r.exit_code == 0, r.output
+    check = json.loads(r.stdout)["self_check"]
+    assert check["size"] == "8x8" and check["on"] == "the TOSA reference model"
+    if find_spec("iree") is not None:
+        assert check["at_model_size"]["on"] == "iree-cpu" and check["at_model_size"]["decodes"]
+    else:
+        assert check["at_model_size"]["on"] is None and "waiexport[iree]" in \
+            check["at_model_size"]["said"]

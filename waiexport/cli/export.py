@@ -69,7 +69,7 @@ def export(graph, target_name, output, sizes, as_json):
 def _export(graph: str, tgt, member, output: str, sizes, as_json: bool) -> None:
     """The body of ``export``, once GRAPH has loaded: exits."""
     from waiexport.targets.errors import ExportError
-    from waiexport.targets.exporter import export as export_graph, self_check
+    from waiexport.targets.exporter import export as export_graph
     try:
         exp = export_graph(member, tgt, Path(graph).stem)
     except Refusal as r:
@@ -86,19 +86,16 @@ def _export(graph: str, tgt, member, output: str, sizes, as_json: bool) -> None:
     fmt = exp.format
     shapes = _static_shapes(graph, exp, [size_of(s) for s in sizes]) if fmt.static else None
     judge, judged_on, unchecked = _judge(tgt, fmt)
+    size, checked = _check_sizes(exp, shapes)
     try:
         model = exp.built(shapes)
-        with contextlib.ExitStack() as stack:
-            def bar(n):
-                return stack.enter_context(progress(
-                    n, f"self-check on {judged_on.split(',')[0]}")).update
-            probes, difference = self_check(exp, sizes=[shapes[0][1:]] if shapes else None,
-                                            engine=judge, progress=bar)
+        probes, difference = _self_check(exp, checked, judge, judged_on)
+        if difference:
+            click.echo(f"self-check on {judged_on} failed: {difference}", err=True)
+            sys.exit(1)
+        at_size = _at_size(exp, tgt, fmt, size, checked)
     except ExportError as e:
         click.echo(f"{graph}: {_why(tgt, e)}", err=True)
-        sys.exit(1)
-    if difference:
-        click.echo(f"self-check on {judged_on} failed: {difference}", err=True)
         sys.exit(1)
     try:
         saved = fmt.save(exp, model, Path(output), Path(graph).stem)
@@ -110,12 +107,17 @@ def _export(graph: str, tgt, member, output: str, sizes, as_json: bool) -> None:
               "model": saved["model"],
               "rewrites": [c.as_json() for c in exp.outcome.changes if c.applied],
               "self_check": {"bit_exact": True, "decodes": probes, "on": judged_on,
-                             **({"not_on": unchecked} if unchecked else {})},
+                             **({"not_on": unchecked} if unchecked else {}),
+                             **({"size": _hw(checked), "at_model_size": at_size}
+                                if checked != size else {})},
               "target": tgt.name}
     lines = [fmt.summary(exp, model, saved["model"], probes)
              + (f" (on {judged_on})" if tgt.checked_on else "")]
     if unchecked:
         lines.append(f"not self-checked on the target's own runtime: {unchecked}")
+    if checked != size:
+        lines.append(f"self-checked at {_hw(checked)}, where every node's edges and interior "
+                     f"occur; at the model's {_hw(size)}: {at_size['said']}")
     if "vela" in saved:
         vela = saved["vela"]
         report["vela"] = vela.as_dict()
@@ -125,6 +127,53 @@ def _export(graph: str, tgt, member, output: str, sizes, as_json: bool) -> None:
             lines.append(f"  {vela.cpu_ops} operators are not on the NPU")
     click.echo(dumps(report) if as_json else "\n".join(lines))
     sys.exit(0)
+
+
+def _hw(size) -> str:
+    return f"{size[0]}x{size[1]}"
+
+
+def _check_sizes(exp, shapes) -> tuple:
+    """The model's input size and the smaller one its self-check runs at
+    (:func:`~waiexport.targets.exporter.check_size`), for a static model whose inputs share
+    one size; ``(None, None)`` otherwise."""
+    from waiexport.targets.exporter import check_size
+    if not shapes or len({tuple(s[1:]) for s in shapes}) != 1:
+        return (tuple(shapes[0][1:]),) * 2 if shapes else (None, None)
+    size = tuple(shapes[0][1:])
+    return size, check_size(exp.graph, size)
+
+
+def _self_check(exp, size, judge, on: str, label: str = "self-check on"):
+    """:func:`~waiexport.targets.exporter.self_check` at ``size``, with a progress bar."""
+    from waiexport.targets.exporter import self_check
+    with contextlib.ExitStack() as stack:
+        def bar(n):
+            return stack.enter_context(progress(n, f"{label} {on.split(',')[0]}")).update
+        return self_check(exp, sizes=[size] if size else None, engine=judge, progress=bar)
+
+
+def _at_size(exp, tgt, fmt, size, checked) -> dict | None:
+    """The static model run at its own size too, on the format's engine for that
+    (``judge_at_size``, IREE for TOSA) where it is installed: what it found, in words and
+    counts. A difference there ends the export as one at the check size does."""
+    from waiexport.targets.engines import engine
+    from waiexport.targets.errors import EngineUnavailable
+    if checked == size:
+        return None
+    try:
+        judge = engine(fmt.judge_at_size, isolate=True, target=tgt.name)
+    except (EngineUnavailable, KeyError) as e:
+        return {"on": None, "said": f"not run ({fmt.judge_at_size or 'no engine'}: {e}); it "
+                                    "differs from the checked model only in its shapes and the "
+                                    "constants that follow from them"}
+    probes, difference = _self_check(exp, size, judge, fmt.judge_at_size, "at its size on")
+    if difference:
+        click.echo(f"self-check at {_hw(size)} on {fmt.judge_at_size} failed: {difference}",
+                   err=True)
+        sys.exit(1)
+    return {"on": fmt.judge_at_size, "decodes": probes,
+            "said": f"{probes} decodes bit-exact on {fmt.judge_at_size}"}
 
 
 def _why(tgt, e) -> str:
