@@ -65,6 +65,10 @@ class TosaBuilder:
            *args) -> str:
         """Operator ``name`` (``CONV2D``, ``ADD``, …) writing one new tensor; ``attr`` names
         its attribute builder (default ``<Name>Attribute``), given ``args``."""
+        if any(int(d) < 1 for d in shape):       # the reference model crashes on one
+            from ..errors import ExportError
+            raise ExportError(f"{name} would make a tensor of shape {list(shape)}: TOSA has no "
+                              "empty tensor")
         a = self.ts.TosaSerializerAttribute()
         getattr(a, attr or _attribute(name))(*args)
         out = self.ser.addIntermediate(list(shape), self._dtype(dtype))

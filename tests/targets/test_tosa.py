@@ -100,6 +100,22 @@ def test_a_status_other_than_valid_fails_with_the_models_message():
         run_tosa(m, [np.array([[[[1000]]]], np.int32)])   # outside [-2, 2) for shift 2
 
 
+@pytest.mark.parametrize("h, w, ph, pw, sh, sw", [(2, 1, 0, 1, 1, 3), (1, 2, 1, 0, 3, 1),
+                                                  (1, 1, 2, 2, 4, 4)])
+def test_a_side_whose_every_window_reads_padding_only(h, w, ph, pw, sh, sw):
+    # a 1-wide input, a window 1 wide, padding 1 and stride 3: the one output column reads
+    # padding only, and trimming the input left a tensor of width 0, which the TOSA
+    # reference model rejects by attaching a debugger and crashing the process
+    rng = np.random.default_rng(1)
+    b = GraphBuilder()
+    y = b.op("conv", b.input(2, -7, 2536), conv(rng.integers(-128, 128, (1, 2, 2, 1)),
+                                                pad=(ph, pw), stride=(sh, sw), rq=rq(shift=3)))
+    b.output(y)
+    g = b.build()
+    x = rng.integers(-7, 2537, (2, h, w))
+    assert exact_or_refused(g, [([x], [])])
+
+
 def test_export_command_writes_a_tosa_model_and_its_provenance(tmp_path):
     rng = np.random.default_rng(0)
     b = GraphBuilder()

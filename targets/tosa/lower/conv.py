@@ -19,16 +19,35 @@ def _trim(size: int, pad: int, k: int, stride: int) -> tuple[int, int]:
     return size - cut, pad - (extra - cut)
 
 
+def _zero_padded(b, x, axis: int, pad: int):
+    """``x`` with ``pad`` zero rows (``axis`` 1) or columns (2) on each side, by CONCAT."""
+    shape = list(b.shape(x))
+    side = list(shape)
+    side[axis] = pad
+    zeros = b.const(np.zeros(side, np.int64), b.dtype(x))
+    shape[axis] += 2 * pad
+    return b.op("CONCAT", [zeros, x, zeros], shape, b.dtype(x), None, axis)
+
+
 def lower(b, op, ins, ctx):
     p = op.params
     _, h, w, c = ctx.nhwc(op.inputs[0])
     x = ins[0]
+    pads = [p.ph, p.ph, p.pw, p.pw]
     rows, bottom = _trim(h, p.ph, p.kh, p.sh)
     cols, right = _trim(w, p.pw, p.kw, p.sw)
+    if not rows or not cols:
+        # every window of a side reads padding only, and TOSA has no empty tensor: the
+        # padding becomes zeros in the input, and the convolution pads nothing
+        for axis, pad in ((1, p.ph), (2, p.pw)):
+            x = _zero_padded(b, x, axis, pad) if pad else x
+        h, w, pads = h + 2 * p.ph, w + 2 * p.pw, [0, 0, 0, 0]
+        rows, bottom = _trim(h, 0, p.kh, p.sh)
+        cols, right = _trim(w, 0, p.kw, p.sw)
     if (rows, cols) != (h, w):
         x = slice_of(b, x, [0, 0, 0, 0], [1, rows, cols, c])
     out = ctx.nhwc(op.outputs[0])
-    args = ([p.ph, bottom, p.pw, right], [p.sh, p.sw], [1, 1], False, b.ts.DType.INT32)
+    args = ([pads[0], bottom, pads[2], right], [p.sh, p.sw], [1, 1], False, b.ts.DType.INT32)
     if p.groups == 1:
         name, layout = "CONV2D", lambda wd: np.transpose(wd, (0, 2, 3, 1))
     elif p.groups == c == p.cout:
