@@ -1,10 +1,12 @@
 """Hypothesis profiles (README, "Tests"): ``ci``, derandomized, so that a CI run cannot fail
 by chance and any failure reproduces; ``thorough``, twenty times every test's examples, for
 the random search run apart from CI; and the default, random, at each test's own count.
-``CI`` set in the environment selects ``ci`` unless ``--hypothesis-profile`` names another."""
+``CI`` set in the environment selects ``ci`` unless ``--hypothesis-profile`` names another.
+Without onnxruntime, a test that fails for want of it skips naming its extra."""
 
 import os
 
+import pytest
 from hypothesis import HealthCheck, settings
 
 #: the count a test's own ``examples(n)`` is scaled against (hypothesis's default)
@@ -17,3 +19,37 @@ settings.register_profile("thorough", deadline=None, max_examples=20 * BASE,
                           suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile("ci" if os.environ.get("CI", "").lower() not in ("", "0", "false")
                       else "default")
+
+
+def _onnxruntime_absent() -> bool:
+    from importlib.util import find_spec
+    return find_spec("onnxruntime") is None
+
+
+_NO_ORT = _onnxruntime_absent()
+
+
+def _for_want_of_onnxruntime(error: BaseException) -> bool:
+    """Whether ``error`` is onnxruntime's absence (its import, or an engine or format that
+    says it is not installed), through any chain of causes."""
+    from waiexport.targets.errors import EngineUnavailable
+    while error is not None:
+        if isinstance(error, ModuleNotFoundError) and error.name == "onnxruntime":
+            return True
+        if isinstance(error, EngineUnavailable) and "onnxruntime" in str(error):
+            return True
+        error = error.__cause__ or error.__context__
+    return False
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    """Without onnxruntime (the ``ort`` extra), a test that fails for want of it skips,
+    naming the extra, as the other optional tools' tests do; with it, nothing changes."""
+    outcome = yield
+    report = outcome.get_result()
+    if _NO_ORT and call.excinfo is not None and report.failed and \
+            _for_want_of_onnxruntime(call.excinfo.value):
+        report.outcome = "skipped"
+        report.longrepr = (str(item.path), item.location[1] or 0,
+                           "Skipped: needs onnxruntime: pip install 'waiexport[ort]'")

@@ -3,7 +3,6 @@ acc64-only operator against the reference at the ends the issue names, internal 
 refusals, and no floating-point type in any acc64 model."""
 
 import numpy as np
-import onnxruntime as ort
 import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
@@ -21,7 +20,9 @@ from waiexport.targets.onnx import wide as W
 from waiexport.targets.onnx.emit import I64, Emitter
 from waiexport.targets.onnx.export import check_integer_only
 
-from _helpers import agree, checked, examples, verdict
+from _helpers import agree, checked, examples, needs, verdict
+
+ort = needs("onnxruntime", "ort")
 
 FAST = settings(max_examples=examples(40), deadline=None, suppress_health_check=list(HealthCheck))
 I64_MIN, I64_MAX = -(2**63), 2**63 - 1
