@@ -23,7 +23,7 @@ from waiexport.refusal import Refusal
 from waiexport.targets.engines import engine
 from waiexport.targets.engines.base import Loaded
 
-from _helpers import ROOT
+from _helpers import ROOT, with_extra
 
 BUNDLE = ROOT / "examples" / "jpegai"
 STREAMS = BUNDLE / "streams"
@@ -64,6 +64,7 @@ def test_the_bundled_payloads_decode_to_their_symbols(inputs):
             assert 0 <= pl.values["sigma_idx"].min() and pl.values["sigma_idx"].max() <= 31
 
 
+@with_extra("onnxruntime", "ort")
 def test_ort_cpu_compared_with_the_reference_agrees_on_every_plane(tmp_path):
     r = CliRunner().invoke(main, ["jpegai", "decode", *_args(tmp_path), "--engine", "ort-cpu",
                                   "--compare", "--json"])
@@ -75,6 +76,7 @@ def test_ort_cpu_compared_with_the_reference_agrees_on_every_plane(tmp_path):
     assert np.array_equal(np.load(tmp_path / "uv_y_q.npy").shape, [96, 16, 16])
 
 
+@with_extra("onnxruntime", "ort")
 def test_the_summary_says_whether_the_engine_passes_validate(tmp_path):
     args = [a for a in _args(tmp_path) if a != "--no-validate"]
     r = CliRunner().invoke(main, ["jpegai", "decode", *args, "--engine", "npu-int8"])

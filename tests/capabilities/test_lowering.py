@@ -17,7 +17,7 @@ from waiexport.capabilities.lower import lower_set
 from waiexport.cli import main
 from waiexport.reference import decode
 
-from _helpers import ROOT, refused
+from _helpers import refused, ROOT, with_extra
 from _oracles import conv_transpose_f64
 
 LAYER = {"in_ch": 1, "out_ch": 2, "k": 3, "stride": 2, "pad": 1, "out_pad": 1,
@@ -190,6 +190,7 @@ def test_examples_make_matches_the_committed_ones(tmp_path):
                 path.read_bytes(), path
 
 
+@with_extra("onnxruntime", "ort")
 def test_examples_run_is_the_main_job(tmp_path):
     shutil.copytree(ROOT / "examples", tmp_path / "ex")
     r = CliRunner().invoke(main, ["examples", "run", str(tmp_path / "ex")])

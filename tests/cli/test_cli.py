@@ -9,7 +9,7 @@ from waiexport import write
 from waiexport.capabilities.examples import EXAMPLES
 from waiexport.cli import main
 
-from _helpers import ROOT, every_op_graph
+from _helpers import every_op_graph, ROOT, with_extra
 
 EXAMPLE = str(ROOT / "examples" / "tiny_synth.whg1")
 
@@ -161,6 +161,7 @@ def test_targets_list_and_show():
     assert run("targets", "show", "tpu").exit_code == 2
 
 
+@with_extra("onnxruntime", "ort")
 def test_rewrite_writes_the_result_and_says_what_changed(tmp_path):
     out = tmp_path / "out.whg1"
     r = run("rewrite", EXAMPLE, "--target", "ort-cpu", "-o", str(out))
@@ -181,6 +182,7 @@ def test_rewrite_writes_the_result_and_says_what_changed(tmp_path):
 
 # --- export and the onnxruntime engine --------------------------------------------------------
 
+@with_extra("onnxruntime", "ort")
 def test_export_writes_a_self_checked_model(tmp_path):
     out = tmp_path / "m.onnx"
     r = run("export", EXAMPLE, "--target", "ort-cpu", "-o", str(out))
@@ -190,6 +192,7 @@ def test_export_writes_a_self_checked_model(tmp_path):
     onnx.checker.check_model(onnx.load(str(out)), full_check=True)
 
 
+@with_extra("onnxruntime", "ort")
 def test_export_refuses_a_graph_outside_the_subset(tmp_path):
     from waiexport.builder import GraphBuilder
     b = GraphBuilder()
@@ -203,6 +206,7 @@ def test_export_refuses_a_graph_outside_the_subset(tmp_path):
     assert not (tmp_path / "m.onnx").exists()
 
 
+@with_extra("onnxruntime", "ort")
 def test_run_on_the_onnxruntime_engine_matches_the_reference(tmp_path):
     doc = [{"inputs": [tensor([1, 2])], "scalars": []},
            {"inputs": [tensor([11, 0])], "scalars": []},
@@ -214,6 +218,7 @@ def test_run_on_the_onnxruntime_engine_matches_the_reference(tmp_path):
     assert run("run", g, "--decode", d, "--engine", "tpu").exit_code == 2
 
 
+@with_extra("onnxruntime", "ort")
 def test_run_target_runs_another_target_s_model_on_the_engine(tmp_path):
     doc = [{"inputs": [tensor([1, 2])], "scalars": []},
            {"inputs": [tensor([2, -2])], "scalars": []}]
@@ -247,6 +252,7 @@ def test_inspect_lists_every_tensor_and_gives_no_range_for_a_derived_one():
     assert tensors[0]["lo"] == "-128" and tensors[1]["lo"] is None and tensors[1]["hi"] is None
 
 
+@with_extra("onnxruntime", "ort")
 def test_rewrite_names_a_node_the_same_way_on_every_line(tmp_path):
     r = run("rewrite", EXAMPLE, "--target", "npu-int8", "-o", str(tmp_path / "r.whg1"))
     # node 2 is a conv_transpose; the conv its floor → half_up changed is node 3 now
@@ -255,6 +261,7 @@ def test_rewrite_names_a_node_the_same_way_on_every_line(tmp_path):
     assert "does not fit: does not fit" not in r.output
 
 
+@with_extra("onnxruntime", "ort")
 def test_export_and_rewrite_give_a_change_in_one_json_shape(tmp_path):
     rw = json.loads(run("rewrite", EXAMPLE, "--target", "tosa", "-o", str(tmp_path / "r.whg1"),
                         "--json").output)["changes"]

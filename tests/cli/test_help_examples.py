@@ -10,7 +10,7 @@ from click.testing import CliRunner
 
 from waiexport.cli import COMMANDS, main
 
-from _helpers import ROOT
+from _helpers import ROOT, with_extra
 
 
 def _commands() -> list[str]:
@@ -34,6 +34,7 @@ README_RUNS = {"examples run"}
 
 
 @pytest.mark.parametrize("command", [c for c in _commands() if c not in README_RUNS])
+@with_extra("onnxruntime", "ort")
 def test_every_help_example_runs_on_the_bundled_files(command, tmp_path, monkeypatch):
     monkeypatch.chdir(ROOT)
     args = shlex.split(_example(command).replace("/tmp/", f"{tmp_path}/"))

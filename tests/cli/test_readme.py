@@ -8,7 +8,7 @@ from click.testing import CliRunner
 
 from waiexport.cli import main
 
-from _helpers import ROOT
+from _helpers import ROOT, with_extra
 
 
 def _commands():
@@ -22,6 +22,7 @@ def test_ci_runs_the_readme_test_command():
     assert test_cmd in (ROOT / ".ci" / "run").read_text()
 
 
+@with_extra("onnxruntime", "ort")
 def test_readme_main_command_runs():
     main_cmd, _ = _commands()
     args = shlex.split(main_cmd.split("&&")[1])

@@ -19,7 +19,7 @@ from waiexport.targets.engines import engine
 from waiexport.targets.engines.base import Loaded
 from waiexport.targets.engines.reference import ReferenceEngine
 
-from _helpers import mistaken
+from _helpers import mistaken, with_extra
 
 ROUNDS = ("floor", "half_up", "half_even")
 
@@ -153,6 +153,7 @@ def test_diff_reports_integers():
     assert diff(e, e) == {}
 
 
+@with_extra("onnxruntime", "ort")
 def test_validate_command(tmp_path):
     r = CliRunner().invoke(main, ["validate", str(CORPUS / "vectors" / "relu.jsonl")])
     assert r.exit_code == 0 and "not a full-profile conformance claim" in r.output
@@ -188,6 +189,7 @@ def test_locate_names_the_operator_and_counts_ties():
     assert found["operator"] == 0 and found["op"] == "conv" and found["differing"] > 0
 
 
+@with_extra("onnxruntime", "ort")
 def test_validate_locate_flag():
     r = CliRunner().invoke(main, ["validate", "--locate", "--engine", "ort-cpu",
                                   str(CORPUS / "vectors" / "conv.jsonl")])

@@ -150,6 +150,7 @@ def example_plugin(tmp_path_factory):
     return where
 
 
+@with_extra("onnxruntime", "ort")
 def test_the_example_plugin_passes_the_corpus_in_its_worker(example_plugin):
     env = {**os.environ, "PYTHONPATH": str(example_plugin)}
     listed = subprocess.run([sys.executable, "-m", "waiexport.cli", "validate", "--help"],

@@ -14,7 +14,10 @@ from click.testing import CliRunner
 from waiexport.cli import main
 from waiexport.conformance.generate import CORPUS
 
+from _helpers import needs
 from _runners import identity, on_onnxruntime, run_pack
+
+needs("onnxruntime", "ort")
 
 FILES = [str(CORPUS / "vectors" / f) for f in ("abs.jsonl", "relu.jsonl", "subpos_split.jsonl")]
 

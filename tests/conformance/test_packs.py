@@ -38,6 +38,7 @@ def _validate(results, pack=None, *extra):
                                      *extra, *FILES])
 
 
+@with_extra("onnxruntime", "ort")
 def test_a_pack_holds_no_expected_outputs(pack):
     out, _ = pack
     m = json.loads((out / "manifest.json").read_text())
@@ -45,6 +46,7 @@ def test_a_pack_holds_no_expected_outputs(pack):
     assert "expect" not in (out / "manifest.json").read_text()
 
 
+@with_extra("onnxruntime", "ort")
 def test_a_faithful_runner_passes(pack, tmp_path):
     out, execute = pack
     work = tmp_path / "p"
@@ -57,6 +59,7 @@ def test_a_faithful_runner_passes(pack, tmp_path):
     assert "as stated by the submitter, not verified: a test runner" in d["claim"]["runs_on"]
 
 
+@with_extra("onnxruntime", "ort")
 def test_one_wrong_element_fails_that_vector_by_id(pack, tmp_path):
     out, execute = pack
     work = tmp_path / "p"
@@ -69,6 +72,7 @@ def test_one_wrong_element_fails_that_vector_by_id(pack, tmp_path):
     assert bad["id"] == "conv_basic" and bad["diffs"][0]["histogram"] == {"1": "1"}
 
 
+@with_extra("onnxruntime", "ort")
 def test_a_missing_result_is_named(pack, tmp_path):
     out, execute = pack
     work = tmp_path / "p"
@@ -82,6 +86,7 @@ def test_a_missing_result_is_named(pack, tmp_path):
     assert r.exit_code == 1 and f"{gone}: missing" in r.output
 
 
+@with_extra("onnxruntime", "ort")
 def test_results_judged_against_other_vectors_are_refused(pack, tmp_path):
     out, execute = pack
     work = tmp_path / "p"
@@ -107,6 +112,7 @@ def test_an_ethos_u_pack_holds_vela_s_models(tmp_path):
     assert m["layout"].startswith("NHWC")
 
 
+@with_extra("onnxruntime", "ort")
 def test_a_tampered_manifest_is_one_line(pack, tmp_path):
     out, _ = pack
     work = tmp_path / "p"
@@ -118,6 +124,7 @@ def test_a_tampered_manifest_is_one_line(pack, tmp_path):
     assert r.exit_code == 2 and "Traceback" not in r.output and "manifest" in r.output
 
 
+@with_extra("onnxruntime", "ort")
 def test_an_acc64_pack_runs_as_a_runner_runs_it(tmp_path):
     # int64 inputs and outputs as the model declares them; the host's checks of an internal
     # check tensor (graphs.jsonl) judged from the model's check outputs

@@ -13,6 +13,8 @@ from waiexport.targets.engines.base import ModelEngine
 from waiexport.targets.engines.ort import OrtEngine
 from waiexport.targets.onnx.probes import FLOAT32, NARROWED, NEAREST, PROBES
 
+from _helpers import with_extra
+
 F32, I32, I64 = TensorProto.FLOAT, TensorProto.INT32, TensorProto.INT64
 
 
@@ -78,6 +80,7 @@ def test_onnxruntime_passes_every_probe():
 
 @pytest.mark.parametrize("failure, ops", [(FLOAT32, ("MatMulInteger",)),
                                           (NARROWED, ("Mul", "Add")), (NEAREST, ("Div",))])
+@with_extra("onnxruntime", "ort")
 def test_each_failure_class_is_named_by_its_probe_and_means_no_claim(failure, ops):
     eng = Mistaken(failure)
     wrong = {name: w for name, w in eng.probe().items() if w}

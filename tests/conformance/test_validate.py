@@ -21,7 +21,7 @@ from waiexport.targets.engines.ort import CPU, OrtEngine, OrtRuntime
 from waiexport.targets.engines.reference import ReferenceEngine
 from waiexport.targets.errors import EngineUnavailable
 
-from _helpers import mistaken
+from _helpers import mistaken, with_extra
 
 VECTORS = CORPUS / "vectors"
 NEW = {"conv_int8_sum_past_2_24", "conv_int8_sum_past_2_30", "rescale_product_past_2_53"}
@@ -196,6 +196,7 @@ def test_nodes_placed_on_the_cpu_are_reported_and_never_counted():
     assert rep["totals"]["pass"] == 0 and rep["claim"] is None
 
 
+@with_extra("onnxruntime", "ort")
 def test_a_provider_that_is_not_installed_is_refused():
     with pytest.raises(EngineUnavailable):
         OrtEngine("NoSuchExecutionProvider")
@@ -237,6 +238,7 @@ def test_json_report_on_a_failing_run(monkeypatch):
     assert "float32" in bad["diffs"][0]["located"]["sentence"]
 
 
+@with_extra("onnxruntime", "ort")
 def test_json_report_when_everything_passes():
     r = CliRunner().invoke(main, ["validate", "--json", "--engine", "ort-cpu",
                                   str(VECTORS / "relu.jsonl")])
@@ -361,6 +363,7 @@ def _outputs(v, change):
     ("relu.jsonl", lambda v: {**v, "decodes": []}, "load ok with no decodes"),
     ("relu.jsonl", lambda v: {**v, "load": "weird"}, "neither ok nor a refusal code"),
 ])
+@with_extra("onnxruntime", "ort")
 def test_a_vector_whose_structure_does_not_match_its_graph_is_malformed(tmp_path, file, edit,
                                                                         words):
     f = _edited(tmp_path, file, edit)
@@ -370,6 +373,7 @@ def test_a_vector_whose_structure_does_not_match_its_graph_is_malformed(tmp_path
         assert "passed" not in r.output and "Traceback" not in r.output
 
 
+@with_extra("onnxruntime", "ort")
 def test_no_decodes_on_the_past_2_30_vector_is_malformed(tmp_path):
     lines = (VECTORS / "conv.jsonl").read_text().splitlines()
     n = next(k for k, line in enumerate(lines) if '"conv_int8_sum_past_2_30"' in line)
@@ -390,6 +394,7 @@ def test_a_duplicate_id_is_malformed(tmp_path):
 @pytest.mark.parametrize("args", [
     ["--engine", "ort-cpu", str(CORPUS / "stage")],
     ["--engine", "ort:AzureExecutionProvider", str(VECTORS / "relu.jsonl")]])
+@with_extra("onnxruntime", "ort")
 def test_nothing_ran_is_not_a_pass(args):
     r = CliRunner().invoke(main, ["validate", *args])
     assert r.exit_code == 2 and "nothing-ran" in r.output and "claim" not in r.output.lower()[
@@ -403,6 +408,7 @@ def test_a_float32_engine_on_values_past_2_53_alone_is_not_called_float64():
     assert said and all("float32 or float64 arithmetic" in d for d in said), said
 
 
+@with_extra("onnxruntime", "ort")
 def test_a_tampered_expectation_says_the_vector_may_be_wrong(tmp_path):
     v = json.loads((VECTORS / "relu.jsonl").read_text().splitlines()[0])
     o = v["decodes"][0]["expect"]["outputs"][0]

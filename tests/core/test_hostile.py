@@ -18,7 +18,7 @@ from waiexport.conformance.generate import CORPUS
 from waiexport.reference import decode
 from waiexport.targets.engines import engine
 
-from _helpers import ROOT
+from _helpers import ROOT, with_extra
 
 HUGE = "1" * 4301      # one digit past Python's int-string limit
 
@@ -217,6 +217,7 @@ def _tree(folder):
      "-o", "{out}.tosa"],
     ["vectors", "pack", "{out}", str(CORPUS / "vectors" / "relu.jsonl")],
 ], ids=["onnx", "tosa", "pack"])
+@with_extra("onnxruntime", "ort")
 def test_a_write_limit_leaves_the_earlier_output_whole(tmp_path, args):
     import resource
     import subprocess

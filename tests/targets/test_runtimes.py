@@ -28,6 +28,7 @@ def validate(*args):
     pytest.param("tvm-llvm", marks=with_extra("tvm", "tvm")),
     pytest.param("tract", marks=with_extra("tract", "tract")),
 ])
+@with_extra("onnxruntime", "ort")
 def test_an_exact_runtime_passes_what_it_runs_with_a_claim(engine):
     code, rep = validate("--engine", engine, *SMALL)
     assert code == 0 and rep["claim"]["engine"] == engine
@@ -96,6 +97,7 @@ def test_export_for_a_runtime_target_self_checks_on_that_runtime(tmp_path):
     assert check["bit_exact"] and check["on"].startswith("tvm-llvm, ") and "not_on" not in check
 
 
+@with_extra("onnxruntime", "ort")
 def test_export_for_a_runtime_target_without_its_extra_says_it_was_not_checked_there(
         tmp_path, monkeypatch):
     from waiexport.targets import engines
