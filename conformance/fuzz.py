@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from waiexport.jsonio import BadInput
+from waiexport.jsonio import BadInput, loads
 from waiexport.refusal import CODES, Refusal
 
 __all__ = ["FAMILIES", "mutate", "outcome", "seeds"]
@@ -188,8 +188,8 @@ def outcome(family: str, item, graph: bytes) -> str:
             from waiexport.jsonio import parse_decode
             from waiexport.targets.engines import engine
             try:   # the CLI's own reading of a decode file (one line on each of these)
-                doc = json.loads(item)
-            except (ValueError, RecursionError):
+                doc = loads(item)
+            except ValueError:
                 return "bad-input"
             loaded = engine("reference").load(graph)
             inputs, scalars = parse_decode(doc, 1, 0, "decode")

@@ -20,7 +20,6 @@ header before its data.
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import re
 import stat
@@ -31,7 +30,7 @@ from pathlib import Path
 import numpy as np
 
 from waiexport.files import NotRegular, TooLarge, new_folder, npy_bytes, read_bounded
-from waiexport.jsonio import BadInput, ascii_text, dumps
+from waiexport.jsonio import BadInput, ascii_text, dumps, loads
 from waiexport.refusal import Refusal
 
 from .validate import VectorOutcome, diff
@@ -224,8 +223,8 @@ def _bounded(path: Path, limit: int, what: str) -> bytes:
 
 def _json(path: Path, limit: int, what: str):
     try:
-        return json.loads(_bounded(path, limit, what))
-    except (ValueError, RecursionError) as e:
+        return loads(_bounded(path, limit, what))
+    except ValueError as e:
         raise BadInput(f"{path}: {what} is not JSON: {str(e)[:120]}") from None
 
 
@@ -262,7 +261,7 @@ def judge(pack: Path, results: Path, files: list[Path], expected: str | None = N
                        f"pack {expected[:16]}... given: it is not the manifest vectors pack "
                        "wrote")
     try:
-        manifest = json.loads(blob)
+        manifest = loads(blob)
         if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
             raise BadInput(f"{pack}/manifest.json: not a {FORMAT} manifest")
         return _judge(pack, results, files, manifest, ident)

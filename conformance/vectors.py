@@ -8,7 +8,6 @@ pass; the independent checker with the literal evaluator and the term-by-term fo
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import numpy as np
@@ -16,7 +15,8 @@ import numpy as np
 from waiexport.bounds import certify_graph
 from waiexport.certificate import Member, verdict_of
 from waiexport.files import read_bounded
-from waiexport.jsonio import BadInput, dumps, parse_decode, parse_int, parse_tensor, tensor_json
+from waiexport.jsonio import (BadInput, dumps, loads, parse_decode, parse_int, parse_tensor,
+                              tensor_json)
 from waiexport.load import read_member
 from waiexport.plan import run_plan
 from waiexport.reference import Decoder, decode
@@ -89,8 +89,8 @@ def read_vectors(path: Path, data: bytes | None = None) -> list[dict]:
     first_line: dict = {}
     for n, line in enumerate(lines[:-1], 1):
         try:
-            v = json.loads(line)
-        except (json.JSONDecodeError, UnicodeDecodeError, RecursionError, ValueError) as e:
+            v = loads(line)
+        except ValueError as e:
             raise BadInput(f"{path}:{n}: not JSON: {str(e)[:200]}") from None
         vid = v.get("id") if isinstance(v, dict) else None
         if isinstance(vid, str) and vid in first_line:

@@ -7,18 +7,39 @@ for absent. Reading, integers are accepted as decimal strings or JSON numbers.
 
 from __future__ import annotations
 
+import json
 import re
 
 import numpy as np
 
-__all__ = ["dumps", "BadInput", "parse_int", "parse_tensor", "parse_decode", "tensor_json",
-           "ascii_text"]
+__all__ = ["dumps", "loads", "BadInput", "parse_int", "parse_tensor", "parse_decode",
+           "tensor_json", "ascii_text", "MAX_DEPTH"]
 
 _DECIMAL = re.compile(r"(0|-?[1-9][0-9]*)\Z")
+
+#: The deepest nesting a document we read may have: none of ours passes four levels, and
+#: every reader walks what it reads, so a deeper one is refused before it is parsed.
+MAX_DEPTH = 32
+_STRING = re.compile(r'"(?:[^"\\]|\\.)*+"')
 
 
 class BadInput(ValueError):
     """Malformed input to a tool (not a spec refusal): says where and what."""
+
+
+def loads(text: str | bytes):
+    """JSON from ``text``, refused (``ValueError``, as ``json.loads`` refuses) when its
+    arrays and objects nest deeper than :data:`MAX_DEPTH`: how deep a reader may recurse
+    must not depend on the interpreter's recursion limit of the moment."""
+    if isinstance(text, (bytes, bytearray)):
+        text = bytes(text).decode(json.detect_encoding(text), "surrogatepass")
+    if "[" in text or "{" in text:
+        bare = _STRING.sub("", text).encode("utf-8", "surrogatepass")
+        b = np.frombuffer(bare, np.uint8)
+        step = (b == 91).astype(np.int64) + (b == 123) - (b == 93) - (b == 125)
+        if step.size and int(np.cumsum(step).max()) > MAX_DEPTH:
+            raise ValueError(f"nested deeper than {MAX_DEPTH} levels")
+    return json.loads(text)
 
 
 def dumps(value, strict: bool = True) -> str:

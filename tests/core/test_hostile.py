@@ -236,3 +236,22 @@ def test_a_write_limit_leaves_the_earlier_output_whole(tmp_path, args):
     assert len([x for x in r.stderr.splitlines() if not x.startswith("rewrite:")]) == 1
     assert _tree(tmp_path) == before                     # nothing half-written, no part left
     assert subprocess.run(run, capture_output=True).returncode == 0 and _tree(tmp_path) == before
+
+
+@pytest.mark.parametrize("limit", [1000, 3000, 20000])
+def test_deep_nesting_is_bad_input_whatever_the_recursion_limit(tmp_path, limit):
+    """A stage vector nested 2,000 deep: at a recursion limit that let ``json.loads`` parse
+    it (a hypothesis test raises the limit, and CI saw it), the reader recursed past it."""
+    import sys
+    line = (CORPUS / "stage" / "block_stat.jsonl").read_text().splitlines()[0]
+    v = json.loads(line)
+    v["in"]["x"] = "MARK"
+    (tmp_path / "v.jsonl").write_text(json.dumps(v).replace('"MARK"', "[" * 2000 + "]" * 2000)
+                                      + "\n")
+    old = sys.getrecursionlimit()
+    sys.setrecursionlimit(limit)
+    try:
+        line = _one_line(CliRunner().invoke(main, ["validate", str(tmp_path / "v.jsonl")]))
+    finally:
+        sys.setrecursionlimit(old)
+    assert "v.jsonl: bad-vector: line 1: not JSON: nested deeper than 32 levels" in line

@@ -10,12 +10,12 @@ payloads (the bytes after each marker and its length field) and the GRFS flags.
 from __future__ import annotations
 
 import hashlib
-import json
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
 import numpy as np
 
+from ..jsonio import loads
 from ..refusal import Refusal
 from ..reference.stage import StageRefusal
 from ..reference.stage.band_lookup import band_lookup
@@ -63,8 +63,8 @@ def read_flags(data: bytes, count: int, where: str) -> list[bool]:
     text = data.decode("ascii", errors="replace").strip()
     if text.startswith("["):
         try:
-            items = json.loads(text)
-        except (json.JSONDecodeError, RecursionError, ValueError):
+            items = loads(text)
+        except ValueError:
             raise Refusal("model_mismatch", where, "not a JSON array") from None
         if not isinstance(items, list) or any(v not in (0, 1) for v in items):
             raise Refusal("model_mismatch", where, "a flag is not 0, 1, true or false")

@@ -3,7 +3,7 @@ the member that failed."""
 
 from __future__ import annotations
 
-import json
+from ..jsonio import loads
 
 __all__ = ["Source"]
 
@@ -17,8 +17,8 @@ class Source:
         from waiexport.refusal import Refusal
         self.code, self.where, self._refusal = code, where, Refusal
         try:
-            self.doc = json.loads(data)
-        except (json.JSONDecodeError, UnicodeDecodeError, RecursionError, ValueError) as e:
+            self.doc = loads(data)
+        except ValueError as e:
             # ValueError: an integer past Python's int-string limit (4,300 digits)
             raise self.refuse(where, f"not JSON: {str(e)[:200]}") from None
 

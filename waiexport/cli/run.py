@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import json
 import sys
 
 import click
 
-from waiexport.jsonio import BadInput, dumps, parse_decode, tensor_json
+from waiexport.jsonio import BadInput, dumps, loads, parse_decode, tensor_json
 from waiexport.refusal import Refusal
 
 from .common import engine_option, fail, fail_bad_input, read_file, load_file, engine_named
@@ -68,8 +67,8 @@ def run(graph, decode_file, as_json, values, literal, engine_name, target_name, 
                                                                   literal=True)))
     g = loaded.graph
     try:
-        doc = json.loads(read_file(decode_file))
-    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError, ValueError) as e:
+        doc = loads(read_file(decode_file))
+    except ValueError as e:
         fail(decode_file, "bad-json", "-", f"not JSON: {str(e)[:200]}")
     decodes = doc if isinstance(doc, list) else [doc]
     if not decodes:
