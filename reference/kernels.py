@@ -22,22 +22,24 @@ os.environ.setdefault("NUMBA_CACHE_DIR", str(CACHE))
 
 from numba import __version__ as _numba, njit, prange  # noqa: E402  (reads the variable)
 
-__all__ = ["conv_acc", "conv_transpose_acc", "CACHE"]
+__all__ = ["conv_acc", "conv_transpose_acc", "announced", "CACHE"]
 
-_MARK = CACHE / f"compiled-{_numba}-{hashlib.sha256(Path(__file__).read_bytes()).hexdigest()[:16]}"
-
-
-def _announced(kernel):
+def announced(kernel, source: str):
     """``kernel``, saying on stderr, once, when it is about to be compiled on this install
-    (the first decode of a fresh install otherwise sits silent for a quarter of a minute)."""
+    (the first decode of a fresh install otherwise sits silent for a quarter of a minute);
+    ``source`` is the file that defines it, whose digest marks it compiled."""
+    digest = hashlib.sha256(Path(source).read_bytes()).hexdigest()[:16]
+    mark = CACHE / f"compiled-{_numba}-{digest}"
+
     def run(*args):
-        if not _MARK.exists():
+        if not mark.exists():
             print("waiexport: compiling the reference's integer kernels, once per install "
                   "(a few seconds)...", file=sys.stderr, flush=True)
-        kernel(*args)
-        if not _MARK.exists():
+        out = kernel(*args)
+        if not mark.exists():
             CACHE.mkdir(parents=True, exist_ok=True)
-            _MARK.touch()
+            mark.touch()
+        return out
     run.kernel = kernel
     return run
 
@@ -100,5 +102,5 @@ def _conv_transpose_acc(x, w, sh, sw, plane):  # pragma: no cover - compiled
                         plane[o, y, rx + k * sw] = prow[rx, k]
 
 
-conv_acc = _announced(_conv_acc)
-conv_transpose_acc = _announced(_conv_transpose_acc)
+conv_acc = announced(_conv_acc, __file__)
+conv_transpose_acc = announced(_conv_transpose_acc, __file__)

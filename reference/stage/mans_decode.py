@@ -2,19 +2,18 @@
 window, in ``sgm`` mode (latent spans with masks and per-position distributions) or ``fac``
 mode (hyper-latent rows). The tables and operands are checked first (``model_mismatch`` at
 −1); every later refusal is ``stream_exhausted``, at the position §14.1 gives it. The tables
-are built with numpy; the decode is one sequential walk, as the window's state demands.
+are built with numpy; the decode is one sequential walk, as the window's state demands,
+compiled (:mod:`.mans_walk`) after the window's set-up here.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from waiexport.reference.integer import wrap16
-
 from . import StageRefusal, condition
 
-__all__ = ["Window", "latent_tables", "zp_table", "row_table", "check_sgm", "check_fac",
-           "decode_sgm", "decode_fac", "zigzag", "run"]
+__all__ = ["Window", "latent_tables", "zp_table", "check_sgm", "check_fac", "decode_sgm",
+           "decode_fac", "sgm_symbols", "zigzag", "run"]
 
 
 class Window:
@@ -56,9 +55,17 @@ class Window:
         self.b = 56 + (self.b & 7)
         self.h = self._le64(self.p) & ((1 << self.b) - 1)
 
-    def step(self, which: int, t: int) -> None:
-        """A table step of state ``which`` on entry ``t``: the new state."""
-        self.s[which] = ((t >> 16) | self.read(t >> 24)) & 255
+    def walk(self, kernel, *args) -> None:
+        """Run a compiled walk (:mod:`.mans_walk`) from this window's state; its refusal is
+        this window's."""
+        st = np.array([self.p, self.h, self.b, *self.s], dtype=np.int64)
+        fail = np.zeros(4, dtype=np.int64)
+        kernel(np.frombuffer(self.m, np.uint8), st, *args, fail)
+        kind, self.at, x, y = (int(v) for v in fail)
+        if kind == 1:
+            self._refuse(f"a read of {x} bits with {y} left in the window")
+        if kind == 2:
+            self._refuse(f"a flush of {x} bytes with {y} left")
 
 
 def zigzag(k: np.ndarray) -> np.ndarray:
@@ -104,15 +111,6 @@ def zp_table() -> np.ndarray:
 _ZP = zp_table()
 
 
-def row_table(tz: np.ndarray, counts) -> None:
-    """Write one row's slots into ``T_z`` (*The row table*); other slots keep theirs."""
-    c = np.concatenate([[0], np.asarray(counts, dtype=np.int64)])
-    for a in range(63):
-        lo, hi = int(c[a]), int(c[a + 1])
-        tz[lo:hi] = (_ZP[(hi - lo) + np.arange(hi - lo)] << 16) + a
-    tz[255] = (_ZP[1] << 16) + 63
-
-
 def _is_int(v) -> bool:
     return isinstance(v, (int, np.integer)) and not isinstance(v, bool)
 
@@ -146,88 +144,44 @@ def check_fac(rows, lengths) -> None:
               "there is not one length ≥ 0 for each row")
 
 
-def _groups(n: int):
-    """The steps of a span or row of ``n`` positions: ``(positions, flush after)``."""
-    i = 0
-    while i + 4 <= n:
-        yield range(i, i + 4), True
-        i += 4
-    if n - i >= 2:
-        yield range(i, i + 2), False
-        i += 2
-    if n - i == 1:
-        yield range(i, i + 1), False
-
-
 def decode_sgm(stream: bytes, pmf, bounds, spans) -> list[list[int]]:
     """The latent spans' symbols, 0 at every unmasked position."""
     check_sgm(pmf, bounds, spans)
-    tables, win, pos = latent_tables(pmf).tolist() if pmf else [], Window(stream), 0
-    out = []
-    for span in spans:
-        mask, sigma = span["mask"], span["sigma"]
-        syms = [0] * len(mask)
-        for group, four in _groups(len(mask)):
-            for i in group:
-                win.at = pos + i
-                if mask[i]:
-                    t = tables[sigma[i]][win.s[i % 2]]
-                    win.step(i % 2, t)
-                    syms[i] = wrap16(t & 0xFFFF)
-                    if not four:
-                        _escape(win, syms, i, bounds[sigma[i]])
-            if four:
-                win.at = pos + group[-1]
-                win.flush()
-                for i in group:
-                    if mask[i]:
-                        win.at = pos + i
-                        _escape(win, syms, i, bounds[sigma[i]])
-            else:
-                win.at = pos + group[-1]
-                win.flush()
-        out.append(syms)
-        pos += len(mask)
-    return out
+    lengths = [len(span["mask"]) for span in spans]
+    flat = sgm_symbols(stream, pmf, bounds,
+                       np.array([bool(m) for span in spans for m in span["mask"]], dtype=bool),
+                       np.array([s for span in spans for s in span["sigma"]], dtype=np.int64),
+                       lengths, checked=True)
+    return [row.tolist() for row in np.split(flat, np.cumsum(lengths)[:-1])] if spans else []
 
 
-def _escape(win: Window, syms: list, i: int, beta: int) -> None:
-    """``out(i)`` of ``sgm``: the escape where ``sym_i + β = 0``, then its flush."""
-    if syms[i] + beta != 0:
-        return
-    v = win.read(3 if win.read(1) == 1 else 16)
-    syms[i] = wrap16((v >> 1) + beta) if v % 2 == 0 else wrap16(-(v >> 1) - beta)
-    win.flush()
+def sgm_symbols(stream: bytes, pmf, bounds, mask: np.ndarray, sigma: np.ndarray, lengths,
+                checked: bool = False) -> np.ndarray:
+    """:func:`decode_sgm` on whole planes: the spans' masks and distributions end to end in
+    ``mask`` and ``sigma``, the span lengths in ``lengths``; the symbols, flat, as int64."""
+    from .mans_walk import walk_sgm
+    if not checked:
+        check_sgm(pmf, bounds, [])
+        names = min(len(pmf), len(bounds))
+        condition(len(mask) == len(sigma) == sum(lengths),
+                  "the masks and the distributions differ in length")
+        condition(not len(sigma) or 0 <= int(sigma.min()) and int(sigma.max()) < names,
+                  "a distribution names no row and bound")
+    tables = latent_tables(pmf) if pmf else np.zeros((0, 256), np.int64)
+    syms = np.zeros(len(mask), dtype=np.int64)
+    Window(stream).walk(walk_sgm, tables, np.asarray(bounds, np.int64), mask, sigma,
+                        np.asarray(lengths, np.int64), syms)
+    return syms
 
 
 def decode_fac(stream: bytes, rows, lengths) -> list[list[int]]:
     """The hyper-latent rows' symbols."""
+    from .mans_walk import walk_fac
     check_fac(rows, lengths)
-    win, tz, pos, last = Window(stream), np.zeros(256, dtype=np.int64), 0, 0
-    out = []
-    for counts, n in zip(rows, lengths):
-        row_table(tz, counts)
-        table, syms = tz.tolist(), [0] * n
-        for group, four in _groups(n):
-            for i in group:
-                win.at = last = pos + i
-                t = table[win.s[i % 2]]
-                win.step(i % 2, t)
-                syms[i] = t & 255
-                if not four and syms[i] == 63:
-                    syms[i] = win.read(6)
-            if four:
-                for i in group:
-                    win.at = pos + i
-                    if syms[i] == 63:
-                        syms[i] = win.read(6)
-                win.at = last
-                win.flush()
-        win.at = last
-        win.flush()
-        out.append(syms)
-        pos += n
-    return out
+    syms = np.zeros(sum(lengths), dtype=np.int64)
+    Window(stream).walk(walk_fac, np.asarray(rows, np.int64).reshape(len(rows), 63),
+                        np.asarray(lengths, np.int64), _ZP, syms)
+    return [row.tolist() for row in np.split(syms, np.cumsum(lengths)[:-1])] if rows else []
 
 
 def run(inp: dict, modes: dict) -> dict:

@@ -13,9 +13,20 @@ from __future__ import annotations
 
 import numpy as np
 
-from .mans_decode import _groups
-
 __all__ = ["encode_sgm", "encode_fac", "coding", "EncodeError"]
+
+
+def _groups(n: int):
+    """The steps of a span or row of ``n`` positions: ``(positions, flush after)``."""
+    i = 0
+    while i + 4 <= n:
+        yield range(i, i + 4), True
+        i += 4
+    if n - i >= 2:
+        yield range(i, i + 2), False
+        i += 2
+    if n - i == 1:
+        yield range(i, i + 1), False
 
 
 class EncodeError(ValueError):

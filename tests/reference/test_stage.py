@@ -18,6 +18,7 @@ from waiexport.reference.stage.mans_decode import (
     decode_fac,
     decode_sgm,
     latent_tables,
+    sgm_symbols,
     zp_table,
 )
 from waiexport.reference.stage.mans_encode import EncodeError, coding, encode_fac, encode_sgm
@@ -264,6 +265,33 @@ def test_sgm_on_random_bytes_agrees(pmf, memory, data):
                                                   max_size=n))})
     both("mans_decode", {"memory": memory.hex(), "mode": "sgm", "pmf": pmf, "bounds": bounds,
                          "spans": spans})
+
+
+@FAST
+@given(pmf=pmf_rows(), memory=st.binary(max_size=60), c=st.integers(0, 3),
+       hw=st.integers(0, 12), data=st.data())
+def test_the_plane_form_decodes_as_the_spans_do(pmf, memory, c, hw, data):
+    """``sgm_symbols`` (the jpegai path's whole planes, checked by array) against the span
+    form and so the literal twin: the same symbols, or the same refusal at the same place."""
+    bounds = [data.draw(st.integers(0, 255)) for _ in pmf]
+    mask = np.array(data.draw(st.lists(st.booleans(), min_size=c * hw, max_size=c * hw)),
+                    dtype=bool)
+    sigma = np.array(data.draw(st.lists(st.integers(0, len(pmf) - 1), min_size=c * hw,
+                                        max_size=c * hw)), dtype=np.int64)
+    spans = [{"mask": m.tolist(), "sigma": s.tolist()}
+             for m, s in zip(mask.reshape(c, hw), sigma.reshape(c, hw))]
+    plane = outcome(lambda: sgm_symbols(memory, pmf, bounds, mask, sigma, [hw] * c)
+                    .reshape(c, hw).tolist())
+    want = both("mans_decode", {"memory": memory.hex(), "mode": "sgm", "pmf": pmf,
+                                "bounds": bounds, "spans": spans})
+    assert plane == (("ok", want[1]["symbols"]) if want[0] == "ok" else want)
+
+
+def test_the_plane_form_refuses_a_distribution_that_names_no_row():
+    with pytest.raises(StageRefusal, match="names no row") as e:
+        sgm_symbols(bytes([0x34, 0x12, 0x01]), [[256]], [1], np.ones(2, bool),
+                    np.array([0, 1]), [2])
+    assert (e.value.code, e.value.at) == ("model_mismatch", -1)
 
 
 # --- the corpus ----------------------------------------------------------------------------

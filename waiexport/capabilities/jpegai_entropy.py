@@ -21,7 +21,7 @@ from ..reference.stage import StageRefusal
 from ..reference.stage.band_lookup import band_lookup
 from ..reference.stage.block_stat import block_stat
 from ..reference.stage.coded import coded
-from ..reference.stage.mans_decode import decode_fac, decode_sgm
+from ..reference.stage.mans_decode import decode_fac, sgm_symbols
 from ..reference.stage.scale_index import scale_index
 
 __all__ = ["PLANES", "PlaneSpec", "Plane", "read_flags", "hyper_latent", "stage_values", "latent",
@@ -100,12 +100,13 @@ def stage_values(v: np.ndarray, flags: list[bool]) -> dict:
 
 
 def latent(stream: bytes, norm: dict, sigma_idx: np.ndarray, mask: np.ndarray) -> np.ndarray:
-    """Step 4: ``y_q [C, 16, 16]`` from a fresh ``sgm`` decode, span ``c`` channel ``c``'s
+    """Step 4: ``y_q [C, H, W]`` from a fresh ``sgm`` decode, span ``c`` channel ``c``'s
     positions in raster order with their ``σ_idx`` and mask."""
-    spans = [{"mask": m.reshape(-1).tolist(), "sigma": s.reshape(-1).tolist()}
-             for m, s in zip(mask, sigma_idx)]
-    return np.array(decode_sgm(stream, norm["pmf"][:32], norm["bounds"][:32], spans),
-                    dtype=np.int64).reshape(sigma_idx.shape)
+    c = sigma_idx.shape[0]
+    return sgm_symbols(stream, norm["pmf"][:32], norm["bounds"][:32],
+                       np.asarray(mask, bool).reshape(-1),
+                       np.asarray(sigma_idx, np.int64).reshape(-1),
+                       [sigma_idx.size // c] * c if c else []).reshape(sigma_idx.shape)
 
 
 def decode_plane(plane: str, norm: dict, scale, soz: bytes, stream: bytes,
