@@ -171,7 +171,8 @@ _OPENVINO_INEXACT = tuple(
     [((op, "uint8"), _OV_FLOAT) for op in ("MatMulInteger", "ConvInteger")]
     + [((op, "int32"), _OV_FLOAT) for op in ("MatMul", "ReduceSum", "Div", "Mod", "Equal",
                                              "Greater")]
-    + [(("BitShift", "uint32"), _OV_FLOAT)]
+    + [(("BitShift", "uint32"), _OV_FLOAT),
+       (("Clip", "int32"), "with its bounds through float32 (2^30 + 2 becomes 2^30)")]
     + [((op, "int64"), _OV_NARROW) for op in ("Add", "Sub", "Mul", "Div", "Mod", "Max", "Min",
                                               "MatMul", "ReduceSum")]
     + [(("BitShift", "uint64"), _OV_NARROW)])

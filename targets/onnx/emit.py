@@ -22,8 +22,15 @@ class Emitter:
         self.inits: list = []
         self.scope = "model"   # the node names' prefix: ``op<index>`` of the operator lowered
         self.storage = I32     # every graph tensor's type: int32 (acc32), int64 (acc64)
+        self.target = None     # the target description whose runtime will run the model
         self._n = 0
         self._consts: dict = {}
+
+    def exact(self, op: str, dtype: int) -> bool:
+        """Whether the target's runtime computes ONNX ``op`` on ``dtype`` exactly in integers
+        (its description's ``inexact`` and ``lacks``, measured by the probes); a lowering
+        that has another form takes it where this is false."""
+        return self.target is None or self.target.cannot(op, np.dtype(_NP[dtype]).name) is None
 
     def name(self, hint: str) -> str:
         self._n += 1

@@ -74,6 +74,7 @@ def build_model(g: Graph, metadata: dict, expose: bool = False,
     gb = bounds or certify_graph(g)
     e = Emitter()
     e.storage = I64 if target is not None and target.profile == "acc64" else I32
+    e.target = target
     names = {}
     inputs = []
     for inp, name in zip(g.inputs, _io_names(g)):

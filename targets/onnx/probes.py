@@ -119,6 +119,11 @@ def _probes() -> tuple:
                 _two("Max", b, b - 1, b, dtype, fail), _two("Min", b, b + 1, b, dtype, fail),
                 _two("Equal", b, b - 1, False, dtype, fail),
                 _two("Greater", b, b - 1, True, dtype, fail)]
+    out.append(_two("BitwiseAnd", top + 2, top + 1, top + 1, np.int32))
+    # a bound past 2^24 (OpenVINO 2026.4.1 takes Clip's bounds through float32: 2^30)
+    out.append(Probe(FLOAT32, "Clip", "int32", (("Clip", ["x", "lo", "hi"], ["out0"]),),
+                     {"lo": np.array(-top - 2, np.int32), "hi": np.array(top + 2, np.int32)},
+                     {"x": np.array([top + 12345], np.int32)}, np.array([top + 2], np.int32)))
     # int32 → int64, an operation with an int64 constant, a division back into int32 range,
     # → int32: tract 0.23.9 narrows the constants of such a chain (2^31 becomes −2^31)
     x = (1 << 30) + 1

@@ -17,7 +17,7 @@ import numpy as np
 from . import wide
 from .emit import BOOL, I32, I64, Emitter
 
-__all__ = ["floor_divmod", "floor_shift", "requantise", "rq_args", "channel_const", "span",
+__all__ = ["bit_floor_shift", "floor_divmod", "floor_shift", "requantise", "rq_args", "channel_const", "span",
            "width"]
 
 
@@ -45,9 +45,12 @@ def _lifts(shifts: list[int], span, dtype: int) -> list[int] | None:
 
 def floor_shift(e: Emitter, p: str, shifts: list[int], dtype: int = I64, span=None) -> str:
     """``⌊p / 2^s⌋`` for per-channel shifts ``s ∈ 0..63`` (``0..30`` on int32), ``p``
-    within ``span`` when that is given: a lifted ``Div`` where :func:`_lifts` allows it."""
+    within ``span`` when that is given: a lifted ``Div`` where :func:`_lifts` allows it, by
+    bits where the target's runtime computes no int32 ``Div`` exactly."""
     if not any(shifts):
         return p
+    if dtype == I32 and not e.exact("Div", I32):
+        return bit_floor_shift(e, p, shifts)
     lifts = _lifts(shifts, span, dtype)
     if lifts is None:
         return floor_divmod(e, p, shifts, dtype)[0]
@@ -56,6 +59,55 @@ def floor_shift(e: Emitter, p: str, shifts: list[int], dtype: int = I64, span=No
                                             "lift", dtype)])
     q = e.node("Div", [p, channel_const(e, [1 << s for s in shifts], "pow2", dtype)])
     return e.node("Sub", [q, channel_const(e, lifts, "lift", dtype)]) if any(lifts) else q
+
+
+def bit_floor_shift(e: Emitter, p: str, shifts: list[int]) -> str:
+    """``⌊p / 2^s⌋`` of an int32 ``p`` for per-channel shifts ``s ∈ 0..30`` from
+    ``BitwiseAnd``, ``Min``, ``Max``, ``Mul`` and ``Add`` alone, for a runtime that computes
+    int32 ``Div``, ``Mod`` and ``BitShift`` through float (OpenVINO, measured): in two's
+    complement ``p = −2^31·b₃₁ + Σ b_j·2^j``, and dropping the bits below ``s`` is the floor,
+    so ``⌊p / 2^s⌋ = −b₃₁·2^(31−s) + Σ_{j ≥ s} b_j·2^(j−s)``, with ``b_j = min(p AND 2^j, 1)``
+    and ``−b₃₁ = max(p AND −2^31, −1)``. Every partial sum is the quotient of a number that
+    drops some bits of ``p``, so it fits; a channel of shift 0 keeps ``p``."""
+    if not any(shifts):
+        return p
+
+    def per_channel(values):
+        return channel_const(e, values, "bits", I32)
+    total = None
+    for j in range(min(s for s in shifts if s), 32):
+        coef = [0 if not s or j < s else 1 << (j - s) for s in shifts]
+        if j == 31:
+            bit = e.node("Max", [e.node("BitwiseAnd", [p, e.const(-(1 << 31), I32)]),
+                                 e.const(-1, I32)])
+        else:
+            bit = e.node("Min", [e.node("BitwiseAnd", [p, e.const(1 << j, I32)]),
+                                 e.const(1, I32)])
+        term = bit if set(coef) == {1} else e.node("Mul", [bit, per_channel(coef)])
+        total = term if total is None else e.node("Add", [total, term])
+    if 0 in shifts:
+        total = e.node("Add", [total, e.node("Mul", [p, per_channel([int(not s)
+                                                                       for s in shifts])])])
+    return total
+
+
+def _bit_half_even(e: Emitter, p: str, shifts: list[int], half: str) -> str:
+    """``R_half_even(p, s)`` of an int32 ``p`` with no ``Div``, ``Mod`` or comparison (all
+    through float on OpenVINO, measured): ``q = ⌊p / 2^s⌋`` by :func:`bit_floor_shift`, the
+    remainder ``r = p AND (2^s − 1)``, ``d = r − 2^(s−1)``; up by one where ``d > 0``
+    (``min(max(d, 0), 1)``), or where ``d = 0`` (``1 − min(max(d, −d), 1)``) and ``q`` is odd
+    (``q AND 1``); never where ``s = 0``."""
+    one = e.const(1, I32)
+    q = bit_floor_shift(e, p, shifts)
+    d = e.node("Sub", [e.node("BitwiseAnd", [p, channel_const(e, [(1 << s) - 1 for s in shifts],
+                                                                 "mask", I32)]), half])
+    above = e.node("Min", [e.node("Max", [d, e.const(0, I32)]), one])
+    size = e.node("Max", [d, e.node("Mul", [d, e.const(-1, I32)])])
+    tie = e.node("Sub", [one, e.node("Min", [size, one])])
+    up = e.node("Add", [above, e.node("Mul", [tie, e.node("BitwiseAnd", [q, one])])])
+    if 0 in shifts:
+        up = e.node("Mul", [up, channel_const(e, [int(s > 0) for s in shifts], "shifted", I32)])
+    return e.node("Add", [q, up])
 
 
 def floor_divmod(e: Emitter, p: str, shifts: list[int], dtype: int = I64) -> tuple[str, str]:
@@ -78,6 +130,8 @@ def _round(e: Emitter, p: str, shifts: list[int], mode: str, dtype: int, span) -
     half = channel_const(e, [(1 << (s - 1)) if s else 0 for s in shifts], "half", dtype)
     if mode == "half_up":
         return floor_shift(e, e.node("Add", [p, half]), shifts, dtype, span)
+    if dtype == I32 and not e.exact("Div", I32):
+        return _bit_half_even(e, p, shifts, half)
     q, r = floor_divmod(e, p, shifts, dtype)
     odd = e.node("Equal", [e.node("Mod", [q, e.const(2, dtype)], fmod=0), e.const(1, dtype)])
     tie = e.node("And", [e.node("Equal", [r, half]), odd])

@@ -48,10 +48,14 @@ def stored(e: Emitter, x: str, dtype: int) -> str:
 
 
 def clip(e: Emitter, x: str, lo: int, hi: int) -> str:
-    """``Clip`` of a graph tensor to ``[lo, hi]``; a bound past the storage type becomes its
+    """``Clip`` of a graph tensor to ``[lo, hi]`` (``Min`` then ``Max`` where the target's
+    runtime does not compute ``Clip`` exactly); a bound past the storage type becomes its
     end, which clips nothing a stored value can hold."""
     bits = 63 if e.storage == I64 else 31
     lo, hi = max(lo, -(1 << bits)), min(hi, (1 << bits) - 1)
+    if not e.exact("Clip", e.storage):  # its bounds go through float32 (OpenVINO, measured)
+        return e.node("Max", [e.node("Min", [x, e.const(hi, e.storage)]),
+                              e.const(lo, e.storage)])
     return e.node("Clip", [x, e.const(lo, e.storage), e.const(hi, e.storage)])
 
 
