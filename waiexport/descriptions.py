@@ -181,8 +181,9 @@ _MEASURED = ("measured by values on this kind of machine (AMD EPYC, AVX2, no VNN
 
 TARGETS.update({t.name: t for t in (
     replace(TARGETS["ort-cpu"], name="openvino-cpu", engine="openvino-cpu", checked_on="openvino-cpu",
-            summary="OpenVINO's CPU plugin (our ONNX export, f32 inference precision): the "
-                    "graphs whose every ONNX operator it computes exactly in integers",
+            summary="OpenVINO's CPU plugin (our ONNX export, f32 inference precision) in the "
+                    "integer operations it keeps: convolutions as int32 Mul and Add trees, "
+                    "roundings by bits, no int64 tensor",
             inexact=_OPENVINO_INEXACT, measured=f"OpenVINO 2026.4.1, {_MEASURED}"),
     # padding zero only: its frontend takes no Pad whose pads are a run-time input, so
     # replication is built from Slice, Expand and Concat (§9.4)
