@@ -11,6 +11,7 @@ Every array parameter is a read-only ``numpy.int64`` array: every width §10.4 a
 from __future__ import annotations
 
 import dataclasses
+import functools
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -135,8 +136,19 @@ class Operand(Params):
     value: int
 
 
+class _Weighted(Params):
+    """A convolution's parameters: its weights' range is read by the profile checks and the
+    bounds pass alike, so it is computed once."""
+
+    @functools.cached_property
+    def weight_range(self) -> tuple[int, int]:
+        """``(min, max)`` of the weights, ``(0, 0)`` for none."""
+        w = self.weights
+        return (int(w.min()), int(w.max())) if w.size else (0, 0)
+
+
 @_frozen
-class Conv(Params):
+class Conv(_Weighted):
     """``conv`` (§5.2): ``weights[cout][cin/groups][kh][kw]``."""
 
     cout: int
@@ -153,7 +165,7 @@ class Conv(Params):
 
 
 @_frozen
-class ConvTranspose(Params):
+class ConvTranspose(_Weighted):
     """``conv_transpose`` (§5.3): ``weights[cin][cout][kh][kw]``."""
 
     cout: int

@@ -52,7 +52,7 @@ def acc32_params(op) -> list[str]:
             keys.append("rq.shift")
         if rq.bias_kind == "post" and not _fit32(rq.bias):
             keys.append("rq.post_bias")
-    if op.name in ("conv", "conv_transpose") and not _fit32(p.weights):
+    if op.name in ("conv", "conv_transpose") and not fits_bits(p.weight_range, 32):
         keys.append("weights")
     if op.name == "chscale":
         keys += ["chscale.m"] * (not _fit32(p.table)) + ["chscale.s"] * (p.shift > 63)

@@ -12,17 +12,33 @@ from .result import Result, Rules, mac
 RULES = Rules()
 
 
-def _sign_sums(w: np.ndarray) -> tuple[list[int], list[int]]:
-    """Per row of ``w`` (2-D), the sum of its positive and of its negative entries, exact."""
-    if w.shape[1] == 0:
-        return [0] * w.shape[0], [0] * w.shape[0]
-    if w.shape[1] * max(-int(w.min()), int(w.max())) >= 1 << 63:
+#: Elements of a weight block: a block's sum and its negative part's sum read it from memory
+#: once and from the cache once (256 KiB of int64).
+_BLOCK = 1 << 15
+
+
+def _sign_sums(w: np.ndarray, top: int | None = None) -> tuple[list[int], list[int]]:
+    """Per row of ``w`` (its first axis; a view is read where it lies, never copied whole),
+    the sum of its positive and of its negative entries, exact; ``top`` is ``max |w|`` where
+    the caller has it."""
+    rows, n, axes = w.shape[0], w[:1].size, tuple(range(1, w.ndim))
+    if n == 0:
+        return [0] * rows, [0] * rows
+    if top is None:
+        top = max(-int(w.min()), int(w.max()))
+    if n * top >= 1 << 63:
         w = w.astype(object)
-    # S⁺ = (Σw + Σ|w|) / 2 and S⁻ = (Σw − Σ|w|) / 2, exactly: two passes, no masked copies
-    total, size = w.sum(axis=1), np.abs(w).sum(axis=1)
-    total, size = [int(t) for t in total], [int(a) for a in size]   # each fits i64; not so
-    return [(t + a) // 2 for t, a in zip(total, size)], \
-        [(t - a) // 2 for t, a in zip(total, size)]                  # their sum: Python ints
+        total, neg = w.sum(axis=axes), np.minimum(w, 0).sum(axis=axes)
+    else:   # Σw and S⁻ each fit i64, row block by row block
+        total, neg = np.empty(rows, np.int64), np.empty(rows, np.int64)
+        step = max(1, _BLOCK // n)
+        buf = np.empty((min(step, rows), *w.shape[1:]), np.int64)
+        for r in range(0, rows, step):
+            block = w[r:r + step]
+            total[r:r + step] = block.sum(axis=axes)
+            neg[r:r + step] = np.minimum(block, 0, out=buf[:len(block)]).sum(axis=axes)
+    neg = [int(m) for m in neg]
+    return [int(t) - m for t, m in zip(total, neg)], neg      # S⁺ = Σw − S⁻: Python ints
 
 
 def partial_sums(sat: Sat, iv: Iv, s_pos: int, s_neg: int, b: int, wmax: int) -> Iv:
@@ -44,17 +60,18 @@ def folded(sat: Sat, iv: Iv, weights, b: int) -> Iv:
             sat.fold(max(0, b), (max(0, t[1]) for t in terms)))
 
 
-def _linear(prefix: str, weights: np.ndarray, groups: list, ins: list, p, ctx) -> Result:
+def _linear(prefix: str, groups: list, ins: list, p, ctx) -> Result:
     """``groups``: per group of taps whose partial sums are hulled (one for ``conv``, one per
-    residue for ``conv_transpose``), a ``[cout, taps]`` matrix of its weights."""
+    residue for ``conv_transpose``), its weights with the output channel first."""
     sat = ctx.sat
-    wmin, wmax = (int(weights.min()), int(weights.max())) if weights.size else (0, 0)
+    wmin, wmax = p.weight_range
     term = sat.corner((wmin, wmax), ins[0])
     if ctx.literal:
-        accs = [hull(*(folded(sat, ins[0], g[o], p.rq.pre_bias(o)) for g in groups))
+        accs = [hull(*(folded(sat, ins[0], g[o].reshape(-1), p.rq.pre_bias(o))
+                       for g in groups))
                 for o in range(p.cout)]
     else:
-        sums = [_sign_sums(g) for g in groups]
+        sums = [_sign_sums(g, max(-wmin, wmax)) for g in groups]
         accs = [hull(*(partial_sums(sat, ins[0], pos[o], neg[o], p.rq.pre_bias(o),
                                     max(-wmin, wmax)) for pos, neg in sums))
                 for o in range(p.cout)]
@@ -68,7 +85,7 @@ def conv(op, ins, ctx) -> Result:
     """``conv.term`` the hull of the taps' term intervals; ``conv.acc = A(K_o, b_pre[o])``;
     ``rq.t = conv.acc``; then the ``rq`` rules."""
     p = op.params
-    return _linear("conv", p.weights, [p.weights.reshape(p.cout, -1)], ins, p, ctx)
+    return _linear("conv", [p.weights], ins, p, ctx)
 
 
 @RULES.rule("conv_transpose")
@@ -78,8 +95,8 @@ def conv_transpose(op, ins, ctx) -> Result:
     no taps, and its ``A`` is the bias alone."""
     p = op.params
     w = p.weights.transpose(1, 0, 2, 3)  # [cout][cin][kh][kw]
-    groups = [w[:, :, ry::p.sh, rx::p.sw].reshape(p.cout, -1)
+    groups = [w[:, :, ry::p.sh, rx::p.sw]
               for ry in range(min(p.sh, p.kh)) for rx in range(min(p.sw, p.kw))]
     if p.sh > p.kh or p.sw > p.kw:
         groups.append(np.zeros((p.cout, 0), dtype=np.int64))
-    return _linear("convT", p.weights, groups, ins, p, ctx)
+    return _linear("convT", groups, ins, p, ctx)
