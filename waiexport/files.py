@@ -13,7 +13,8 @@ import tempfile
 from contextlib import contextmanager
 from pathlib import Path
 
-__all__ = ["write_atomic", "new_folder", "read_bounded", "npy_bytes", "TooLarge", "NotRegular"]
+__all__ = ["write_atomic", "new_folder", "into_folder", "read_bounded", "npy_bytes", "TooLarge",
+           "NotRegular"]
 
 
 class TooLarge(OSError):
@@ -82,6 +83,32 @@ def new_folder(path: Path | str):
     except BaseException:
         shutil.rmtree(work, ignore_errors=True)
         raise
+
+
+@contextmanager
+def into_folder(path: Path | str):
+    """A fresh folder to fill, inside ``path`` (made if absent), whose entries replace those
+    of ``path`` of the same names when the block completes, each as a whole (a folder by
+    rename too); ``path``'s other entries stay. On any exception nothing in ``path`` has
+    changed. Yields the folder to write into."""
+    path = Path(path)
+    path.mkdir(parents=True, exist_ok=True)
+    work = Path(tempfile.mkdtemp(prefix=".staged.", suffix=".part", dir=path))
+    try:
+        yield work
+        for entry in sorted(work.iterdir()):
+            dest = path / entry.name
+            if entry.is_dir() and dest.is_dir() and not dest.is_symlink():
+                old = Path(tempfile.mkdtemp(prefix=f".{entry.name}.", suffix=".old", dir=path))
+                os.rmdir(old)
+                os.replace(dest, old)
+                os.replace(entry, dest)
+                shutil.rmtree(old, ignore_errors=True)
+            else:
+                os.replace(entry, dest)
+        _sync_folder(path)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
 
 
 def read_bounded(path: Path | str, limit: int, follow: bool = True) -> bytes:

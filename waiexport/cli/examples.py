@@ -27,15 +27,24 @@ def examples_make(directory, full, as_json):
     from its activations on seeded latents, so its output spans most of 0..255), a jpegai
     bundle, the two boundary sets of §14.3, and tiny_synth.whg1.
 
+    Each set replaces one of its name in DIRECTORY whole, once all are written: a run that
+    fails or is interrupted leaves every set there whole, the earlier one or the new one.
+
     \b
     Exit status: 0 when written; 2 when DIRECTORY cannot be written.
     Example: waiexport examples make /tmp/ex --full
     """
     from waiexport.capabilities.examples import make
+    from waiexport.files import into_folder
     if full:
         click.echo("making the realistic sets (the activations that choose each layer's "
                    "shift take about 15 s)...", err=True)
-    written = [str(p) for p in make(folder(directory), full)]
+    root = folder(directory)
+    try:
+        with into_folder(root) as work:     # each set whole, or as it was
+            written = [str(root / p.relative_to(work)) for p in make(work, full)]
+    except OSError as e:
+        fail(directory, "unwritable", "-", e.strerror or str(e))
     click.echo(dumps({"written": written}) if as_json else "\n".join(written))
 
 
