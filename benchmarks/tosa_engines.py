@@ -5,7 +5,8 @@ engine's median ratio to onnxruntime with its spread; and IREE's compile time (a
 
 The graph: ``conv`` 3×3 32→32 on 32×32 int8 with a half_up requantisation, then ``relu``.
 
-Run: ``python benchmarks/tosa.py``.
+Run: ``python benchmarks/tosa_engines.py`` (not ``tosa.py``: a script of that name beside the
+others would shadow tosa-tools' own ``tosa`` package for every benchmark).
 """
 
 from __future__ import annotations
