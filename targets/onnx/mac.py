@@ -9,7 +9,9 @@ both operands are split by sign and into base-256 digits for u8×u8 ``ConvIntege
 (:func:`conv_sum`): u8×u8 takes 6.6 ms where s8×s8 and u8×s8 ``ConvInteger`` take 40 ms on a
 3×3 64→64 convolution of 128×128 (``benchmarks/export.py``). Every partial sum of a sign pair
 is a subset sum of the certified terms (§8.2); each GEMM sums few enough channels that its
-int32 accumulator cannot overflow, and digit sums are recombined where their bound fits.
+int32 accumulator cannot overflow, and digit sums are recombined where their bound fits. A
+runtime with no exact integer GEMM (its target's facts, :func:`_gemm_exact`) gets int32
+``Mul`` and ``Add`` trees instead (:func:`_elementwise_sum`).
 """
 
 from __future__ import annotations
