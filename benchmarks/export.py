@@ -29,7 +29,7 @@ import onnxruntime as ort
 from onnx import TensorProto, helper
 
 from _graphs import CONV_MACS, STACK_MACS, conv_64, transpose_stack
-from _timing import median_time
+from _timing import median_time, ratio
 from float_peer import main as against_float
 from waiexport import write
 from waiexport.reference import decode
@@ -92,10 +92,9 @@ def main() -> None:
     real_sizes()
 
 
-def real_sizes(rounds: int = 3) -> None:
+def real_sizes(rounds: int = 5) -> None:
     """Part 5: each export in this process (imports warm), as the command runs it."""
     import statistics
-    import sys
     import tempfile
     import time
     from pathlib import Path
@@ -131,14 +130,13 @@ def real_sizes(rounds: int = 3) -> None:
             assert r.exit_code == 0, r.output
             times[name].append(time.perf_counter() - t - sum(spent))
             vela += spent
-    base = statistics.median(times["ort-cpu"][1:])
     print(f"realistic int_synth exported, self-check included, {rounds} rounds interleaved, "
-          f"load {os.getloadavg()[0]:.1f}:", file=sys.stdout)
+          f"load {os.getloadavg()[0]:.1f}:")
+    later = {name: t[1:] for name, t in times.items()}   # IREE's compile falls in round 1
     for name, t in times.items():
-        later = statistics.median(t[1:])
-        print(f"  {name}: {later:.1f} s ({later / base:.1f}x the ONNX export)"
-              + (f"; first round {t[0]:.1f} s (IREE's compile of the 64x64 model, cached "
-                 "after)" if name.startswith("tosa") else ""))
+        print(f"  {name}: {statistics.median(t[1:]):.1f} s"
+              + (f", {ratio(later, name, 'ort-cpu')} the ONNX export; first round "
+                 f"{t[0]:.1f} s" if name != "ort-cpu" else ""))
     print(f"  Vela's compile, apart: {statistics.median(vela):.1f} s a run")
 
 

@@ -32,7 +32,7 @@ from pathlib import Path
 
 import numpy as np
 
-from _timing import interleaved
+from _timing import interleaved, ratio
 
 ROOT = Path(__file__).resolve().parent.parent
 BUNDLE = ROOT / "examples" / "jpegai"
@@ -161,10 +161,9 @@ def main(rounds: int = 7) -> None:
         print(f"  {name}: {n:,} positions in {statistics.median(t):.2f} s, "
               f"{statistics.median(rates):.2f} million positions/s "
               f"(spread {rates[0]:.2f}-{rates[-1]:.2f})")
-    r = sorted(a / b for a, b in zip(times["tile literal"], times["tile compiled"]))
     print(f"  one tile's SORP ({luma['mask'].size:,} positions): the compiled walk "
           f"{statistics.median(times['tile compiled']) * 1e3:.1f} ms, the literal twin "
-          f"{statistics.median(r):.0f}x that (spread {r[0]:.0f}-{r[-1]:.0f}x)")
+          f"{ratio(times, 'tile literal', 'tile compiled')} that")
     startup()
 
 
@@ -182,11 +181,10 @@ def startup(rounds: int = 7) -> None:
                        "-o", str(out)]}
     _fresh(cmds["decode"])
     times = interleaved({k: (lambda c=c: _fresh(c)) for k, c in cmds.items()}, rounds)
-    r = sorted(a / b for a, b in zip(times["decode"], times["imports"]))
     print(f"  jpegai decode of the bundled example, warm, fresh processes: "
-          f"{statistics.median(times['decode']):.2f} s, {statistics.median(r):.1f}x the "
-          f"import of numpy, onnxruntime and numba ({statistics.median(times['imports']):.2f}"
-          f" s; spread {r[0]:.1f}-{r[-1]:.1f}x, {rounds} pairs)")
+          f"{statistics.median(times['decode']):.2f} s, {ratio(times, 'decode', 'imports')} "
+          f"the import of numpy, onnxruntime and numba "
+          f"({statistics.median(times['imports']):.2f} s)")
 
 
 if __name__ == "__main__":

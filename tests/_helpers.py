@@ -70,6 +70,17 @@ def available(fn):
         pytest.skip(str(e))
 
 
+def jpegai_args(out, **given) -> list[str]:
+    """``waiexport jpegai decode`` of the bundled example into ``out``, not validated: its
+    streams, each replaced where ``given`` names it by its option (``soz``, ``grfs-y``, …)."""
+    streams = ROOT / "examples" / "jpegai" / "streams"
+    files = {"soz": streams / "soz.bin", "sorp": streams / "sorp.bin",
+             "sors": streams / "sors.bin", "grfs-y": streams / "grfs_y.txt",
+             "grfs-uv": streams / "grfs_uv.txt"} | given
+    return ["jpegai", "decode", str(ROOT / "examples" / "jpegai"), "--no-validate", "-o",
+            str(out)] + [a for k, v in files.items() for a in (f"--{k}", str(v))]
+
+
 def refused(fn, code: str, match: str = ""):
     """``fn()`` raises ``Refusal`` with ``code`` and ``match`` in its text; returns it."""
     import pytest

@@ -59,6 +59,22 @@ def write_atomic(path: Path | str, data: bytes) -> None:
     _sync_folder(path.parent)
 
 
+def _swap_in(src: Path, dest: Path) -> None:
+    """Move ``src`` to ``dest``: an existing ``dest`` (a folder, a file or a link, never
+    followed) is moved aside first and removed once ``src`` stands in its place."""
+    old = None
+    if dest.exists() or dest.is_symlink():
+        old = Path(tempfile.mkdtemp(prefix=f".{dest.name}.", suffix=".old", dir=dest.parent))
+        os.rmdir(old)
+        os.replace(dest, old)
+    os.replace(src, dest)
+    _sync_folder(dest.parent)
+    if old is not None and old.is_dir() and not old.is_symlink():
+        shutil.rmtree(old, ignore_errors=True)
+    elif old is not None:
+        old.unlink()
+
+
 @contextmanager
 def new_folder(path: Path | str):
     """A fresh folder to fill, which replaces ``path`` as a whole when the block completes
@@ -69,17 +85,7 @@ def new_folder(path: Path | str):
     work = Path(tempfile.mkdtemp(prefix=f".{path.name}.", suffix=".part", dir=parent))
     try:
         yield work
-        old = None
-        if path.exists() or path.is_symlink():
-            old = Path(tempfile.mkdtemp(prefix=f".{path.name}.", suffix=".old", dir=parent))
-            os.rmdir(old)
-            os.replace(path, old)
-        os.replace(work, path)
-        _sync_folder(parent)
-        if old is not None and old.is_dir() and not old.is_symlink():
-            shutil.rmtree(old, ignore_errors=True)
-        elif old is not None:
-            old.unlink()
+        _swap_in(work, path)
     except BaseException:
         shutil.rmtree(work, ignore_errors=True)
         raise
@@ -88,24 +94,19 @@ def new_folder(path: Path | str):
 @contextmanager
 def into_folder(path: Path | str):
     """A fresh folder to fill, inside ``path`` (made if absent), whose entries replace those
-    of ``path`` of the same names when the block completes, each as a whole (a folder by
-    rename too); ``path``'s other entries stay. On any exception nothing in ``path`` has
-    changed. Yields the folder to write into."""
+    of ``path`` of the same names when the block completes, each as a whole (a file by one
+    rename, a folder by :func:`_swap_in`); ``path``'s other entries stay. On an exception in
+    the block nothing in ``path`` has changed. Yields the folder to write into."""
     path = Path(path)
     path.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix=".staged.", suffix=".part", dir=path))
     try:
         yield work
         for entry in sorted(work.iterdir()):
-            dest = path / entry.name
-            if entry.is_dir() and dest.is_dir() and not dest.is_symlink():
-                old = Path(tempfile.mkdtemp(prefix=f".{entry.name}.", suffix=".old", dir=path))
-                os.rmdir(old)
-                os.replace(dest, old)
-                os.replace(entry, dest)
-                shutil.rmtree(old, ignore_errors=True)
+            if entry.is_dir():
+                _swap_in(entry, path / entry.name)
             else:
-                os.replace(entry, dest)
+                os.replace(entry, path / entry.name)
         _sync_folder(path)
     finally:
         shutil.rmtree(work, ignore_errors=True)

@@ -17,8 +17,8 @@ import numpy as np
 from . import wide
 from .emit import BOOL, I32, I64, Emitter
 
-__all__ = ["bit_floor_shift", "floor_divmod", "floor_shift", "requantise", "rq_args", "channel_const", "span",
-           "width"]
+__all__ = ["bit_floor_shift", "floor_divmod", "floor_shift", "requantise", "rq_args",
+           "channel_const", "span", "width"]
 
 
 def channel_const(e: Emitter, values, hint: str, dtype: int = I64) -> str:
@@ -71,9 +71,6 @@ def bit_floor_shift(e: Emitter, p: str, shifts: list[int]) -> str:
     drops some bits of ``p``, so it fits; a channel of shift 0 keeps ``p``."""
     if not any(shifts):
         return p
-
-    def per_channel(values):
-        return channel_const(e, values, "bits", I32)
     total = None
     for j in range(min(s for s in shifts if s), 32):
         coef = [0 if not s or j < s else 1 << (j - s) for s in shifts]
@@ -83,11 +80,12 @@ def bit_floor_shift(e: Emitter, p: str, shifts: list[int]) -> str:
         else:
             bit = e.node("Min", [e.node("BitwiseAnd", [p, e.const(1 << j, I32)]),
                                  e.const(1, I32)])
-        term = bit if set(coef) == {1} else e.node("Mul", [bit, per_channel(coef)])
+        term = bit if set(coef) == {1} else e.node("Mul", [bit, channel_const(e, coef, "bits",
+                                                                               I32)])
         total = term if total is None else e.node("Add", [total, term])
     if 0 in shifts:
-        total = e.node("Add", [total, e.node("Mul", [p, per_channel([int(not s)
-                                                                       for s in shifts])])])
+        keep = channel_const(e, [int(not s) for s in shifts], "bits", I32)
+        total = e.node("Add", [total, e.node("Mul", [p, keep])])
     return total
 
 

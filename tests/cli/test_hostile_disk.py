@@ -19,7 +19,7 @@ import pytest
 
 from waiexport.conformance.generate import CORPUS
 
-from _helpers import ROOT, needs
+from _helpers import ROOT, jpegai_args, needs
 
 needs("onnxruntime", "ort")
 
@@ -28,7 +28,6 @@ needs("onnxruntime", "ort")
 LIMIT = 6 << 30
 #: What a refused hostile input may hold beyond the same command on a correct input.
 MARGIN = 64 << 20
-STREAMS = ROOT / "examples" / "jpegai" / "streams"
 
 
 def _run(args: list, cwd=None, timeout: float = 300) -> tuple[int, str, int]:
@@ -52,15 +51,6 @@ def _run(args: list, cwd=None, timeout: float = 300) -> tuple[int, str, int]:
         p.returncode = os.waitstatus_to_exitcode(status)
         out.seek(0)
         return p.returncode, out.read().decode(errors="replace"), usage.ru_maxrss * 1024
-
-
-def _decode_args(out: Path, **given) -> list:
-    files = {"soz": STREAMS / "soz.bin", "sorp": STREAMS / "sorp.bin",
-             "sors": STREAMS / "sors.bin", "grfs-y": STREAMS / "grfs_y.txt",
-             "grfs-uv": STREAMS / "grfs_uv.txt"} | given
-    return ["jpegai", "decode", str(ROOT / "examples" / "jpegai"), "--no-validate",
-            "--engine", "reference", "-o", str(out)] + [
-        a for k, v in files.items() for a in (f"--{k}", str(v))]
 
 
 @pytest.fixture(scope="module")
@@ -91,10 +81,10 @@ def _base(kind: str, args: list) -> int:
 def test_a_hostile_file_is_one_line_within_a_correct_file_s_memory(hostile, tmp_path, case):
     kind = "validate" if case in ("200 MB line", "dev-zero vectors") else "decode"
     base = _base(kind, ["validate", str(CORPUS / "vectors" / "relu.jsonl")]
-                 if kind == "validate" else _decode_args(tmp_path / "a"))
-    bad = {"dev-zero payload": _decode_args(tmp_path / "b", soz="/dev/zero"),
-           "fifo flags": _decode_args(tmp_path / "b", **{"grfs-y": hostile / "fifo"}),
-           "100 MB flags": _decode_args(tmp_path / "b", **{"grfs-uv": hostile / "flags"}),
+                 if kind == "validate" else jpegai_args(tmp_path / "a"))
+    bad = {"dev-zero payload": jpegai_args(tmp_path / "b", soz="/dev/zero"),
+           "fifo flags": jpegai_args(tmp_path / "b", **{"grfs-y": hostile / "fifo"}),
+           "100 MB flags": jpegai_args(tmp_path / "b", **{"grfs-uv": hostile / "flags"}),
            "200 MB line": ["validate", str(hostile / "long.jsonl")],
            "dev-zero vectors": ["validate", "/dev/zero"]}[case]
     code, out, peak = _run(bad)
@@ -165,7 +155,7 @@ WRITERS = {
     "pack": lambda out: ["vectors", "pack", str(out / "pack"),
                          str(CORPUS / "vectors" / "relu.jsonl"),
                          str(CORPUS / "vectors" / "conv.jsonl")],
-    "decode": lambda out: _decode_args(out / "decoded"),
+    "decode": lambda out: jpegai_args(out / "decoded"),
     "examples": lambda out: ["examples", "make", str(out / "sets")],
 }
 

@@ -18,7 +18,7 @@ from waiexport.conformance.generate import CORPUS
 from waiexport.reference import decode
 from waiexport.targets.engines import engine
 
-from _helpers import ROOT, with_extra
+from _helpers import ROOT, jpegai_args, with_extra
 
 HUGE = "1" * 4301      # one digit past Python's int-string limit
 
@@ -55,19 +55,13 @@ def test_a_4301_digit_integer_in_every_json_reader(tmp_path):
     assert "v.jsonl: bad-vector: line 1: not JSON" in line
 
 
-def _jpegai_args(**given):
-    streams = ROOT / "examples" / "jpegai" / "streams"
-    files = {"soz": streams / "soz.bin", "sorp": streams / "sorp.bin",
-             "sors": streams / "sors.bin", "grfs-y": streams / "grfs_y.txt",
-             "grfs-uv": streams / "grfs_uv.txt"} | given
-    return ["jpegai", "decode", str(ROOT / "examples" / "jpegai"), "--no-validate", "-o",
-            "/tmp/waiexport-never"] + [a for k, v in files.items() for a in (f"--{k}", str(v))]
+NEVER = "/tmp/waiexport-never"   # the refusal comes before any output
 
 
 @pytest.mark.parametrize("args, words", [
-    (lambda f, z: _jpegai_args(soz=z), "not-a-file"),
-    (lambda f, z: _jpegai_args(**{"grfs-y": f}), "not-a-file"),
-    (lambda f, z: _jpegai_args(**{"grfs-uv": f.parent / "big"}), "too-large"),
+    (lambda f, z: jpegai_args(NEVER, soz=z), "not-a-file"),
+    (lambda f, z: jpegai_args(NEVER, **{"grfs-y": f}), "not-a-file"),
+    (lambda f, z: jpegai_args(NEVER, **{"grfs-uv": f.parent / "big"}), "too-large"),
     (lambda f, z: ["run", str(ROOT / "examples" / "tiny_synth.whg1"), "--decode", str(z)],
      "not-a-file"),
     (lambda f, z: ["inspect", str(f)], "not-a-file"),
