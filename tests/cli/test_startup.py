@@ -46,40 +46,26 @@ def test_kernels_compile_once_into_the_user_cache(tmp_path):
 
 
 def test_an_unwritable_cache_folder_runs_on_a_temporary_one_and_says_so(tmp_path):
+    # a folder that cannot be made runs a command that compiles (numba writes its cache
+    # there); a file in the folder's place is refused the same way, by user_cache alone
     (tmp_path / "a-file").write_text("")
-    for cache in ("/proc/no-such-cache", str(tmp_path / "a-file")):
+    for cache, code in (("/proc/no-such-cache", None), (str(tmp_path / "a-file"), USER_CACHE)):
         env = {**os.environ, "XDG_CACHE_HOME": cache}
         env.pop("NUMBA_CACHE_DIR", None)
-        r = subprocess.run([sys.executable, "-m", "waiexport.cli", "validate", "--engine",
-                            "reference", "conformance/corpus/vectors/conv.jsonl"],
-                           capture_output=True, text=True, env=env,
+        args = ["-c", code] if code else ["-m", "waiexport.cli", "validate", "--engine",
+                                          "reference", "conformance/corpus/vectors/conv.jsonl"]
+        r = subprocess.run([sys.executable, *args], capture_output=True, text=True, env=env,
                            cwd=os.path.dirname(os.path.dirname(os.path.dirname(__file__))))
         assert r.returncode == 0 and "Traceback" not in r.stderr, r.stderr
         said = [line for line in r.stderr.splitlines() if "cannot use the cache folder" in line]
         assert len(said) == 1 and f"{cache}/waiexport/numba" in said[0]
-        assert "9 passed" in r.stdout
+        assert "9 passed" in r.stdout if not code else r.stdout.strip() == "temporary"
 
 
-INTERRUPT_AT = """
-import sys
-class Interrupt:
-    def find_spec(self, name, path=None, target=None):
-        if name == {module!r}:
-            {how}
-sys.meta_path.insert(0, Interrupt())
-from waiexport.cli import main
-main(["inspect", "examples/tiny_synth.whg1"])
+USER_CACHE = """
+import tempfile
+from waiexport.caches import user_cache
+folder = user_cache("numba")
+assert user_cache("numba") == folder and folder.is_dir()
+print("temporary" if str(folder).startswith(tempfile.gettempdir()) else folder)
 """
-
-
-def test_an_interrupt_at_a_named_import_point_is_one_line_and_exit_130():
-    root = os.path.dirname(os.path.dirname(os.path.dirname(__file__)))
-    # a Ctrl-C while numpy is imported, and one that a C extension's initialisation turns
-    # into an ImportError (as onnxruntime's did, 1 run in 20)
-    for module, how in (("numpy", "raise KeyboardInterrupt"),
-                        ("numpy", "try:\n                raise KeyboardInterrupt\n"
-                                  "            except KeyboardInterrupt:\n"
-                                  "                raise ImportError('initialization failed')")):
-        r = subprocess.run([sys.executable, "-c", INTERRUPT_AT.format(module=module, how=how)],
-                           capture_output=True, text=True, cwd=root)
-        assert r.returncode == 130 and r.stderr == "waiexport: interrupted\n", r.stderr
