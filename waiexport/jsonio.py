@@ -114,7 +114,9 @@ def parse_tensor(obj, where: str) -> np.ndarray:
         raise BadInput(f"{where}: shape {shape} is not three sizes")
     if shape[0] * shape[1] * shape[2] != len(obj["data"]):
         raise BadInput(f"{where}: {len(obj['data'])} values for shape {shape}")
-    data = [parse_int(v, f"{where} data[{i}]") for i, v in enumerate(obj["data"])]
+    data = obj["data"]
+    if not set(map(type, data)) <= {int}:      # a JSON number (bool is not int here)
+        data = [parse_int(v, f"{where} data[{i}]") for i, v in enumerate(data)]
     return np.array(data, dtype=object).reshape(shape)
 
 

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from waiexport.jsonio import BadInput, dumps, parse_decode, parse_int, tensor_json
+from waiexport.jsonio import BadInput, dumps, parse_decode, parse_int, parse_tensor, tensor_json
 
 
 def test_canonical_json_rules():
@@ -46,3 +46,15 @@ def test_reports_escape_what_certificates_refuse():
     text = dumps({"why": "x → y 𝄞"}, strict=False)
     assert text == '{"why":"x \\u2192 y \\ud834\\udd1e"}'
     assert json.loads(text) == {"why": "x → y 𝄞"}
+
+
+@pytest.mark.parametrize("bad", [True, 1.0, None, "1e3", [1]])
+def test_a_tensor_value_that_is_not_an_integer_is_named_by_its_index(bad):
+    with pytest.raises(BadInput, match=r"t data\[2\]"):
+        parse_tensor({"data": [1, -2, bad, 4], "shape": [1, 2, 2]}, "t")
+
+
+def test_a_tensor_takes_numbers_and_decimal_strings_alike():
+    a = parse_tensor({"data": [1, str(2**70), -3, 0], "shape": [1, 2, 2]}, "t")
+    assert a.dtype == object and a.tolist() == [[[1, 2**70], [-3, 0]]]
+    assert parse_tensor({"data": [5, 6], "shape": [2, 1, 1]}, "t").tolist() == [[[5]], [[6]]]

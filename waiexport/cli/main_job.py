@@ -62,8 +62,8 @@ def main_job(root: Path, say: Callable[[str], None]) -> bool:
         except (Refusal, OSError) as r:
             say(f"jpegai decode: REFUSED: {r}")
             ok = False
+    read = read_all(files_under([CORPUS]))
     for name in ("reference", "ort-cpu", "npu-int8"):
-        read = read_all(files_under([CORPUS]))
         with progress(sum(len(v) for _, v in read), f"validate {name}") as bar:
             totals = Counter(r.status for r in validate(engine(name), read, progress=bar.update))
         ok &= not any(totals[k] for k in NO_CLAIM)
