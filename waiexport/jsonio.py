@@ -16,6 +16,7 @@ __all__ = ["dumps", "loads", "BadInput", "parse_int", "parse_tensor", "parse_dec
            "tensor_json", "ascii_text", "MAX_DEPTH"]
 
 _DECIMAL = re.compile(r"(0|-?[1-9][0-9]*)\Z")
+_DECIMALS = re.compile(r"(?:(?:0|-?[1-9][0-9]*),)*(?:0|-?[1-9][0-9]*)\Z")
 
 #: The deepest nesting a document we read may have: none of ours passes four levels, and
 #: every reader walks what it reads, so a deeper one is refused before it is parsed.
@@ -114,10 +115,21 @@ def parse_tensor(obj, where: str) -> np.ndarray:
         raise BadInput(f"{where}: shape {shape} is not three sizes")
     if shape[0] * shape[1] * shape[2] != len(obj["data"]):
         raise BadInput(f"{where}: {len(obj['data'])} values for shape {shape}")
-    data = obj["data"]
-    if not set(map(type, data)) <= {int}:      # a JSON number (bool is not int here)
-        data = [parse_int(v, f"{where} data[{i}]") for i, v in enumerate(data)]
-    return np.array(data, dtype=object).reshape(shape)
+    return np.array(_integers(obj["data"], where), dtype=object).reshape(shape)
+
+
+def _integers(data: list, where: str) -> list:
+    """The values of a tensor's ``data``, each a JSON number or a decimal string: all of one
+    kind are checked in one pass, anything else value by value, naming the first bad one."""
+    kinds = set(map(type, data))
+    try:
+        if kinds == {str} and _DECIMALS.match(",".join(data)):
+            return list(map(int, data))
+        if kinds <= {int}:                  # bool is not int here: type() is exact
+            return data
+    except ValueError:                      # a comma inside a value, or too many digits
+        pass
+    return [parse_int(v, f"{where} data[{i}]") for i, v in enumerate(data)]
 
 
 def parse_decode(obj, n_data: int, n_scalars: int, where: str):

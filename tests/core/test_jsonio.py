@@ -58,3 +58,9 @@ def test_a_tensor_takes_numbers_and_decimal_strings_alike():
     a = parse_tensor({"data": [1, str(2**70), -3, 0], "shape": [1, 2, 2]}, "t")
     assert a.dtype == object and a.tolist() == [[[1, 2**70], [-3, 0]]]
     assert parse_tensor({"data": [5, 6], "shape": [2, 1, 1]}, "t").tolist() == [[[5]], [[6]]]
+
+
+@pytest.mark.parametrize("bad", ["-0", "07", "1,2", " 3", "4_0", "9" * 5000, "", "+1"])
+def test_a_decimal_string_that_is_not_one_is_named_by_its_index(bad):
+    with pytest.raises(BadInput, match=r"t data\[1\]"):
+        parse_tensor({"data": ["1", bad, "2", "3"], "shape": [1, 2, 2]}, "t")
