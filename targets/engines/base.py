@@ -209,7 +209,7 @@ class ModelEngine(Engine):
             if model.shapes not in opened:
                 opened[model.shapes] = self.open(model)
             return graph_outputs(g, fmt, opened[model.shapes](feed))
-        loaded = self._loaded(exp, run)
+        loaded = self._loaded(exp, run, opened.get(None))
         if wrong:
             loaded.unclaimable = (f"this runtime fails {len(wrong)} check(s) of what the model "
                                   "uses, so nothing here is claimed: "
@@ -227,11 +227,12 @@ class ModelEngine(Engine):
                 and (p.op, p.dtype) in used and found[p.name]
                 and not found[p.name].startswith("cannot run")]
 
-    def _loaded(self, exp, run) -> Loaded:
+    def _loaded(self, exp, run, opened=None) -> Loaded:
         """The :class:`Loaded` of an export whose decode is ``run``, with every tensor by
         index where the format can cut the model after each (each prefix run as the runtime
         runs the whole, so a fused error shows where it arises); a subclass adds what its
-        runtime can say more (placement)."""
+        runtime can say more (placement). ``opened``: what :meth:`open` gave for the model
+        at load, where its shapes are not static."""
         fmt, g = exp.format, exp.graph
         if not fmt.cuts:
             return Loaded(g, run)

@@ -148,7 +148,11 @@ def run_session(g: Graph, session, inputs, scalars, every: bool = False):
 def _runner(session):
     """A session's run as the engine base asks for it: the feed to every output by name."""
     names = session.output_names()
-    return lambda feed: dict(zip(names, session.run(names, feed)))
+
+    def run(feed):
+        return dict(zip(names, session.run(names, feed)))
+    run.session = session
+    return run
 
 
 def _input_type(session) -> str:
@@ -196,21 +200,16 @@ class OrtEngine(ModelEngine):
     def open(self, model):
         return _runner(self._session(model.data))
 
-    def _loaded(self, exp, run) -> Loaded:
+    def _loaded(self, exp, run, opened=None) -> Loaded:
         from ..onnx.export import build_model, every_node_model
         from ..onnx.probes import SATURATION
-        session = self._session(exp.built().data)
-        main = _runner(session)
+        session = (opened or self.open(exp.built())).session
         built: dict = {}   # models for locating, built when first asked for
 
         def made(key, build):
             if key not in built:
                 built[key] = build()
             return built[key]
-
-        def run_main(inputs, scalars):
-            feed = ONNX.feed(exp.graph, exp.built(), inputs, scalars)
-            return graph_outputs(exp.graph, ONNX, main(feed))
 
         def run_all(inputs, scalars):
             s = made("exposed", lambda: self._session(build_model(
@@ -229,4 +228,4 @@ class OrtEngine(ModelEngine):
                             .run(names, feed)))
             return [(n.name, n.op_type, [(want[o], got[o]) for o in n.output if o in got])
                     for n in model.graph.node if n.name.startswith(f"op{op_index}/")]
-        return Loaded(exp.graph, run_main, run_all, inside, session.placement)
+        return Loaded(exp.graph, run, run_all, inside, session.placement)
