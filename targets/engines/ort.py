@@ -161,6 +161,11 @@ def _input_type(session) -> str:
     return next(i.type for i in s.get_inputs() if not i.name.startswith("scalar"))
 
 
+#: Probe results by engine class, runtime class, provider, fallback and probes: one
+#: onnxruntime in one process answers them alike for every target whose models it runs.
+_PROBED: dict = {}
+
+
 class OrtEngine(ModelEngine):
     """A target's exported ONNX model on onnxruntime (``acc32``, ``wai-ops/1-npu``, or the
     target's profile and subset). Loads are cached by the file's digest.
@@ -193,6 +198,17 @@ class OrtEngine(ModelEngine):
                 "provider_version": "not reported by onnxruntime",
                 "packages": {**self.runtime.packages(), **versions("waiexport")},
                 "probed": self.probed()}
+
+    def probe(self) -> dict:
+        """Every probe run once per process on this onnxruntime, provider and fallback
+        (:meth:`~.base.ModelEngine.probe`), shared by the engines of every ONNX target."""
+        if self._probed is None:
+            key = (type(self), type(self.runtime), self.provider, self.fallback,
+                   tuple(self.probes()))
+            if key not in _PROBED:
+                _PROBED[key] = super().probe()
+            self._probed = _PROBED[key]
+        return self._probed
 
     def _session(self, model: bytes):
         return self.runtime.session(model, self.provider, self.fallback)
