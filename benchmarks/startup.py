@@ -1,21 +1,30 @@
-"""Start-up time of the command line against ``python -c "import numpy"``, each a fresh
-process, interleaved over rounds (A B C A B C): ``waiexport --help`` and ``waiexport check``
-of a small graph, as median ratios with their spread.
+"""Start-up time of the command line, each command a fresh process, interleaved over rounds
+(A B C … A B C), as median ratios with their spread against a bare import in the same
+rounds: ``waiexport --help`` and ``waiexport check`` of a small graph against ``python -c
+"import numpy"``, and the main job, ``waiexport examples run`` (warm: numba's kernels
+compiled), against ``python -c "import numpy, onnxruntime"``. The load average is printed
+with them.
 
-Run: ``python benchmarks/startup.py``.
+Run: ``python benchmarks/startup.py [ROUNDS]``.
 """
 
 from __future__ import annotations
 
+import os
 import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
+from _timing import interleaved, ratio
+
 ROOT = Path(__file__).resolve().parent.parent
+
+
+def _process(cmd: list):
+    return lambda: subprocess.run(cmd, capture_output=True, check=True)
 
 
 def main(rounds: int = 9) -> None:
@@ -23,22 +32,20 @@ def main(rounds: int = 9) -> None:
     small = Path(tempfile.mkdtemp()) / "small.whg1"
     small.write_bytes((ROOT / "examples" / "tiny_synth.whg1").read_bytes())
     commands = {"import numpy": [sys.executable, "-c", "import numpy"],
+                "import numpy, onnxruntime": [sys.executable, "-c",
+                                              "import numpy, onnxruntime"],
                 "waiexport --help": [exe, "--help"],
-                "waiexport check": [exe, "check", str(small)]}
-    times = {name: [] for name in commands}
-    for _ in range(rounds):
-        for name, cmd in commands.items():
-            t = time.perf_counter()
-            subprocess.run(cmd, capture_output=True)
-            times[name].append(time.perf_counter() - t)
-    base = times["import numpy"]
-    print(f"import numpy: {statistics.median(base) * 1e3:.0f} ms (median of {rounds})")
-    for name in list(commands)[1:]:
-        ratios = sorted(a / b for a, b in zip(times[name], base))
+                "waiexport check": [exe, "check", str(small)],
+                "waiexport examples run": [exe, "examples", "run"]}
+    _process(commands["waiexport examples run"])()          # numba's kernels compiled
+    times = interleaved({name: _process(cmd) for name, cmd in commands.items()}, rounds)
+    for name, peer in (("waiexport --help", "import numpy"), ("waiexport check", "import numpy"),
+                       ("waiexport examples run", "import numpy, onnxruntime")):
         print(f"{name}: {statistics.median(times[name]) * 1e3:.0f} ms, "
-              f"{statistics.median(ratios):.1f}x the numpy import "
-              f"(spread {ratios[0]:.1f}-{ratios[-1]:.1f}x)")
+              f"{ratio(times, name, peer)} {peer} "
+              f"({statistics.median(times[peer]) * 1e3:.0f} ms)")
+    print(f"load average {os.getloadavg()[0]:.1f}")
 
 
 if __name__ == "__main__":
-    main()
+    main(*(int(a) for a in sys.argv[1:]))
