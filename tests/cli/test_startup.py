@@ -69,3 +69,28 @@ folder = user_cache("numba")
 assert user_cache("numba") == folder and folder.is_dir()
 print("temporary" if str(folder).startswith(tempfile.gettempdir()) else folder)
 """
+
+
+INTERRUPT_AT = """
+import sys
+class Interrupt:
+    def find_spec(self, name, path=None, target=None):
+        if name == {module!r}:
+            {how}
+sys.meta_path.insert(0, Interrupt())
+from waiexport.cli import main
+main(["inspect", "examples/tiny_synth.whg1"])
+"""
+
+
+def test_an_interrupt_at_a_named_import_point_is_one_line_and_exit_130():
+    root = os.path.dirname(os.path.dirname(os.path.dirname(__file__)))
+    # a Ctrl-C while numpy is imported, and one that a C extension's initialisation turns
+    # into an ImportError (as onnxruntime's did, 1 run in 20)
+    for module, how in (("numpy", "raise KeyboardInterrupt"),
+                        ("numpy", "try:\n                raise KeyboardInterrupt\n"
+                                  "            except KeyboardInterrupt:\n"
+                                  "                raise ImportError('initialization failed')")):
+        r = subprocess.run([sys.executable, "-c", INTERRUPT_AT.format(module=module, how=how)],
+                           capture_output=True, text=True, cwd=root)
+        assert r.returncode == 130 and r.stderr == "waiexport: interrupted\n", r.stderr
