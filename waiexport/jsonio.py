@@ -15,8 +15,9 @@ import numpy as np
 __all__ = ["dumps", "loads", "BadInput", "parse_int", "parse_tensor", "parse_decode",
            "tensor_json", "ascii_text", "MAX_DEPTH"]
 
-_DECIMAL = re.compile(r"(0|-?[1-9][0-9]*)\Z")
-_DECIMALS = re.compile(r"(?:(?:0|-?[1-9][0-9]*),)*(?:0|-?[1-9][0-9]*)\Z")
+_INTEGER = r"(?:0|-?[1-9][0-9]*)"
+_DECIMAL = re.compile(_INTEGER + r"\Z")
+_DECIMALS = re.compile(rf"(?:{_INTEGER},)*{_INTEGER}\Z")    # joined by commas
 
 #: The deepest nesting a document we read may have: none of ours passes four levels, and
 #: every reader walks what it reads, so a deeper one is refused before it is parsed.
@@ -122,13 +123,13 @@ def _integers(data: list, where: str) -> list:
     """The values of a tensor's ``data``, each a JSON number or a decimal string: all of one
     kind are checked in one pass, anything else value by value, naming the first bad one."""
     kinds = set(map(type, data))
-    try:
-        if kinds == {str} and _DECIMALS.match(",".join(data)):
+    if kinds <= {int}:                      # bool is not int here: type() is exact
+        return data
+    if kinds == {str} and _DECIMALS.match(",".join(data)):
+        try:
             return list(map(int, data))
-        if kinds <= {int}:                  # bool is not int here: type() is exact
-            return data
-    except ValueError:                      # a comma inside a value, or too many digits
-        pass
+        except ValueError:                  # a comma inside a value, or too many digits
+            pass
     return [parse_int(v, f"{where} data[{i}]") for i, v in enumerate(data)]
 
 

@@ -227,12 +227,12 @@ class ModelEngine(Engine):
                 and (p.op, p.dtype) in used and found[p.name]
                 and not found[p.name].startswith("cannot run")]
 
-    def _loaded(self, exp, run, opened=None) -> Loaded:
+    def _loaded(self, exp, run, opened) -> Loaded:
         """The :class:`Loaded` of an export whose decode is ``run``, with every tensor by
         index where the format can cut the model after each (each prefix run as the runtime
         runs the whole, so a fused error shows where it arises); a subclass adds what its
         runtime can say more (placement). ``opened``: what :meth:`open` gave for the model
-        at load, where its shapes are not static."""
+        at load, where its shapes are not static (else ``None``)."""
         fmt, g = exp.format, exp.graph
         if not fmt.cuts:
             return Loaded(g, run)

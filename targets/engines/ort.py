@@ -216,10 +216,10 @@ class OrtEngine(ModelEngine):
     def open(self, model):
         return _runner(self._session(model.data))
 
-    def _loaded(self, exp, run, opened=None) -> Loaded:
+    def _loaded(self, exp, run, opened) -> Loaded:
         from ..onnx.export import build_model, every_node_model
         from ..onnx.probes import SATURATION
-        session = (opened or self.open(exp.built())).session
+        session = opened.session             # an ONNX model's shapes are not static
         built: dict = {}   # models for locating, built when first asked for
 
         def made(key, build):
