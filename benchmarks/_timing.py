@@ -1,6 +1,7 @@
 """The timing helpers the benchmarks share."""
 
 import statistics
+import subprocess
 import time
 
 
@@ -33,3 +34,12 @@ def ratio(times: dict, over: str, under: str) -> str:
     """``over``'s time against ``under``'s, pair by pair: the median and the spread."""
     r = sorted(a / b for a, b in zip(times[over], times[under]))
     return f"{statistics.median(r):.1f}x (spread {r[0]:.1f}-{r[-1]:.1f}x, {len(r)} pairs)"
+
+
+def fresh(cmd: list):
+    """A callable that runs ``cmd`` as a fresh process (for :func:`interleaved`); a command
+    that fails ends the benchmark with its own message."""
+    def run():
+        r = subprocess.run(cmd, capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr
+    return run

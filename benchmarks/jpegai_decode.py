@@ -24,15 +24,13 @@ from __future__ import annotations
 import os
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 import numpy as np
 
-from _timing import interleaved, ratio
+from _timing import fresh, interleaved, ratio
 
 ROOT = Path(__file__).resolve().parent.parent
 BUNDLE = ROOT / "examples" / "jpegai"
@@ -108,13 +106,6 @@ def whole_decode(norm, graphs, load, payloads) -> int:
     return n
 
 
-def _fresh(cmd: list) -> float:
-    t = time.perf_counter()
-    r = subprocess.run(cmd, capture_output=True, text=True)
-    assert r.returncode == 0, r.stderr
-    return time.perf_counter() - t
-
-
 def main(rounds: int = 7) -> None:
     from waiexport.capabilities.jpegai import lower_jpegai, read_norm
     from waiexport.capabilities.jpegai_entropy import decode_planes
@@ -179,8 +170,8 @@ def startup(rounds: int = 7) -> None:
                        "--grfs-y", str(st / "grfs_y.txt"), "--grfs-uv",
                        str(st / "grfs_uv.txt"), "--engine", "ort-cpu", "--no-validate",
                        "-o", str(out)]}
-    _fresh(cmds["decode"])
-    times = interleaved({k: (lambda c=c: _fresh(c)) for k, c in cmds.items()}, rounds)
+    fresh(cmds["decode"])()                     # models cached, kernels compiled
+    times = interleaved({k: fresh(c) for k, c in cmds.items()}, rounds)
     print(f"  jpegai decode of the bundled example, warm, fresh processes: "
           f"{statistics.median(times['decode']):.2f} s, {ratio(times, 'decode', 'imports')} "
           f"the import of numpy, onnxruntime and numba "

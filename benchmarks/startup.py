@@ -13,18 +13,13 @@ from __future__ import annotations
 import os
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
-from _timing import interleaved, ratio
+from _timing import fresh, interleaved, ratio
 
 ROOT = Path(__file__).resolve().parent.parent
-
-
-def _process(cmd: list):
-    return lambda: subprocess.run(cmd, capture_output=True, check=True)
 
 
 def main(rounds: int = 9) -> None:
@@ -37,8 +32,8 @@ def main(rounds: int = 9) -> None:
                 "waiexport --help": [exe, "--help"],
                 "waiexport check": [exe, "check", str(small)],
                 "waiexport examples run": [exe, "examples", "run"]}
-    _process(commands["waiexport examples run"])()          # numba's kernels compiled
-    times = interleaved({name: _process(cmd) for name, cmd in commands.items()}, rounds)
+    fresh(commands["waiexport examples run"])()          # numba's kernels compiled
+    times = interleaved({name: fresh(cmd) for name, cmd in commands.items()}, rounds)
     for name, peer in (("waiexport --help", "import numpy"), ("waiexport check", "import numpy"),
                        ("waiexport examples run", "import numpy, onnxruntime")):
         print(f"{name}: {statistics.median(times[name]) * 1e3:.0f} ms, "
