@@ -9,7 +9,8 @@ __all__ = ["lower_ops"]
 
 
 def lower_ops(g, table: dict, builder, ctx, names: dict, *, label, clamp, fmt: str,
-              store=lambda t, x: x, before=lambda op: None, checks: list | None = None) -> dict:
+              store=lambda t, x: x, before=lambda op: None, checks: list | None = None,
+              bounds=None) -> dict:
     """Lower every operator of ``g`` with ``table[name](builder, op, inputs, ctx)``, the
     names of its inputs taken from (and its outputs added to) ``names``; ``clamp(x, rec)``
     applies a ``clamp`` policy, ``store(t, x)`` keeps the result for tensor ``t``. A ``check``
@@ -17,7 +18,12 @@ def lower_ops(g, table: dict, builder, ctx, names: dict, *, label, clamp, fmt: s
     raises :class:`ExportError` naming the node by ``label(index)``; given a ``checks`` list,
     a ``check`` tensor is clamped to its range instead (so nothing downstream sees a value
     outside its certified interval) and ``(tensor, unclamped)`` is appended, for the host to
-    check after the run (§4 step 4)."""
+    check after the run (§4 step 4). Given ``bounds``, the bounds pass over ``g``, a
+    ``clamp`` whose producer result is certified inside its range changes no value and is
+    left out."""
+    inside = set() if bounds is None else {
+        t for n in bounds.nodes for t, (lo, hi) in zip(n.op.outputs, n.result.results)
+        if g.tensor(t).policy == "clamp" and g.tensor(t).lo <= lo and hi <= g.tensor(t).hi}
     for op in g.ops:
         before(op)
         if op.name not in table:
@@ -34,5 +40,6 @@ def lower_ops(g, table: dict, builder, ctx, names: dict, *, label, clamp, fmt: s
             elif rec.policy == "check":
                 raise ExportError(f"{label(op.index)} ({op.name}): a check policy inside "
                                   "the graph needs a refusal no accelerator can make (§9.2)")
-            names[t] = store(t, clamp(out, rec) if rec.policy == "clamp" else out)
+            names[t] = store(t, clamp(out, rec) if rec.policy == "clamp" and t not in inside
+                             else out)
     return names

@@ -97,7 +97,8 @@ def build_model(g: Graph, metadata: dict, expose: bool = False,
                               "bits, and this lowering forms them in int64")
     lower_ops(g, LOWER, e, ctx, names, label=label, fmt="ONNX",
               clamp=lambda x, rec: clip(e, x, rec.lo, rec.hi),
-              before=lambda op: setattr(e, "scope", f"op{op.index}"), checks=checks)
+              before=lambda op: setattr(e, "scope", f"op{op.index}"), checks=checks,
+              bounds=gb)
     e.scope = "model"
     outputs = []
     for k, t in enumerate(g.outputs):

@@ -71,7 +71,7 @@ def build_tosa(g: Graph, shapes: list, scalars: list | tuple = (),
     ctx.scalars = [b.input((1, 1, 1, 1), I32) for _ in g.scalars]
     lower_ops(g, LOWER, b, ctx, names, label=label, fmt="TOSA",
               clamp=lambda x, rec: clip(b, x, rec.lo, rec.hi),
-              store=lambda t, x: b.cast(x, ctx.storage(t)))
+              store=lambda t, x: b.cast(x, ctx.storage(t)), bounds=gb)
     for t in g.outputs:
         b.output(names[t])
     return TosaModel(b.serialize(), b.inputs, b.outputs)

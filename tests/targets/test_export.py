@@ -463,6 +463,23 @@ def test_the_matmul_path_is_exact_at_its_operand_ends(data):
     h, wd = data.draw(st.integers(kh, kh + 4)), data.draw(st.integers(kw, kw + 4))
     n = cin * h * wd
     for x in (np.full(n, lo), np.full(n, hi), np.resize([lo, hi], n),
-              np.array(data.draw(st.lists(st.sampled_from([lo, hi, 0, 127, 128, -128, -129]),
+              np.array(data.draw(st.lists(st.sampled_from([lo, hi, 0, 127, 128, -128, -129,
+                                                           255, 256]),
                                           min_size=n, max_size=n))).clip(lo, hi)):
         agree(write(g), [x.reshape(cin, h, wd)], [])
+
+
+def test_a_clamp_the_certificate_leaves_idle_is_left_out():
+    # relu of [-100, 100] is certified [0, 100]: a clamp policy of [0, 300] or [0, 100]
+    # changes no value and has no node, in ONNX and in TOSA; one of [0, 99] clips
+    from waiexport.targets.tosa.export import build_tosa, operator_names
+    clips, clamps = [], []
+    for hi in (300, 100, 99):
+        b = GraphBuilder()
+        b.output(b.op("relu", b.input(2, -100, 100), policy="clamp", lo=0, hi=hi))
+        g = b.build()
+        clips.append([n.op_type for n in export(write(g), ORT).model.graph.node].count("Clip"))
+        clamps.append(operator_names(build_tosa(g, [(2, 3, 3)]).data).count("MINIMUM"))
+        for x in (np.full((2, 3, 3), 100), np.arange(-9, 9).reshape(2, 3, 3) * 11):
+            agree(write(g), [x], [])
+    assert clips == [0, 0, 1] and clamps == [0, 0, 1]
