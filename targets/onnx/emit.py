@@ -5,12 +5,17 @@ from __future__ import annotations
 import numpy as np
 from onnx import TensorProto, helper, numpy_helper
 
-__all__ = ["Emitter", "I32", "I64", "U8", "I8", "BOOL"]
+__all__ = ["Emitter", "I32", "I64", "U8", "I8", "BOOL", "fits_i8"]
 
 I32, I64, U8, BOOL = TensorProto.INT32, TensorProto.INT64, TensorProto.UINT8, TensorProto.BOOL
 I8 = TensorProto.INT8
 _NP = {I32: np.int32, I64: np.int64, U8: np.uint8, I8: np.int8, BOOL: np.bool_,
        TensorProto.INT16: np.int16}
+
+
+def fits_i8(iv: tuple[int, int]) -> bool:
+    """Whether every value of the interval ``iv`` is an int8."""
+    return -128 <= iv[0] and iv[1] <= 127
 
 
 class Emitter:
