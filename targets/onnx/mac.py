@@ -1,9 +1,12 @@
 """Convolution sums on onnxruntime's integer GEMMs, with zero points 0 and no offset
 encoding (§3, *Storage*).
 
-The fast path (:func:`_im2col_sum`) is ``MatMulInteger`` u8×s8 over an NHWC im2col: ``x`` is
-split by sign into non-negative parts and each part into base-128 digits of at most 128, so
-each pair of products the AVX2 kernel adds in int16 fits (probed at load, :func:`u8s8_exact`).
+The fast paths are ``MatMulInteger`` u8×s8. A signed int8 ``x`` is the s8 operand, whole,
+against the weights' sign parts (:func:`_weights_first_sum`, in NCHW's own order); any other
+``x`` is split by sign into non-negative parts and each part into base-128 digits of at most
+128 (base 256, at most 255, where no weight passes 64 in magnitude), the u8 operand of an
+NHWC im2col (:func:`_im2col_sum`); so each pair of products the AVX2 kernel adds in int16
+fits (probed at load, :func:`u8s8_exact`).
 Where it does not apply (wider weights, grouped convolutions, a kernel that fails the probe),
 both operands are split by sign and into base-256 digits for u8×u8 ``ConvInteger``
 (:func:`conv_sum`): u8×u8 takes 6.6 ms where s8×s8 and u8×s8 ``ConvInteger`` take 40 ms on a
@@ -20,7 +23,7 @@ import functools
 
 import numpy as np
 
-from .emit import I8, I32, I64, U8, Emitter
+from .emit import I8, I32, I64, U8, Emitter, fits_i8
 
 __all__ = ["conv_sum", "digits_of", "mac_sum", "u8s8_exact"]
 
@@ -146,6 +149,9 @@ def mac_sum(e: Emitter, x: str, x_range: tuple[int, int], w: np.ndarray, target,
         x = e.cast(x, I32)   # an acc64 graph's tensor whose certified values fit i32
     if _on_matmul(x_range, w, target, groups) and e.exact("MatMulInteger", U8) and \
             (u8s8_exact() if u8s8 is None else u8s8):
+        if x_range[0] < 0 and fits_i8(x_range) and w[0].size * 128 * 128 <= _I32_MAX:
+            return _weights_first_sum(e, x, x_range, w, strides=strides, pads=pads,
+                                      dtype=dtype)
         return _im2col_sum(e, x, x_range, w, strides=strides, pads=pads, dtype=dtype)
     if target is not None and not target.conv_integer and groups == 1 and \
             _subset_sums_fit_i32(x_range, w):
@@ -191,33 +197,34 @@ def u8s8_exact(provider: str = "CPUExecutionProvider") -> bool:
     return probe.wrong(got) is None
 
 
-def _base128(bound: int) -> list[int]:
-    """The largest value of each base-128 digit of a non-negative part up to ``bound``, the
-    last digit taking what is left (at most 128, so every digit is a u8 of at most 128)."""
-    tops = []
-    while bound > 128:
-        tops.append(127)
-        bound >>= 7
+def _tops(bound: int, base: int) -> list[int]:
+    """The largest value of each digit (base 128 or 256) of a non-negative part up to
+    ``bound``, the last digit taking what is left: at most 128 in base 128, 255 in base 256,
+    so every digit is a u8."""
+    tops, last, shift = [], min(base, 255), base.bit_length() - 1
+    while bound > last:
+        tops.append(base - 1)
+        bound >>= shift
     return tops + [bound]
 
 
-def _nhwc_parts(e: Emitter, x: str, lo: int, hi: int) -> list[tuple[int, str, int]]:
+def _nhwc_parts(e: Emitter, x: str, lo: int, hi: int, base: int) -> list[tuple[int, str, int]]:
     """``(scale, u8 NHWC tensor, its largest value)`` with ``x = Σ scale·tensor``: the sign
-    parts ``max(±x, 0)`` (int32; ``lo > −2^31``, so ``−x`` never wraps), each in base-128
-    digits by ``Div`` of a non-negative value (no ``Mod``), moved to NHWC once."""
+    parts ``max(±x, 0)`` (int32; ``lo > −2^31``, so ``−x`` never wraps), each in digits of
+    ``base`` by ``Div`` of a non-negative value (no ``Mod``), moved to NHWC once."""
     parts = []
     for sign, bound in ((1, hi), (-1, -lo)):
         if bound <= 0:
             continue
         rest = e.node("Max", [x if sign > 0 else e.node("Neg", [x]), e.const(0, I32)])
-        tops = _base128(bound)
+        tops = _tops(bound, base)
         for k, top in enumerate(tops):
             digit = rest
             if k + 1 < len(tops):
-                rest = e.node("Div", [rest, e.const(128, I32)])
-                digit = e.node("Sub", [digit, e.node("Mul", [rest, e.const(128, I32)])])
+                rest = e.node("Div", [rest, e.const(base, I32)])
+                digit = e.node("Sub", [digit, e.node("Mul", [rest, e.const(base, I32)])])
             u = e.node("Transpose", [e.cast(digit, U8)], perm=[0, 2, 3, 1])
-            parts.append((sign * 128 ** k, u, top))
+            parts.append((sign * base ** k, u, top))
     return parts
 
 
@@ -249,18 +256,20 @@ def _im2col(e: Emitter, u: str, c: int, kh: int, kw: int, strides: tuple, pads: 
 def _im2col_sum(e: Emitter, x: str, x_range: tuple[int, int], w: np.ndarray, *,
                 strides: tuple, pads: tuple, dtype: int) -> str:
     """``Σ w·x̃`` of a groups-1 convolution with int8 weights as ``MatMulInteger`` u8×s8
-    over NHWC im2cols, one per sign part and base-128 digit of ``x`` (:func:`_nhwc_parts`;
-    an int8 ``x`` has one digit per sign, a non-negative one no ``x⁻``): 2× the float MACs
-    on int8 data where four u8×u8 ``ConvInteger`` take 4×, on onnxruntime's fast u8×s8
-    kernel (s8×u8 is 14× slower here, measured), exact while :func:`u8s8_exact` holds (every
-    digit is at most 128). Each ``MatMulInteger`` sums few enough channels that its int32
+    over NHWC im2cols, one per sign part and digit of ``x`` (:func:`_nhwc_parts`; an int8
+    ``x`` has one digit per sign, a non-negative one no ``x⁻``): 2× the float MACs on int8
+    data where four u8×u8 ``ConvInteger`` take 4×, on onnxruntime's fast u8×s8 kernel (s8×u8
+    is 14× slower here, measured), exact while :func:`u8s8_exact` holds: digits of base 128
+    (at most 128) against any int8 weight, or, where no weight passes 64 in magnitude, of
+    base 256 (at most 255; a 16-bit ``x`` in two digits where base 128 takes three). Each
+    ``MatMulInteger`` sums few enough channels that its int32
     accumulator holds ``taps·top·max|w|``; the sums are combined in the ``[Ho·Wo, cout]``
     layout (int32 where the combination's bound fits, int64 otherwise) and moved to NCHW
     once. Zero points 0; no offset encoding (§3, *Storage*)."""
     cout, cin, kh, kw = w.shape
     wmax = max(1, int(np.abs(w).max()))
     w2 = np.transpose(w, (2, 3, 1, 0)).reshape(kh * kw, cin, cout)
-    parts = _nhwc_parts(e, x, *x_range)
+    parts = _nhwc_parts(e, x, *x_range, 256 if wmax <= 64 else 128)
     chunks = [_chunk(cin, kh * kw, top, wmax) for _, _, top in parts]
     bound = sum(abs(scale) * top * wmax * kh * kw * cin for scale, _, top in parts)
     sums, batched = [], bool(parts) and min(chunks) == cin
@@ -294,6 +303,81 @@ def _im2col_sum(e: Emitter, x: str, x_range: tuple[int, int], w: np.ndarray, *,
     if wide:
         return total if dtype == I64 else e.cast(total, I32)
     return total if dtype == I32 else e.cast(total, I64)
+
+
+#: Output channels are summed in groups of equal support where the groups' products are at
+#: most this share of one product over every tap: a stride-2 k5 ``conv_transpose``'s phases
+#: (25 of 36 taps) gain at a 64×64 latent (263 against 290 ms for the realistic
+#: ``int_synth``, interleaved, measured), and a k4's (16 of 36) more.
+_GROUPED = 0.8
+
+
+def _weights_first_sum(e: Emitter, x: str, x_range: tuple[int, int], w: np.ndarray, *,
+                       strides: tuple, pads: tuple, dtype: int) -> str:
+    """``Σ w·x̃`` of a groups-1 convolution of a signed int8 ``x`` and int8 weights as
+    ``MatMulInteger`` u8×s8 with the weights first: their sign parts ``max(±w, 0)`` (each at
+    most 128, the u8 operand) stacked on the rows, times the im2col ``[taps·cin, Ho·Wo]``
+    of ``x`` cast to int8 once (the s8 operand, whole: no sign split of ``x``), whose rows
+    are the taps' windows of the padded input (strided ``Slice`` s). That order is NCHW's
+    own, so neither operand nor the result is transposed: 10.2 against 14.6 ms for
+    :func:`_im2col_sum` on a 3×3 64→64 convolution of 128×128 (interleaved, measured).
+    Output channels are summed in groups of equal support (the taps where their weights
+    are not all zero), one product per group, where that leaves out at least a fifth of the
+    products (:data:`_GROUPED`; the phase form's missing taps, §9.3: 4 groups of 4 taps
+    instead of 9 on a stride-2 k4 ``conv_transpose``), the groups' rows then put back in
+    channel order. The
+    pairs the kernel adds in int16 are those :func:`u8s8_exact` probes (u8 up to 128 against
+    any s8); the caller has checked that ``taps·cin·128·128`` fits the int32 accumulator.
+    Each part's sum is a subset sum of the certified terms (§8.2); their difference is the
+    sum. Zero points 0; no offset encoding (§3, *Storage*)."""
+    cout, cin, kh, kw = w.shape
+    if not w.any():
+        return conv_sum(e, x, x_range, w, groups=1, strides=strides, pads=pads, dtype=dtype)
+    support = [tuple(np.flatnonzero(wo.any(axis=0).reshape(-1))) for wo in w]
+    every = tuple(sorted(set().union(*support)))
+    some = next(s for s in support if s)
+    support = [s or some for s in support]   # a channel of zero weights joins a group
+    kinds = sorted(set(support))
+    if sum(len(k) * support.count(k) for k in kinds) > _GROUPED * len(every) * cout:
+        kinds, support = [every], [every] * cout
+    xp = e.node("Pad", [e.node("Squeeze", [e.cast(x, I8), e.const([0], I64)]),
+                        e.const([0, pads[0], pads[1], 0, pads[2], pads[3]], I64)])
+    end = lambda k, i: i + 1 - k if i + 1 < k else (1 << 62)  # noqa: E731  (Slice clamps)
+    windows = {t: e.slice(xp, [t // kw, t % kw], [end(kh, t // kw), end(kw, t % kw)], [1, 2],
+                          strides) for t in every}
+    wide = 2 * len(every) * cin * 128 * 128 > _I32_MAX
+    sums, order = [], []
+    for kind in kinds:
+        rows = [o for o in range(cout) if support[o] == kind]
+        cols = e.node("Concat", [windows[t] for t in kind], axis=0) if len(kind) > 1 else \
+            windows[kind[0]]
+        sums.append(_signed_product(e, w[rows].reshape(len(rows), cin, -1)[:, :, kind],
+                                    e.reshape(cols, [len(kind) * cin, -1]), wide))
+        order += rows
+    total = sums[0] if len(sums) == 1 else e.node("Concat", sums, axis=0)
+    if order != sorted(order):
+        total = e.node("Gather", [total, e.const(np.argsort(order), I64)], axis=0)
+    first = windows[every[0]]
+    total = e.reshape(total, [1, cout, e.dim(first, 1), e.dim(first, 2)])
+    if wide:
+        return total if dtype == I64 else e.cast(total, I32)
+    return total if dtype == I32 else e.cast(total, I64)
+
+
+def _signed_product(e: Emitter, w: np.ndarray, cols: str, wide: bool) -> str:
+    """``w · cols`` for int8 weights ``w`` ``[rows, cin, taps]`` and the int8 im2col
+    ``cols`` ``[taps·cin, M]`` (tap-major): one ``MatMulInteger`` of the weights' sign parts
+    stacked on the rows, their difference (in int64 where ``wide``)."""
+    wk = np.transpose(w, (0, 2, 1)).reshape(w.shape[0], -1)
+    parts = [(sign, np.maximum(sign * wk, 0)) for sign in (1, -1) if (sign * wk > 0).any()]
+    acc = e.node("MatMulInteger", [
+        e.const(np.concatenate([part for _, part in parts]), U8, "w"), cols])
+    if len(parts) == 2:
+        n = w.shape[0]
+        pos, neg = (e.slice(acc, [k * n], [(k + 1) * n], [0]) for k in (0, 1))
+        return e.node("Sub", [e.cast(pos, I64), e.cast(neg, I64)] if wide else [pos, neg])
+    acc = e.cast(acc, I64) if wide else acc
+    return e.node("Neg", [acc]) if parts[0][0] < 0 else acc
 
 
 def _subset_sums_fit_i32(x_range: tuple[int, int], w: np.ndarray) -> bool:

@@ -11,8 +11,9 @@ a node's precision is not proof (OpenVINO 2026.4.1 reports ``i32`` for ``ReduceS
 - **rounding to nearest after fusion**: a ``MatMulInteger`` followed by ``Add`` and ``Div``,
   the requantisation's shape, on a quotient whose fraction is a half or more (a runtime that
   fuses them into a float op and rounds gets one more);
-- **int16 pair saturation** (:data:`SATURATION`): ``MatMulInteger`` u8×s8 at the worst case
-  of our base-128 digits; where it is wrong the export takes u8×u8 ``ConvInteger`` instead.
+- **int16 pair saturation** (:data:`SATURATION`): ``MatMulInteger`` u8×s8 at the worst cases
+  of our digits (128 × ±128, 255 × ±64) and weight sign parts, either operand the constant;
+  where it is wrong the export takes u8×u8 ``ConvInteger`` instead.
 
 A wrong probe means no claim for what uses that operator (§6 leaves no conforming path
 through float): a model that uses it fails its decodes with the probe's words.
@@ -150,13 +151,24 @@ def _probes() -> tuple:
 
 
 def _saturation() -> Probe:
-    """u8×s8 pairs of ``128 × −128`` and ``128 × 127``: what an AVX2 kernel that adds pairs of
-    products in int16 still holds; at 255 it saturates (measured)."""
-    x = np.array([[128] * 64, [128, 0] * 32, [1] * 64, [128] * 64], dtype=np.uint8)
-    w = np.stack([np.full(64, -128), np.full(64, 127), np.arange(64) * 4 - 128,
-                  np.resize([127, -128], 64)], axis=1).astype(np.int8)
-    return Probe(PAIRS, "MatMulInteger", "uint8", (("MatMulInteger", ["x", "w"], ["out0"]),),
-                 {"w": w}, {"x": x}, (x.astype(np.int64) @ w.astype(np.int64)).astype(np.int32))
+    """u8×s8 pairs of ``128 × −128`` and ``128 × 127``, and of ``255 × ±64``: what an AVX2
+    kernel that adds pairs of products in int16 still holds (255 × 127 saturates,
+    measured). Every way our models use it, the three products side by side: the u8
+    operand fed and the s8 one a constant at both ends (:func:`.mac._im2col_sum`, base-128
+    and base-256 digits), and the u8 operand a constant and the s8 one fed
+    (:func:`.mac._weights_first_sum`)."""
+    def pairs(top: int, w: int):
+        x = np.array([[top] * 64, [top, 0] * 32, [1] * 64, [top] * 64], dtype=np.uint8)
+        ws = np.stack([np.full(64, -w), np.full(64, min(w, 127)), np.arange(64) * w // 32 - w,
+                       np.resize([min(w, 127), -w], 64)], axis=1).astype(np.int8)
+        return x, ws, (x.astype(np.int64) @ ws.astype(np.int64)).astype(np.int32)
+    (x, w, want), (x2, w2, want2) = pairs(128, 128), pairs(255, 64)
+    return Probe(PAIRS, "MatMulInteger", "uint8", (
+        ("MatMulInteger", ["x", "w"], ["fed"]), ("MatMulInteger", ["a", "b"], ["held"]),
+        ("MatMulInteger", ["x2", "w2"], ["wide"]),
+        ("Concat", ["fed", "held", "wide"], ["out0"], {"axis": 1})),
+        {"w": w, "a": x, "w2": w2}, {"x": x, "b": w, "x2": x2},
+        np.concatenate([want, want, want2], axis=1))
 
 
 PROBES = _probes()

@@ -313,6 +313,33 @@ def test_a_kernel_that_fails_the_probe_is_not_used(monkeypatch):
     assert "u8 x u8 ConvInteger" in eng.describe()["probed"]
 
 
+@pytest.mark.parametrize("lo,hi,exact", [(-(1 << 15), (1 << 15) - 1, True),
+                                         (-(1 << 15) + 1, (1 << 15) - 1, False),
+                                         (-(1 << 15), 32639, False)])
+def test_the_pair_probe_sits_at_the_int16_ends_its_digits_reach(lo, hi, exact):
+    # a double of a u8×s8 kernel that adds each pair of products in int16, saturating to
+    # [lo, hi]: the int16 one passes the probe (every digit's pairs fit), one that holds
+    # -32768 no more fails it (128 × -128, both operand orders), and one that holds 32640
+    # no more fails it too (255 × 64, the base-256 digits)
+    from onnx.reference import ReferenceEvaluator
+    from onnx.reference.op_run import OpRun
+
+    from waiexport.targets.onnx.probes import PROBES, SATURATION
+
+    class MatMulInteger(OpRun):
+        op_domain = ""
+
+        def _run(self, a, b, a_zero_point=None, b_zero_point=None):
+            terms = a.astype(np.int64)[:, :, None] * b.astype(np.int64)[None, :, :]
+            pairs = terms.reshape(a.shape[0], -1, 2, b.shape[1]).sum(axis=2)
+            return (np.clip(pairs, lo, hi).sum(axis=1).astype(np.int32),)
+
+    probe = next(p for p in PROBES if p.name == SATURATION)
+    got = ReferenceEvaluator(probe.model(), new_ops=[MatMulInteger]).run(None,
+                                                                         dict(probe.feed))[0]
+    assert (probe.wrong(got) is None) == exact
+
+
 def test_the_u8_s8_path_at_the_int16_pair_ends():
     # sign parts of 128 and 127 against weights of -128 and 127: every pair sum at its end
     for wv in (-128, 127):
@@ -389,23 +416,64 @@ def test_the_int8_phase_interleave_at_the_clamp_ends(sh, sw, k, data):
         agree(write(g), [x], [])
 
 
-@pytest.mark.parametrize("lo,hi", [(0, 128), (0, 129), (-129, 0), (0, 2269), (-3000, 56463),
-                                   (-900000, 900000)])
-def test_the_base128_digits_at_the_ends_of_the_input(lo, hi):
-    # every sign part and base-128 digit a u8 of at most 128 against int8 weights at both
-    # ends: the pair sums at ±128·127 and 128·−128, the digits' borrow at 127/128
+@pytest.mark.parametrize("lo,hi", [(0, 128), (0, 129), (-129, 0), (0, 255), (0, 256),
+                                   (0, 2269), (-3000, 56463), (-900000, 900000)])
+def test_the_digits_at_the_ends_of_the_input(lo, hi):
+    # every sign part and digit a u8 against int8 weights at both ends: base 128 (digits of
+    # at most 128; the pair sums at ±128·127 and 128·−128, the borrow at 127/128) for
+    # weights past 64 in magnitude, base 256 (at most 255; pairs at ±255·64, the borrow at
+    # 255/256) for weights within it
     import waiexport.targets.onnx.mac as mac
-    for wv in (-128, 127):
+    for wv, base in ((-128, 128), (127, 128), (-64, 256), (64, 256)):
         b = GraphBuilder()
         b.output(b.op("conv", b.input(2, lo, hi), conv(np.full((2, 2, 3, 3), wv), pad=1)))
         g = b.build()
-        ops = {n.op_type for n in export(write(g), ORT).model.graph.node}
+        model = export(write(g), ORT).model
+        ops = [n.op_type for n in model.graph.node]
         assert ("MatMulInteger" in ops) == mac.u8s8_exact() and "Mod" not in ops
+        if mac.u8s8_exact():   # each digit moved to NHWC once, as a u8
+            assert [t for _, op, t in typed_nodes(model) if op == "Transpose"].count(
+                "uint8") == sum(len(mac._tops(bound, base)) for bound in (hi, -lo) if bound > 0)
         for x in (np.full((2, 4, 4), lo), np.full((2, 4, 4), hi),
                   np.where(np.arange(32).reshape(2, 4, 4) % 2, lo, hi),
-                  np.where(np.arange(32).reshape(2, 4, 4) % 3, 127, 128).clip(lo, hi),
+                  np.where(np.arange(32).reshape(2, 4, 4) % 3, base - 1, base).clip(lo, hi),
                   np.random.default_rng(hi).integers(lo, hi + 1, (2, 4, 4))):
             agree(write(g), [x], [])
+
+
+@settings(max_examples=examples(25), deadline=None, suppress_health_check=list(HealthCheck))
+@given(data=st.data())
+def test_the_weights_first_product_by_groups_of_support(data):
+    # a signed int8 input against int8 weights whose output channels leave out taps of
+    # their own (the phase form's missing taps): one product per group of channels with the
+    # same taps, put back in channel order, exact at the ends of the input and the weights
+    import waiexport.targets.onnx.mac as mac
+    cin, cout = data.draw(st.integers(1, 3)), data.draw(st.integers(1, 6))
+    k, stride, pad = data.draw(st.integers(1, 3)), data.draw(st.integers(1, 2)), \
+        data.draw(st.integers(0, 2))
+    w = np.array(data.draw(st.lists(st.sampled_from([-128, -1, 1, 127]),
+                                    min_size=cout * cin * k * k,
+                                    max_size=cout * cin * k * k))).reshape(cout, cin, k, k)
+    masks = data.draw(st.lists(st.lists(st.booleans(), min_size=k * k, max_size=k * k),
+                               min_size=cout, max_size=cout))
+    w = w * np.array(masks).reshape(cout, 1, k, k)
+    assume(w.any())
+    lo = data.draw(st.sampled_from([-128, -1]))
+    hi = data.draw(st.sampled_from([0, 127]))
+    b = GraphBuilder()
+    b.output(b.op("conv", b.input(cin, lo, hi), conv(w, stride=stride, pad=pad,
+                                                     rq=rq(shift=data.draw(st.integers(0, 12))))))
+    g = b.build()
+    assume(in_subset(g))
+    model = export(write(g), ORT).model
+    assert ("MatMulInteger", "uint8") in used(model) and \
+        ("Transpose", "uint8") not in used(model) or not mac.u8s8_exact()
+    h, wd = data.draw(st.integers(k, k + 3)), data.draw(st.integers(k, k + 3))
+    n = cin * h * wd
+    for x in (np.full(n, lo), np.full(n, hi), np.resize([lo, hi], n),
+              np.array(data.draw(st.lists(st.sampled_from([lo, hi, 0, -1, 1]),
+                                          min_size=n, max_size=n))).clip(lo, hi)):
+        agree(write(g), [x.reshape(cin, h, wd)], [])
 
 
 def test_a_digit_sum_past_int32_is_split_over_channels():
@@ -443,16 +511,18 @@ def test_the_probe_runs_on_the_models_provider():
 @settings(max_examples=examples(25), deadline=None, suppress_health_check=list(HealthCheck))
 @given(data=st.data())
 def test_the_matmul_path_is_exact_at_its_operand_ends(data):
-    # any input range whose negation fits i32, int8 weights drawn from their ends, any
-    # kernel, stride and padding: the Gather im2col, the digits and the one GEMM agree with
-    # the reference on inputs at the ends of the range
+    # any input range whose negation fits i32, int8 weights drawn from the ends of int8 or
+    # of ±64 (base-256 digits), any kernel, stride and padding: the Gather im2col, the
+    # digits and the one GEMM (the weights-first product for a signed int8 input) agree
+    # with the reference on inputs at the ends of the range and of the digits
     import waiexport.targets.onnx.mac as mac
     lo = data.draw(st.sampled_from([0, -1, -128, -129, -(2**12), -(2**20), -(2**31) + 1]))
-    hi = data.draw(st.sampled_from([0, 1, 127, 128, 129, 2**12, 2**20, 2**31 - 1]))
+    hi = data.draw(st.sampled_from([0, 1, 127, 128, 129, 255, 256, 2**12, 2**20, 2**31 - 1]))
     cin, cout = data.draw(st.integers(1, 3)), data.draw(st.integers(1, 3))
     kh, kw = data.draw(st.integers(1, 4)), data.draw(st.integers(1, 4))
-    w = np.array(data.draw(st.lists(st.sampled_from([-128, -127, -1, 0, 1, 126, 127]),
-                                    min_size=cout * cin * kh * kw,
+    ends = data.draw(st.sampled_from([[-128, -127, -1, 0, 1, 126, 127],
+                                      [-64, -63, -1, 0, 1, 63, 64]]))
+    w = np.array(data.draw(st.lists(st.sampled_from(ends), min_size=cout * cin * kh * kw,
                                     max_size=cout * cin * kh * kw))).reshape(cout, cin, kh, kw)
     stride, pad = data.draw(st.integers(1, 3)), data.draw(st.integers(0, 3))
     b = GraphBuilder()
