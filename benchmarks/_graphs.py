@@ -1,5 +1,8 @@
 """The benchmark graphs the issue names, shared by the benchmarks that time them."""
 
+import tempfile
+from pathlib import Path
+
 import numpy as np
 
 from waiexport.builder import GraphBuilder, conv, conv_transpose, rq
@@ -27,3 +30,13 @@ def conv_64(rng: np.random.Generator):
     b.output(b.op("conv", b.input(64, -128, 127), conv(rng.integers(-128, 128, (64, 64, 3, 3)),
                                                        pad=1, rq=rq(shift=8))))
     return b.build()
+
+
+def int_synth_full():
+    """The realistic ``int_synth`` graph (``waiexport examples make --full``): three
+    ``conv_transpose`` k5 s2, 192→128→64→3."""
+    from waiexport.capabilities.examples import make
+    from waiexport.capabilities.int_synth import lower_int_synth
+    with tempfile.TemporaryDirectory() as tmp:
+        make(Path(tmp), full=True)
+        return lower_int_synth((Path(tmp) / "int_synth.json").read_bytes())

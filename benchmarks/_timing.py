@@ -30,10 +30,11 @@ def interleaved(fns: dict, rounds: int) -> dict:
     return times
 
 
-def ratio(times: dict, over: str, under: str) -> str:
+def ratio(times: dict, over: str, under: str, digits: int = 1) -> str:
     """``over``'s time against ``under``'s, pair by pair: the median and the spread."""
     r = sorted(a / b for a, b in zip(times[over], times[under]))
-    return f"{statistics.median(r):.1f}x (spread {r[0]:.1f}-{r[-1]:.1f}x, {len(r)} pairs)"
+    return (f"{statistics.median(r):.{digits}f}x (spread {r[0]:.{digits}f}-{r[-1]:.{digits}f}x, "
+            f"{len(r)} pairs)")
 
 
 def fresh(cmd: list):
