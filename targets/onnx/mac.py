@@ -307,8 +307,11 @@ def _im2col_sum(e: Emitter, x: str, x_range: tuple[int, int], w: np.ndarray, *,
 
 #: Output channels are summed in groups of equal support where the groups' products are at
 #: most this share of one product over every tap: a stride-2 k5 ``conv_transpose``'s phases
-#: (25 of 36 taps) gain at a 64×64 latent (263 against 290 ms for the realistic
-#: ``int_synth``, interleaved, measured), and a k4's (16 of 36) more.
+#: (25 of 36 taps) gain a little at a 64×64 latent (the realistic ``int_synth``: 154 against
+#: 160 ms, medians of 40 interleaved runs; none at 16×16), and a k4's (16 of 36) more. Only
+#: the weights-first product groups: there a group has fewer rows, while in
+#: :func:`_im2col_sum` it would have fewer columns (3 for ``int_synth``'s last layer), and
+#: the realistic ``int_synth`` took 266 against 181 ms grouped there (measured).
 _GROUPED = 0.8
 
 
