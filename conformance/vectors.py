@@ -201,6 +201,5 @@ def parse_expect(d: dict):
     e = d["expect"]
     if "refuse" in e:
         return "refuse", e["refuse"]
-    return "outputs", [np.array([parse_int(x, "expect") for x in t["data"]], dtype=object)
-                       .reshape([parse_int(n, "shape") for n in t["shape"]])
-                       for t in e["outputs"]]
+    return "outputs", [parse_tensor(t, f"expected output {j}")
+                       for j, t in enumerate(e["outputs"])]
