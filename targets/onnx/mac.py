@@ -321,18 +321,17 @@ def _weights_first_sum(e: Emitter, x: str, x_range: tuple[int, int], w: np.ndarr
     ``MatMulInteger`` u8×s8 with the weights first: their sign parts ``max(±w, 0)`` (each at
     most 128, the u8 operand) stacked on the rows, times the im2col ``[taps·cin, Ho·Wo]``
     of ``x`` cast to int8 once (the s8 operand, whole: no sign split of ``x``), whose rows
-    are the taps' windows of the padded input (strided ``Slice`` s). That order is NCHW's
+    are the taps' windows of the padded input, each a strided slice. That order is NCHW's
     own, so neither operand nor the result is transposed: 10.2 against 14.6 ms for
     :func:`_im2col_sum` on a 3×3 64→64 convolution of 128×128 (interleaved, measured).
     Output channels are summed in groups of equal support (the taps where their weights
     are not all zero), one product per group, where that leaves out at least a fifth of the
     products (:data:`_GROUPED`; the phase form's missing taps, §9.3: 4 groups of 4 taps
     instead of 9 on a stride-2 k4 ``conv_transpose``), the groups' rows then put back in
-    channel order. The
-    pairs the kernel adds in int16 are those :func:`u8s8_exact` probes (u8 up to 128 against
-    any s8); the caller has checked that ``taps·cin·128·128`` fits the int32 accumulator.
-    Each part's sum is a subset sum of the certified terms (§8.2); their difference is the
-    sum. Zero points 0; no offset encoding (§3, *Storage*)."""
+    channel order. The pairs the kernel adds in int16 are those :func:`u8s8_exact` probes
+    (u8 up to 128 against any s8); the caller has checked that ``taps·cin·128·128`` fits
+    the int32 accumulator. Each part's sum is a subset sum of the certified terms (§8.2);
+    their difference is the sum. Zero points 0; no offset encoding (§3, *Storage*)."""
     cout, cin, kh, kw = w.shape
     if not w.any():
         return conv_sum(e, x, x_range, w, groups=1, strides=strides, pads=pads, dtype=dtype)
