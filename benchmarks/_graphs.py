@@ -33,10 +33,11 @@ def conv_64(rng: np.random.Generator):
 
 
 def int_synth_full():
-    """The realistic ``int_synth`` graph (``waiexport examples make --full``): three
-    ``conv_transpose`` k5 s2, 192→128→64→3."""
-    from waiexport.capabilities.examples import make
-    from waiexport.capabilities.int_synth import lower_int_synth
-    with tempfile.TemporaryDirectory() as tmp:
-        make(Path(tmp), full=True)
-        return lower_int_synth((Path(tmp) / "int_synth.json").read_bytes())
+    """The realistic ``int_synth`` set's graph, as ``waiexport examples make --full`` writes
+    it: three ``conv_transpose`` k5 s2, 192→128→64→3."""
+    from waiexport.capabilities.examples import int_synth_source
+    from waiexport.capabilities.lower import lower_set
+    with tempfile.TemporaryDirectory() as d:
+        path = Path(d) / "int_synth.json"
+        path.write_bytes(int_synth_source())
+        return lower_set("int_synth", path)[0]["synth"]

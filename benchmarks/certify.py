@@ -49,9 +49,9 @@ def main() -> None:
 def fabrics(rounds: int = 9) -> None:
     """The realistic ``int_synth`` set's decode on ``ort-cpu-acc64`` against ``ort-cpu``."""
     import os
-    from runtime_targets import _int_synth
+    from _graphs import int_synth_full
     from waiexport.targets.engines import engine
-    data = write(_int_synth())
+    data = write(int_synth_full())
     loaded = {name: engine(name).load(data) for name in ("ort-cpu", "ort-cpu-acc64")}
     x = np.random.default_rng(1).integers(-128, 128, (192, 16, 16))
     calls = {name: (lambda ld=ld: ld.decode([x], [])) for name, ld in loaded.items()}

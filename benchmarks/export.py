@@ -101,7 +101,7 @@ def real_sizes(rounds: int = 5) -> None:
 
     from click.testing import CliRunner
 
-    from runtime_targets import _int_synth
+    from _graphs import int_synth_full
     from waiexport.cli import main as cli
     import waiexport.targets.vela.format as vela_format
     spent: list = []
@@ -115,7 +115,7 @@ def real_sizes(rounds: int = 5) -> None:
             spent.append(time.perf_counter() - t)
     vela_format.compile_vela = timed
     folder = Path(tempfile.mkdtemp())
-    (folder / "synth.whg1").write_bytes(write(_int_synth()))
+    (folder / "synth.whg1").write_bytes(write(int_synth_full()))
     runs = {"ort-cpu": ["-o", str(folder / "m.onnx")],
             "tosa 64x64": ["--target", "tosa", "--size", "64x64", "-o", str(folder / "m.tosa")],
             "ethos-u55-128 64x64": ["--target", "ethos-u55-128", "--size", "64x64", "-o",

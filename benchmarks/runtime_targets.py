@@ -13,16 +13,13 @@ import argparse
 import json
 import os
 import statistics
-import tempfile
-from pathlib import Path
 
 import numpy as np
 
+from _graphs import int_synth_full
 from _timing import interleaved, ratio
 from float_peer import _float_model, _session
 from waiexport import write
-from waiexport.capabilities.examples import int_synth_source
-from waiexport.capabilities.lower import lower_set
 from waiexport.descriptions import target
 from waiexport.targets.engines import engine
 from waiexport.targets.engines.ort import run_session
@@ -31,14 +28,6 @@ from waiexport.targets.exporter import export
 from waiexport.targets.format import format_of
 
 RUNTIMES = ("tvm-llvm", "openvino-cpu", "tract")
-
-
-def _int_synth():
-    """The realistic ``int_synth`` set's graph, as ``examples make --full`` writes it."""
-    with tempfile.TemporaryDirectory() as d:
-        path = Path(d) / "int_synth.json"
-        path.write_bytes(int_synth_source())
-        return lower_set("int_synth", path)[0]["synth"]
 
 
 def _on_runtime(name: str, g, x):
@@ -65,7 +54,7 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=9)
     args = ap.parse_args()
     h, w = map(int, args.size.split("x"))
-    g = _int_synth()
+    g = int_synth_full()
     t = g.tensor(g.inputs[0].tensor)
     x = np.random.default_rng(0).integers(t.lo, t.hi + 1, (t.channels, h, w))
     exact = export(write(g), target("ort-cpu"), "synth")
