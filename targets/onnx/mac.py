@@ -106,14 +106,14 @@ def conv_sum(e: Emitter, x: str, x_range: tuple[int, int], w: np.ndarray, *, gro
             total = acc if total is None and scale == 1 else e.node(
                 "Add" if scale == 1 else "Sub",
                 [total if total is not None else e.const(0, I32), acc])
-        return total if dtype == I32 else e.cast(total, I64)
+        return _typed(e, total, I32, dtype)
     total = None
     for scale, acc in sums:
         term = e.cast(acc, I64)
         if scale != 1:
             term = e.node("Mul", [term, e.const(scale, I64)])
         total = term if total is None else e.node("Add", [total, term])
-    return e.cast(total, I32) if dtype == I32 else total
+    return _typed(e, total, I64, dtype)
 
 
 def _support(w: np.ndarray, pads: tuple) -> list[tuple]:
@@ -262,10 +262,10 @@ def _im2col_sum(e: Emitter, x: str, x_range: tuple[int, int], w: np.ndarray, *,
     is 14× slower here, measured), exact while :func:`u8s8_exact` holds: digits of base 128
     (at most 128) against any int8 weight, or, where no weight passes 64 in magnitude, of
     base 256 (at most 255; a 16-bit ``x`` in two digits where base 128 takes three). Each
-    ``MatMulInteger`` sums few enough channels that its int32
-    accumulator holds ``taps·top·max|w|``; the sums are combined in the ``[Ho·Wo, cout]``
-    layout (int32 where the combination's bound fits, int64 otherwise) and moved to NCHW
-    once. Zero points 0; no offset encoding (§3, *Storage*)."""
+    ``MatMulInteger`` sums few enough channels that its int32 accumulator holds
+    ``taps·top·max|w|``; the sums are combined in the ``[Ho·Wo, cout]`` layout (int32 where
+    the combination's bound fits, int64 otherwise) and moved to NCHW once. Zero points 0;
+    no offset encoding (§3, *Storage*)."""
     cout, cin, kh, kw = w.shape
     wmax = max(1, int(np.abs(w).max()))
     w2 = np.transpose(w, (2, 3, 1, 0)).reshape(kh * kw, cin, cout)
@@ -300,9 +300,7 @@ def _im2col_sum(e: Emitter, x: str, x_range: tuple[int, int], w: np.ndarray, *,
         total = (term if scale > 0 else e.node("Neg", [term])) if total is None else \
             e.node("Add" if scale > 0 else "Sub", [total, term])
     total = e.node("Transpose", [e.reshape(total, [1, ho, wo, cout])], perm=[0, 3, 1, 2])
-    if wide:
-        return total if dtype == I64 else e.cast(total, I32)
-    return total if dtype == I32 else e.cast(total, I64)
+    return _typed(e, total, I64 if wide else I32, dtype)
 
 
 #: Output channels are summed in groups of equal support where the groups' products are at
@@ -344,9 +342,7 @@ def _weights_first_sum(e: Emitter, x: str, x_range: tuple[int, int], w: np.ndarr
         kinds, support = [every], [every] * cout
     xp = e.node("Pad", [e.node("Squeeze", [e.cast(x, I8), e.const([0], I64)]),
                         e.const([0, pads[0], pads[1], 0, pads[2], pads[3]], I64)])
-    end = lambda k, i: i + 1 - k if i + 1 < k else (1 << 62)  # noqa: E731  (Slice clamps)
-    windows = {t: e.slice(xp, [t // kw, t % kw], [end(kh, t // kw), end(kw, t % kw)], [1, 2],
-                          strides) for t in every}
+    windows = {t: _window(e, xp, t // kw, t % kw, (kh, kw), [1, 2], strides) for t in every}
     wide = 2 * len(every) * cin * 128 * 128 > _I32_MAX
     sums, order = [], []
     for kind in kinds:
@@ -361,9 +357,7 @@ def _weights_first_sum(e: Emitter, x: str, x_range: tuple[int, int], w: np.ndarr
         total = e.node("Gather", [total, e.const(np.argsort(order), I64)], axis=0)
     first = windows[every[0]]
     total = e.reshape(total, [1, cout, e.dim(first, 1), e.dim(first, 2)])
-    if wide:
-        return total if dtype == I64 else e.cast(total, I32)
-    return total if dtype == I32 else e.cast(total, I64)
+    return _typed(e, total, I64 if wide else I32, dtype)
 
 
 def _signed_product(e: Emitter, w: np.ndarray, cols: str, wide: bool) -> str:
@@ -380,6 +374,20 @@ def _signed_product(e: Emitter, w: np.ndarray, cols: str, wide: bool) -> str:
         return e.node("Sub", [e.cast(pos, I64), e.cast(neg, I64)] if wide else [pos, neg])
     acc = e.cast(acc, I64) if wide else acc
     return e.node("Neg", [acc]) if parts[0][0] < 0 else acc
+
+
+def _window(e: Emitter, xp: str, i: int, j: int, kernel: tuple, axes: list,
+            strides: tuple) -> str:
+    """Tap ``(i, j)``'s window of the padded input ``xp`` on its two spatial ``axes``: the
+    rows and columns it reads for every output position, by a strided ``Slice`` (whose end
+    past an axis is clamped)."""
+    end = [t + 1 - k if t + 1 < k else 1 << 62 for t, k in zip((i, j), kernel)]
+    return e.slice(xp, [i, j], end, axes, strides)
+
+
+def _typed(e: Emitter, x: str, have: int, want: int) -> str:
+    """``x``, an integer tensor of type ``have``, as type ``want``."""
+    return x if have == want else e.cast(x, want)
 
 
 def _subset_sums_fit_i32(x_range: tuple[int, int], w: np.ndarray) -> bool:
@@ -405,7 +413,7 @@ def _im2col_i32_sum(e: Emitter, x: str, w: np.ndarray, *, strides: tuple, pads: 
     w2 = np.transpose(w, (2, 3, 1, 0)).reshape(kh * kw * cin, cout)
     acc = e.node("MatMul", [rows, e.const(w2, I32, "w")])
     total = e.node("Transpose", [e.reshape(acc, [1, ho, wo, cout])], perm=[0, 3, 1, 2])
-    return total if dtype == I32 else e.cast(total, I64)
+    return _typed(e, total, I32, dtype)
 
 
 def _gemm_exact(e: Emitter) -> bool:
@@ -432,15 +440,12 @@ def _elementwise_sum(e: Emitter, x: str, w: np.ndarray, *, strides: tuple, pads:
     partial sum is a sum of some of an output channel's terms, which the caller has checked
     fits i32 (:func:`_subset_sums_fit_i32`, §8.2)."""
     cout, cin, kh, kw = w.shape
-    sh, sw = strides
     xp = e.node("Pad", [x if e.storage == I32 else e.cast(x, I32),
                         e.const([0, 0, pads[0], pads[1], 0, 0, pads[2], pads[3]], I64)])
     taps = [(i, j) for i in range(kh) for j in range(kw) if w[:, :, i, j].any()]
     if not taps:
         taps = [(0, 0)]
-    end = lambda k, i: i + 1 - k if i + 1 < k else (1 << 62)  # noqa: E731  (Slice clamps)
-    windows = [e.slice(xp, [i, j], [end(kh, i), end(kw, j)], [2, 3], [sh, sw])
-               for i, j in taps]
+    windows = [_window(e, xp, i, j, (kh, kw), [2, 3], strides) for i, j in taps]
     cols = windows[0] if len(windows) == 1 else e.node("Concat", windows, axis=1)
     cols = e.node("Unsqueeze", [cols, e.const([1], I64)])
     k = cin * len(taps)
@@ -459,7 +464,7 @@ def _elementwise_sum(e: Emitter, x: str, w: np.ndarray, *, strides: tuple, pads:
         sums.append(acc)
     total = sums[0] if len(sums) == 1 else e.node("Concat", sums, axis=1)
     total = e.node("Squeeze", [total, e.const([2], I64)])
-    return total if dtype == I32 else e.cast(total, I64)
+    return _typed(e, total, I32, dtype)
 
 
 def _halves(e: Emitter, t: str, n: int) -> str:
@@ -492,5 +497,5 @@ def _mac_sum(e: Emitter, x: str, x_range: tuple[int, int], w: np.ndarray, target
         kh, kw = w.shape[2:]
         acc = e.node("ConvInteger", [e.cast(x, I8), e.const(w, I8, "w")], group=groups,
                      strides=list(strides), pads=list(pads), kernel_shape=[kh, kw])
-        return acc if dtype == I32 else e.cast(acc, I64)
+        return _typed(e, acc, I32, dtype)
     return conv_sum(e, x, x_range, w, groups=groups, strides=strides, pads=pads, dtype=dtype)
