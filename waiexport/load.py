@@ -54,14 +54,14 @@ def load(data: bytes, *, profile: str = "acc64", subset: str = "full",
 
 
 _MEMBERS: OrderedDict = OrderedDict()
-_KEEP, _KEEP_BYTES = 32, 4 << 20
+_KEEP_BYTES, _KEEP_TOTAL = 4 << 20, 32 << 20
 
 
 def read_member(data: bytes, name: str = "graph") -> Member:
     """Load steps 1–7 and the bounds pass of step 8 (``Refusal`` at the first that fails),
-    remembered by the file's digest for the last few files of up to 4 MiB, so a graph that
-    several stages load (validate's subset check, then the engine's export) is read and
-    bounded once. The member is shared: nothing here or above changes a loaded graph (the
+    remembered by the file's digest for the last files of up to 4 MiB each, 32 MiB in all, so
+    a graph that several stages load (validate's subset check, then each engine's export)
+    is read and bounded once. The member is shared: nothing here or above changes a loaded graph (the
     rewrites work on a copy)."""
     key = hashlib.sha256(data).digest()
     member = _MEMBERS.get(key)
@@ -70,7 +70,7 @@ def read_member(data: bytes, name: str = "graph") -> Member:
             member = Member.of(name, bytes(data), read(data))
         if len(data) <= _KEEP_BYTES:
             _MEMBERS[key] = member
-            while len(_MEMBERS) > _KEEP:
+            while sum(len(m.data) for m in _MEMBERS.values()) > _KEEP_TOTAL:
                 _MEMBERS.popitem(last=False)
     else:
         _MEMBERS.move_to_end(key)
