@@ -43,7 +43,10 @@ class Source:
             raise self.refuse(where, "is not a list")
         if n is not None and len(value) != n:
             raise self.refuse(where, f"has {len(value)} values, expected {n}")
-        return [self.integer(v, f"{where}[{i}]", lo, hi) for i, v in enumerate(value)]
+        for i, v in enumerate(value):
+            if type(v) is not int or not lo <= v <= hi:     # its place named only on failure
+                self.integer(v, f"{where}[{i}]", lo, hi)
+        return list(value)
 
     def nested(self, value, shape: tuple, where: str, lo: int = I64[0], hi: int = I64[1]):
         """A nested list of exactly ``shape``, flattened row-major."""
