@@ -23,8 +23,9 @@ from .outputs import OutputMismatch, in_order
 
 __all__ = ["Export", "Fit", "export", "fit", "self_check", "check_size", "DoesNotFit"]
 
-#: The sizes a static model's self-check tries first, smallest first (:func:`check_size`).
-CHECK_SIZES = ((8, 8), (16, 16), (32, 32))
+#: The sizes a static model's self-check tries, smallest first (:func:`check_size`): the
+#: reference model's time grows with the area, so the smallest that shows every edge wins.
+CHECK_SIZES = tuple((n, n) for n in range(2, 33))
 
 
 @dataclass
@@ -174,11 +175,11 @@ def self_check(exp: Export, sizes=None, engine=None, progress=None) -> tuple[int
 
 
 def check_size(g: Graph, size: tuple[int, int]) -> tuple[int, int]:
-    """The size a static model of ``g`` at ``size`` is self-checked at: the smallest of
-    :data:`CHECK_SIZES` (and ``size`` itself) no larger than ``size`` at which the graph plans
-    and every convolution's input is larger than its kernel each way, so its padded edges and
-    a window clear of both occur. A model at another size differs
-    from the checked one only in its shapes and the constants that follow from them."""
+    """The size a static model of ``g`` at ``size`` is self-checked at: the smallest square of
+    :data:`CHECK_SIZES` (else ``size`` itself) no larger than ``size`` at which the graph
+    plans and every convolution's input is larger than its kernel each way, so its padded
+    edges and a window clear of both occur. A model at another size differs from the checked
+    one only in its shapes and the constants that follow from them."""
     from waiexport.plan import run_plan
     for h, w in [s for s in CHECK_SIZES if s[0] <= size[0] and s[1] <= size[1]]:
         shapes = [(g.tensor(i.tensor).channels, h, w) for i in g.inputs]

@@ -217,7 +217,7 @@ def test_a_large_model_is_self_checked_small_and_run_at_its_size_on_iree(tmp_pat
                                   str(tmp_path / "t.tosa"), "--json"])
     assert r.exit_code == 0, r.output
     check = json.loads(r.stdout)["self_check"]
-    assert check["size"] == "8x8" and check["on"] == "the TOSA reference model"
+    assert check["size"] == "5x5" and check["on"] == "the TOSA reference model"  # k4 first
     if find_spec("iree") is not None:
         assert check["at_model_size"]["on"] == "iree-cpu" and check["at_model_size"]["decodes"]
     else:
