@@ -57,7 +57,8 @@ class Format:
     static = False     # a model per decode shape
     judge = ""         # what the export's self-check runs the model on, in words
     judge_at_size = ""  # a static format's engine for the model at its own size, where the
-                        # self-check ran a smaller one (targets/exporter.py, check_size)
+                        # self-check ran a smaller one (targets/exporter.py, check_size);
+                        # "" where no engine here runs this format's models at any size
 
     def require(self) -> None:
         """Raise :class:`~.errors.EngineUnavailable`, naming the extra to install, when what

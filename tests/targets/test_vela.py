@@ -138,3 +138,22 @@ def test_two_exports_into_one_folder_at_once_each_report_their_own_model(tmp_pat
     size = "x".join(meta["wai.inputs"][0]["nhwc"][1:3])
     assert (tmp_path / "D" / "g_vela.tflite").read_bytes() == \
         (tmp_path / size / "g_vela.tflite").read_bytes()
+
+
+def test_a_large_model_is_checked_small_and_says_no_engine_runs_it_at_its_size(tmp_path,
+                                                                              monkeypatch):
+    import waiexport.targets.engines as engines
+
+    def no_worker(*args, **kw):
+        raise AssertionError(f"an engine was started for a Vela model: {args}")
+    monkeypatch.setattr(engines, "engine", no_worker)
+    b = GraphBuilder()
+    w = np.random.default_rng(0).integers(-128, 128, (8, 4, 3, 3))
+    b.output(b.op("conv", b.input(4, -128, 127), conv(w, pad=1, rq=rq(shift=10,
+                                                                       round="half_up"))))
+    r = _export(tmp_path, b.build(), "g", "--target", "ethos-u55-128", "--size", "16x12")
+    assert r.exit_code == 0, r.output
+    check = json.loads(r.stdout)["self_check"]
+    assert check["size"] == "4x4" and check["on"] == "the TOSA reference model"
+    assert check["at_model_size"]["on"] is None
+    assert "no engine here runs ethos-u55-128's models" in check["at_model_size"]["said"]

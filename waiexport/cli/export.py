@@ -161,12 +161,15 @@ def _at_size(exp, tgt, fmt, size, checked) -> dict | None:
     from waiexport.targets.errors import EngineUnavailable
     if checked == size:
         return None
+    same = ("it differs from the checked model only in its shapes and the constants that "
+            "follow from them")
+    if not fmt.judge_at_size:
+        return {"on": None,
+                "said": f"not run (no engine here runs {tgt.name}'s models at this size); {same}"}
     try:
         judge = engine(fmt.judge_at_size, isolate=True, target=tgt.name)
-    except (EngineUnavailable, KeyError) as e:
-        return {"on": None, "said": f"not run ({fmt.judge_at_size or 'no engine'}: {e}); it "
-                                    "differs from the checked model only in its shapes and the "
-                                    "constants that follow from them"}
+    except EngineUnavailable as e:
+        return {"on": None, "said": f"not run ({fmt.judge_at_size}: {e}); {same}"}
     probes, difference = _self_check(exp, size, judge, fmt.judge_at_size, "at its size on")
     if difference:
         click.echo(f"self-check at {_hw(size)} on {fmt.judge_at_size} failed: {difference}",
