@@ -336,3 +336,22 @@ def test_step7_comes_after_step6():
     b.output(b.op("conv", x, conv(np.ones((1, 1, 1, 1)), pad=1)))
     b.tensors[0] = Tensor(1)  # input policy derived: step 6, before the too_large plan
     refused(lambda: read(write(b.graph())), "model_mismatch", "policy derived")
+
+
+def test_a_graph_loaded_again_after_many_others_is_not_read_again(monkeypatch):
+    import waiexport.load as load_module
+    reads = []
+    real = load_module.read
+    monkeypatch.setattr(load_module, "_MEMBERS", type(load_module._MEMBERS)())
+    monkeypatch.setattr(load_module, "read", lambda data: reads.append(1) or real(data))
+    def relu(k):
+        b = GraphBuilder()
+        b.output(b.op("relu", b.input(1, -k - 1, 127)))
+        return write(b.build())
+    files = [relu(k) for k in range(40)]    # more than the 32 that validate's engines thrashed
+    members = [load_module.read_member(data) for data in files]
+    assert load_module.read_member(files[0]) is members[0] and len(reads) == 40
+    monkeypatch.setattr(load_module, "_KEEP_TOTAL", 2 * len(files[0]))   # room for two
+    load_module.read_member(relu(40))        # keeps itself and the last used, files[0]
+    assert load_module.read_member(files[0]) is members[0] and len(reads) == 41
+    assert load_module.read_member(files[2]) is not members[2] and len(reads) == 42
