@@ -333,3 +333,19 @@ def test_a_stage_engine_that_is_off_by_one_fails_by_id():
     bad = [r for r in results if r.status == "fail"]
     assert bad and all("expected" in r.reason for r in bad)
     assert all(r.status == "pass" for r in results if "refused" in r.vid)
+
+
+@pytest.mark.parametrize("dtype", [np.int64, np.uint64, np.int32, np.uint32, np.int8])
+def test_integer_arrays_stay_int64_exactly_while_they_fit_i32(dtype):
+    from waiexport.reference.stage._ints import ints
+    info = np.iinfo(dtype)
+    inside = np.array([max(info.min, -2**31), min(info.max, 2**31 - 1)], dtype=dtype)
+    got = ints(inside)
+    assert got.dtype == np.int64 and got.tolist() == [int(v) for v in inside]
+    if info.max >= 2**31:      # one past i32: Python integers, every value kept
+        past = np.array([0, 2**31], dtype=dtype)
+        assert ints(past).dtype == object and ints(past).tolist() == [0, 2**31]
+    if info.min < -2**31:
+        past = np.array([-2**31 - 1, 5], dtype=dtype)
+        assert ints(past).dtype == object and ints(past).tolist() == [-2**31 - 1, 5]
+    assert ints(np.zeros(0, dtype)).dtype == np.int64
