@@ -177,17 +177,24 @@ def self_check(exp: Export, sizes=None, engine=None, progress=None) -> tuple[int
 def check_size(g: Graph, size: tuple[int, int]) -> tuple[int, int]:
     """The size a static model of ``g`` at ``size`` is self-checked at: the smallest square of
     :data:`CHECK_SIZES` (else ``size`` itself) no larger than ``size`` at which the graph
-    plans and every convolution's input is larger than its kernel each way, so its padded
-    edges and a window clear of both occur. A model at another size differs from the checked
-    one only in its shapes and the constants that follow from them."""
+    plans with its scalars at each end where it plans so at ``size`` (so the self-check runs
+    every decode there that it would run at ``size``) and every convolution's input is larger
+    than its kernel each way, so its padded edges and a window clear of both occur. A model
+    at another size differs from the checked one only in its shapes and the constants that
+    follow from them."""
     from waiexport.plan import run_plan
-    for h, w in [s for s in CHECK_SIZES if s[0] <= size[0] and s[1] <= size[1]]:
-        shapes = [(g.tensor(i.tensor).channels, h, w) for i in g.inputs]
+
+    def planned(h: int, w: int, scalars: list) -> dict | None:
         try:
-            planned = run_plan(g, shapes, [s.lo for s in g.scalars])
+            return run_plan(g, [(g.tensor(i.tensor).channels, h, w) for i in g.inputs], scalars)
         except Refusal:
-            continue
-        if all(planned[op.inputs[0]][1] > op.params.kh and planned[op.inputs[0]][2] > op.params.kw
-               for op in g.ops if op.name in ("conv", "conv_transpose")):
+            return None
+    ends = [scalars for scalars in ([s.lo for s in g.scalars], [s.hi for s in g.scalars])
+            if planned(*size, scalars) is not None]
+    for h, w in [s for s in CHECK_SIZES if s[0] <= size[0] and s[1] <= size[1]]:
+        plans = [planned(h, w, scalars) for scalars in ends]
+        if plans and all(p is not None and all(
+                p[op.inputs[0]][1] > op.params.kh and p[op.inputs[0]][2] > op.params.kw
+                for op in g.ops if op.name in ("conv", "conv_transpose")) for p in plans):
             return h, w
     return size

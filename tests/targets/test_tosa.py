@@ -223,3 +223,18 @@ def test_a_large_model_is_self_checked_small_and_run_at_its_size_on_iree(tmp_pat
     else:
         assert check["at_model_size"]["on"] is None and "waiexport[iree]" in \
             check["at_model_size"]["said"]
+
+
+def test_the_check_size_runs_every_decode_the_model_size_runs():
+    from waiexport.builder import crop
+    from waiexport.capabilities.examples import tiny_synth
+    from waiexport.probes import probe_inputs
+    from waiexport.targets.exporter import check_size
+    b = GraphBuilder()
+    y0 = b.scalar(0, 9)      # a crop of rows [y0, y0 + 2): at y0 = 9 it needs 11 rows
+    b.output(b.op("crop", b.input(2, -128, 127), crop(("scalar", y0), 0, 2, 2)))
+    for g, big in ((b.build(), (16, 12)), (tiny_synth(), (16, 12))):
+        small = check_size(g, big)
+        assert small != big
+        assert len(probe_inputs(g, sizes=[small])) == len(probe_inputs(g, sizes=[big])) == 4
+    assert check_size(b.build(), (16, 12)) == (11, 11)
