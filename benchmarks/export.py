@@ -11,7 +11,8 @@
    export`` exports it, self-check included: for ``ort-cpu`` (ONNX), and for ``tosa`` and
    ``ethos-u55-128`` at ``--size 64x64``, interleaved. Vela's compile is timed apart and not
    counted; IREE's compile (cached by the model's digest) falls in the first round only,
-   which is timed apart too.
+   which is timed apart too. With them, the TOSA reference model's decode of that model at
+   its check size against 8×8, the smallest size checked before.
 
 For each graph: median times, onnxruntime against the reference (ratio), and the integer
 multiply-accumulates per second achieved, against a peak estimated as cores × clock × 32
@@ -138,6 +139,31 @@ def real_sizes(rounds: int = 5) -> None:
               + (f", {ratio(later, name, 'ort-cpu')} the ONNX export; first round "
                  f"{t[0]:.1f} s" if name != "ort-cpu" else ""))
     print(f"  Vela's compile, apart: {statistics.median(vela):.1f} s a run")
+    check_size_decode(int_synth_full())
+
+
+def check_size_decode(g, rounds: int = 5) -> None:
+    """The TOSA reference model's decode of ``g``'s model at its check size (for a 64×64
+    model) against one at 8×8, interleaved, on the first of the self-check's inputs."""
+    import statistics
+
+    from _timing import interleaved
+    from waiexport.probes import probe_inputs
+    from waiexport.targets.exporter import check_size
+    from waiexport.targets.tosa.format import run_tosa
+    exp = export(write(g), target("tosa"))
+    small = check_size(exp.graph, (64, 64))
+    runs = {}
+    for size in (small, (8, 8)):
+        inputs, scalars = probe_inputs(exp.graph, sizes=[size])[0]
+        model = exp.built([x.shape for x in inputs])
+        feed = list(exp.format.feed(exp.graph, model, inputs, scalars).values())
+        runs[f"{size[0]}x{size[1]}"] = lambda m=model, f=feed: run_tosa(m.native, f)
+    times = interleaved(runs, rounds)
+    name = f"{small[0]}x{small[1]}"
+    print(f"  the TOSA reference model, one decode: at the check size {name} "
+          f"{statistics.median(times[name]):.2f} s, at 8x8 {statistics.median(times['8x8']):.2f} s, "
+          f"{ratio(times, name, '8x8', 2)}")
 
 
 if __name__ == "__main__":
