@@ -3,7 +3,7 @@
 rounds: ``waiexport --help`` and ``waiexport check`` of a small graph against ``python -c
 "import numpy"``, and the main job, ``waiexport examples run`` (warm: numba's kernels
 compiled), against ``python -c "import numpy, onnxruntime"``. The load average is printed
-with them.
+with them, and then the main job's validations timed apart in this process.
 
 Run: ``python benchmarks/startup.py [ROUNDS]``.
 """
@@ -40,6 +40,26 @@ def main(rounds: int = 9) -> None:
               f"{ratio(times, name, peer)} {peer} "
               f"({statistics.median(times[peer]) * 1e3:.0f} ms)")
     print(f"load average {os.getloadavg()[0]:.1f}")
+    validations()
+
+
+def validations() -> None:
+    """Where the main job's time goes after its imports: reading the committed corpus and
+    each of its three validations, timed one after the other in this process."""
+    import time
+    from collections import Counter
+
+    from waiexport.conformance.generate import CORPUS
+    from waiexport.conformance.validate import files_under, read_all, validate
+    from waiexport.targets.engines import engine
+    t = time.perf_counter()
+    read = read_all(files_under([CORPUS]))
+    parts = [f"reading the corpus {time.perf_counter() - t:.2f} s"]
+    for name in ("reference", "ort-cpu", "npu-int8"):
+        t = time.perf_counter()
+        passed = Counter(r.status for r in validate(engine(name), read))["pass"]
+        parts.append(f"validate {name} {time.perf_counter() - t:.2f} s ({passed} passed)")
+    print("the main job's parts in one process: " + ", ".join(parts))
 
 
 if __name__ == "__main__":
