@@ -161,9 +161,9 @@ def check_size_decode(g, rounds: int = 5) -> None:
         runs[f"{size[0]}x{size[1]}"] = lambda m=model, f=feed: run_tosa(m.native, f)
     times = interleaved(runs, rounds)
     name = f"{small[0]}x{small[1]}"
-    print(f"  the TOSA reference model, one decode: at the check size {name} "
-          f"{statistics.median(times[name]):.2f} s, at 8x8 {statistics.median(times['8x8']):.2f} s, "
-          f"{ratio(times, name, '8x8', 2)}")
+    at = {k: f"{statistics.median(v):.2f} s" for k, v in times.items()}
+    print(f"  the TOSA reference model, one decode: at the check size {name} {at[name]}, "
+          f"at 8x8 {at['8x8']}, {ratio(times, name, '8x8', 2)}")
 
 
 if __name__ == "__main__":

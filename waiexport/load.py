@@ -54,15 +54,19 @@ def load(data: bytes, *, profile: str = "acc64", subset: str = "full",
 
 
 _MEMBERS: OrderedDict = OrderedDict()
-_KEEP_BYTES, _KEEP_TOTAL = 4 << 20, 32 << 20
+_HELD = 0      # the bytes of the files _MEMBERS holds
+#: At most this many members, of files of up to 4 MiB each, 32 MiB in all (a member of a
+#: small corpus graph holds about 12× its file in Python objects, so the count bounds those).
+_KEEP, _KEEP_BYTES, _KEEP_TOTAL = 1024, 4 << 20, 32 << 20
 
 
 def read_member(data: bytes, name: str = "graph") -> Member:
     """Load steps 1–7 and the bounds pass of step 8 (``Refusal`` at the first that fails),
-    remembered by the file's digest for the last files of up to 4 MiB each, 32 MiB in all, so
-    a graph that several stages load (validate's subset check, then each engine's export)
-    is read and bounded once. The member is shared: nothing here or above changes a loaded graph (the
+    remembered by the file's digest for the last files (:data:`_KEEP`), so a graph that
+    several stages load (validate's subset check, then each engine's export) is read and
+    bounded once. The member is shared: nothing here or above changes a loaded graph (the
     rewrites work on a copy)."""
+    global _HELD
     key = hashlib.sha256(data).digest()
     member = _MEMBERS.get(key)
     if member is None:
@@ -70,8 +74,9 @@ def read_member(data: bytes, name: str = "graph") -> Member:
             member = Member.of(name, bytes(data), read(data))
         if len(data) <= _KEEP_BYTES:
             _MEMBERS[key] = member
-            while sum(len(m.data) for m in _MEMBERS.values()) > _KEEP_TOTAL:
-                _MEMBERS.popitem(last=False)
+            _HELD += len(data)
+            while len(_MEMBERS) > _KEEP or _HELD > _KEEP_TOTAL:
+                _HELD -= len(_MEMBERS.popitem(last=False)[1].data)
     else:
         _MEMBERS.move_to_end(key)
     return member if member.name == name else replace(member, name=name)

@@ -343,6 +343,7 @@ def test_a_graph_loaded_again_after_many_others_is_not_read_again(monkeypatch):
     reads = []
     real = load_module.read
     monkeypatch.setattr(load_module, "_MEMBERS", type(load_module._MEMBERS)())
+    monkeypatch.setattr(load_module, "_HELD", 0)
     monkeypatch.setattr(load_module, "read", lambda data: reads.append(1) or real(data))
     def relu(k):
         b = GraphBuilder()
@@ -355,3 +356,9 @@ def test_a_graph_loaded_again_after_many_others_is_not_read_again(monkeypatch):
     load_module.read_member(relu(40))        # keeps itself and the last used, files[0]
     assert load_module.read_member(files[0]) is members[0] and len(reads) == 41
     assert load_module.read_member(files[2]) is not members[2] and len(reads) == 42
+    monkeypatch.setattr(load_module, "_KEEP_TOTAL", 32 << 20)
+    monkeypatch.setattr(load_module, "_KEEP", 3)        # and a count, for many small graphs
+    for data in files[3:10]:
+        load_module.read_member(data)
+    assert len(load_module._MEMBERS) == 3
+    assert load_module._HELD == sum(len(m.data) for m in load_module._MEMBERS.values())
