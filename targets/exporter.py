@@ -189,8 +189,8 @@ def check_size(g: Graph, size: tuple[int, int]) -> tuple[int, int]:
             return run_plan(g, [(g.tensor(i.tensor).channels, h, w) for i in g.inputs], scalars)
         except Refusal:
             return None
-    ends = [scalars for scalars in ([s.lo for s in g.scalars], [s.hi for s in g.scalars])
-            if planned(*size, scalars) is not None]
+    both = dict.fromkeys((tuple(s.lo for s in g.scalars), tuple(s.hi for s in g.scalars)))
+    ends = [list(scalars) for scalars in both if planned(*size, list(scalars)) is not None]
     for h, w in [s for s in CHECK_SIZES if s[0] <= size[0] and s[1] <= size[1]]:
         plans = [planned(h, w, scalars) for scalars in ends]
         if plans and all(p is not None and all(
