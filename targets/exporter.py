@@ -18,6 +18,7 @@ from waiexport.refusal import Refusal
 from waiexport.rewrites.manager import RewriteOutcome, rewrite_for
 
 from .errors import DoesNotFit, EngineFailure, ExportError
+from .forked import judged
 from .format import Format, Model, format_of, graph_outputs
 from .outputs import OutputMismatch, in_order
 
@@ -150,27 +151,29 @@ def self_check(exp: Export, sizes=None, engine=None, progress=None) -> tuple[int
     target itself), against the reference on the source graph, at the ends of the declared
     ranges (:func:`~waiexport.probes.probe_inputs`, on ``sizes`` when given): the number of
     decodes compared, and what differed first (``None`` when every output is bit-exact);
-    ``progress(n)`` is told the number of decodes, then called after each."""
+    ``progress(n)`` is told the number of decodes, then called after each. A judge that
+    allows it (``Format.forks``) runs the decodes side by side while the reference runs
+    here."""
     fmt, g = exp.format, exp.graph
     probes = probe_inputs(g, sizes=sizes)
     tick = progress(len(probes)) if progress else None
     loaded = engine.load(exp.outcome.member.data) if engine is not None else None
-    for n, (inputs, scalars) in enumerate(probes):
-        want = decode(exp.source, inputs, scalars)
-        try:
-            if loaded is not None:
-                got = loaded.decode(inputs, scalars)
-            else:
-                model = exp.built([x.shape for x in inputs])
-                raw = fmt.run(model, fmt.feed(g, model, inputs, scalars))
-                got = in_order(g, graph_outputs(g, fmt, raw), inputs, scalars)
-        except (OutputMismatch, EngineFailure) as e:
-            return len(probes), f"decode {n}: {e}"
-        for k, (a, b) in enumerate(zip(want, got, strict=True)):
-            if not (a == b).all():
-                return len(probes), f"decode {n}, output {k} differs from the reference"
-        if tick:
-            tick(1)
+    runs = [] if loaded is not None else [
+        (model, fmt.feed(g, model, inputs, scalars)) for inputs, scalars in probes
+        for model in [exp.built([x.shape for x in inputs])]]
+    with judged(fmt, runs) as judge:
+        for n, (inputs, scalars) in enumerate(probes):
+            want = decode(exp.source, inputs, scalars)
+            try:
+                got = loaded.decode(inputs, scalars) if loaded is not None else \
+                    in_order(g, graph_outputs(g, fmt, judge[n]()), inputs, scalars)
+            except (OutputMismatch, EngineFailure) as e:
+                return len(probes), f"decode {n}: {e}"
+            for k, (a, b) in enumerate(zip(want, got, strict=True)):
+                if not (a == b).all():
+                    return len(probes), f"decode {n}, output {k} differs from the reference"
+            if tick:
+                tick(1)
     return len(probes), None
 
 

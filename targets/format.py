@@ -59,6 +59,8 @@ class Format:
     judge_at_size = ""  # a static format's engine for the model at its own size, where the
                         # self-check ran a smaller one (targets/exporter.py, check_size);
                         # "" where no engine here runs this format's models at any size
+    forks = False      # the judge computes on one core, holding the interpreter, and may
+                       # run decodes side by side in forked processes (targets/forked.py)
 
     def require(self) -> None:
         """Raise :class:`~.errors.EngineUnavailable`, naming the extra to install, when what

@@ -24,6 +24,7 @@ class TosaFormat(Format):
     name, layout, suffix, static = "tosa", "NHWC [1, H, W, C]", ".tosa", True
     judge = "the TOSA reference model"
     judge_at_size = "iree-cpu"
+    forks = True   # tosa_reference_model.run: one thread, the interpreter held (measured)
 
     def require(self) -> None:
         try:

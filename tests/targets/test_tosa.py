@@ -238,3 +238,60 @@ def test_the_check_size_runs_every_decode_the_model_size_runs():
         assert small != big
         assert len(probe_inputs(g, sizes=[small])) == len(probe_inputs(g, sizes=[big])) == 4
     assert check_size(b.build(), (16, 12)) == (11, 11)
+
+
+def _tiny_synth_export():
+    from waiexport.capabilities.examples import tiny_synth
+    from waiexport.descriptions import target
+    from waiexport.targets.exporter import export
+    return export(write(tiny_synth()), target("tosa"), "tiny_synth")
+
+
+def test_the_reference_models_decodes_run_side_by_side_each_against_its_own_reference(
+        monkeypatch):
+    # a judge that gets the third decode wrong: each forked decode is compared with the
+    # reference of its own inputs, so the difference is found and named where it is
+    import os
+    import waiexport.targets.forked as forked
+    import waiexport.targets.tosa.format as tosa_format
+    from waiexport.targets.exporter import self_check
+    exp = _tiny_synth_export()
+    parent, real = os.getpid(), tosa_format.run_tosa
+    seen = []
+
+    def third_wrong(m, inputs):
+        seen.append(os.getpid())
+        outs = real(m, inputs)
+        if int(inputs[0].reshape(-1)[0]) != int(inputs[0].reshape(-1)[1]):   # alternate
+            outs[0] = outs[0] + 1
+        return outs
+    monkeypatch.setattr(tosa_format, "run_tosa", third_wrong)
+    monkeypatch.setattr(forked, "_cores", lambda: 2)
+    assert self_check(exp, sizes=[(5, 5)]) == (4, "decode 2, output 0 differs from the reference")
+    assert not seen                                  # every decode ran in a forked process
+    monkeypatch.setattr(forked, "_cores", lambda: 1)
+    assert self_check(exp, sizes=[(5, 5)]) == (4, "decode 2, output 0 differs from the reference")
+    assert seen == [parent] * 3
+
+
+def test_a_reference_model_process_that_dies_fails_that_decode_and_no_other(monkeypatch):
+    # a killed process takes every unanswered decode with it; each is run again alone
+    import os
+    import signal
+    import waiexport.targets.forked as forked
+    import waiexport.targets.tosa.format as tosa_format
+    from waiexport.targets.exporter import self_check
+    exp = _tiny_synth_export()
+    real = tosa_format.run_tosa
+
+    def dies_on_high(m, inputs):
+        if (inputs[0] == inputs[0].max()).all() and inputs[0].max() > 0:
+            os.kill(os.getpid(), signal.SIGKILL)
+        return real(m, inputs)
+    monkeypatch.setattr(tosa_format, "run_tosa", dies_on_high)
+    monkeypatch.setattr(forked, "_cores", lambda: 2)
+    n, said = self_check(exp, sizes=[(5, 5)])
+    assert n == 4 and said.startswith("decode 1: the TOSA reference model: the process "
+                                      "running it died"), said
+    monkeypatch.setattr(tosa_format, "run_tosa", real)
+    assert self_check(exp, sizes=[(5, 5)]) == (4, None)
