@@ -19,7 +19,9 @@ __all__ = ["judged"]
 
 
 def _cores() -> int:
-    return len(os.sched_getaffinity(0))
+    """The cores this process may run on; 1 where it cannot ask (not Linux: there a fork
+    is not the safe default, so nothing forks)."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1
 
 
 @contextmanager
