@@ -95,30 +95,32 @@ def make_pack(target, files: list[Path], out: Path, progress=None) -> tuple[dict
                                  for path, _, raw in read],
                 "vectors": [], "not_packed": []}
     with new_folder(out) as work:
-        for path, vectors, raw in read:
-            for v in vectors:
-                if progress:
-                    progress(1)
-                where = {"file": path.stem, "file_sha256": _sha(raw), "id": v["id"]}
-                reason = _not_packed(target, v)
-                verdict = None
-                if reason is None and v["load"] == "ok":
-                    try:
-                        verdict = fit(v["graph_bytes"], target)
-                    except Refusal as r:
-                        reason = f"refused at load: {r}"
-                    else:
-                        reason = None if verdict.fits else "; ".join(verdict.reasons)
-                if reason is not None:
-                    manifest["not_packed"].append({**where, "reason": ascii_text(reason)})
-                    continue
-                entry = {**where, "key": key(len(manifest["vectors"]), v["id"])}
-                manifest["vectors"].append(entry)
-                if v["load"] != "ok":
-                    entry.update(host_refuses_load=v["load"], decodes=[])
-                    continue
-                entry.update(graph_sha256=_sha(v["graph_bytes"]),
-                             decodes=_pack_decodes(verdict.export, v, entry["key"], work))
+        with fmt.packing() as later:   # every model's entry complete at its end
+            for path, vectors, raw in read:
+                for v in vectors:
+                    if progress:
+                        progress(1)
+                    where = {"file": path.stem, "file_sha256": _sha(raw), "id": v["id"]}
+                    reason = _not_packed(target, v)
+                    verdict = None
+                    if reason is None and v["load"] == "ok":
+                        try:
+                            verdict = fit(v["graph_bytes"], target)
+                        except Refusal as r:
+                            reason = f"refused at load: {r}"
+                        else:
+                            reason = None if verdict.fits else "; ".join(verdict.reasons)
+                    if reason is not None:
+                        manifest["not_packed"].append({**where, "reason": ascii_text(reason)})
+                        continue
+                    entry = {**where, "key": key(len(manifest["vectors"]), v["id"])}
+                    manifest["vectors"].append(entry)
+                    if v["load"] != "ok":
+                        entry.update(host_refuses_load=v["load"], decodes=[])
+                        continue
+                    entry.update(graph_sha256=_sha(v["graph_bytes"]),
+                                 decodes=_pack_decodes(verdict.export, v, entry["key"], work,
+                                                       later))
         blob = (dumps(manifest, strict=False) + "\n").encode()
         (work / "manifest.json").write_bytes(blob)
     return manifest, identity(blob)
@@ -133,11 +135,12 @@ def _not_packed(target, v: dict) -> str | None:
     return None
 
 
-def _pack_decodes(exp, v: dict, vkey: str, out: Path) -> list:
+def _pack_decodes(exp, v: dict, vkey: str, out: Path, later) -> list:
     """One vector's decodes as the pack holds them: each decode's model, its inputs only
     (a state input after the first completed decode comes from that decode's output), where
     its outputs go and their types, or the host's refusal. The source graph's reference
-    carries the state; its values are not written."""
+    carries the state; its values are not written. ``later``: what the format's
+    ``packing`` yielded, for its models."""
     from waiexport.plan import run_plan
     from waiexport.reference import Decoder
     fmt, g = exp.format, exp.graph
@@ -155,7 +158,7 @@ def _pack_decodes(exp, v: dict, vkey: str, out: Path) -> list:
         if model.shapes not in packed:
             stem = vkey if model.shapes is None else \
                 f"{vkey}_{every[0].shape[1]}x{every[0].shape[2]}"
-            packed[model.shapes] = fmt.packed(exp, model, out, stem)
+            packed[model.shapes] = fmt.packed(exp, model, out, stem, later)
         d = {"model": packed[model.shapes], "order": list(feed), "inputs": [], "outputs": [],
              "state": []}
         for name, a in feed.items():

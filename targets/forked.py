@@ -1,12 +1,14 @@
 """A format's judge run on several decodes side by side, one forked process a core, where the
 judge computes on one core and holds the interpreter while it does (the TOSA reference
 model: ``Format.forks``); elsewhere, or with one core or one decode, each decode in this
-process when its result is asked for."""
+process when its result is asked for. Only on Linux: elsewhere a fork is not the safe
+default (macOS) or does not exist."""
 
 from __future__ import annotations
 
 import os
 import signal
+import sys
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
@@ -15,13 +17,13 @@ from multiprocessing import get_context
 
 from .errors import EngineCrashed
 
-__all__ = ["judged"]
+__all__ = ["cores", "judged"]
 
 
-def _cores() -> int:
-    """The cores this process may run on; 1 where it cannot ask (not Linux: there a fork
-    is not the safe default, so nothing forks)."""
-    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1
+def cores() -> int:
+    """The cores this process may run on."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else \
+        os.cpu_count() or 1
 
 
 @contextmanager
@@ -31,7 +33,7 @@ def judged(fmt, runs: list):
     process that dies is :class:`~.errors.EngineCrashed` for its decode (each decode whose
     answer the death took is run again alone, so the one that dies is named). Forked runs
     start at once; those not begun when the block ends are cancelled."""
-    workers = min(_cores(), len(runs)) if fmt.forks else 1
+    workers = min(cores(), len(runs)) if fmt.forks and sys.platform == "linux" else 1
     if workers < 2:
         yield [partial(fmt.run, model, feed) for model, feed in runs]
         return

@@ -12,6 +12,7 @@ a result back in CHW, and says what a saved export and a pack hold.
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from dataclasses import dataclass
 from importlib import import_module
 from pathlib import Path
@@ -132,9 +133,17 @@ class Format:
         """The line ``export`` prints for the model written at ``path``."""
         raise NotImplementedError
 
-    def packed(self, exp, model: Model, folder: Path, stem: str) -> dict:
+    @contextmanager
+    def packing(self):
+        """Around the writing of a pack's models: what :meth:`packed` is given to leave
+        work to (``None`` by default); every model's entry is complete when the block
+        ends."""
+        yield None
+
+    def packed(self, exp, model: Model, folder: Path, stem: str, later=None) -> dict:
         """The model as a pack holds it, written under ``folder`` as ``models/<stem>…``:
-        ``{"path", "sha256"}`` relative to ``folder``."""
+        ``{"path", "sha256"}`` relative to ``folder``; ``later``: what :meth:`packing`
+        yielded."""
         import hashlib
         rel = f"models/{stem}{self.suffix}"
         (folder / rel).parent.mkdir(parents=True, exist_ok=True)

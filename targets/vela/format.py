@@ -6,10 +6,13 @@ a pack holds Vela's ``.tflite`` beside the TOSA model it came from."""
 from __future__ import annotations
 
 import hashlib
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from pathlib import Path
 
 from waiexport.files import new_folder
 
+from ..forked import cores
 from ..tosa.format import TosaFormat
 from .compile import available, compile_vela
 
@@ -39,12 +42,32 @@ class VelaFormat(TosaFormat):
         return {"model": str(output / tosa.name), "bytes": len(model.data),
                 "vela": report}
 
-    def packed(self, exp, model, folder: Path, stem: str) -> dict:
+    @contextmanager
+    def packing(self):
+        """Vela's compiles of a pack's models run beside the rest of the packing, one a core
+        (each is a process of its own: 0.35 s, most of a pack's time); each model's entry
+        is filled in when every compile has ended. A compile Vela refuses ends the pack
+        with its message (:class:`.compile.VelaError`)."""
+        compiles: list = []
+        with ThreadPoolExecutor(cores()) as pool:
+            try:
+                yield pool, compiles
+                for entry, folder, job in compiles:
+                    tosa, tflite = entry["tosa"], job.result().tflite
+                    entry.clear()
+                    entry.update(path=str(tflite.relative_to(folder)), tosa=tosa,
+                                 sha256=hashlib.sha256(tflite.read_bytes()).hexdigest())
+            except BaseException:     # nothing more is compiled for a pack that will not be
+                pool.shutdown(cancel_futures=True)
+                raise
+
+    def packed(self, exp, model, folder: Path, stem: str, later=None) -> dict:
         tosa = super().packed(exp, model, folder, stem)
-        report = compile_vela(folder / tosa["path"], exp.target.vela, folder / "models")
-        data = report.tflite.read_bytes()
-        return {"path": str(report.tflite.relative_to(folder)),
-                "sha256": hashlib.sha256(data).hexdigest(), "tosa": tosa}
+        pool, compiles = later
+        entry = {"tosa": tosa}
+        compiles.append((entry, folder, pool.submit(compile_vela, folder / tosa["path"],
+                                                    exp.target.vela, folder / "models")))
+        return entry
 
 
 VELA = VelaFormat()

@@ -266,10 +266,10 @@ def test_the_reference_models_decodes_run_side_by_side_each_against_its_own_refe
             outs[0] = outs[0] + 1
         return outs
     monkeypatch.setattr(tosa_format, "run_tosa", third_wrong)
-    monkeypatch.setattr(forked, "_cores", lambda: 2)
+    monkeypatch.setattr(forked, "cores", lambda: 2)
     assert self_check(exp, sizes=[(5, 5)]) == (4, "decode 2, output 0 differs from the reference")
     assert not seen                                  # every decode ran in a forked process
-    monkeypatch.setattr(forked, "_cores", lambda: 1)
+    monkeypatch.setattr(forked, "cores", lambda: 1)
     assert self_check(exp, sizes=[(5, 5)]) == (4, "decode 2, output 0 differs from the reference")
     assert seen == [parent] * 3
 
@@ -289,7 +289,7 @@ def test_a_reference_model_process_that_dies_fails_that_decode_and_no_other(monk
             os.kill(os.getpid(), signal.SIGKILL)
         return real(m, inputs)
     monkeypatch.setattr(tosa_format, "run_tosa", dies_on_high)
-    monkeypatch.setattr(forked, "_cores", lambda: 2)
+    monkeypatch.setattr(forked, "cores", lambda: 2)
     n, said = self_check(exp, sizes=[(5, 5)])
     assert n == 4 and said.startswith("decode 1: the TOSA reference model: the process "
                                       "running it died"), said

@@ -157,3 +157,43 @@ def test_a_large_model_is_checked_small_and_says_no_engine_runs_it_at_its_size(t
     assert check["size"] == "4x4" and check["on"] == "the TOSA reference model"
     assert check["at_model_size"]["on"] is None
     assert "no engine here runs ethos-u55-128's models" in check["at_model_size"]["said"]
+
+
+def _pack(tmp_path, name, *files):
+    from _helpers import ROOT
+    vectors = ROOT / "conformance" / "corpus" / "vectors"
+    return CliRunner().invoke(main, ["vectors", "pack", "--target", "ethos-u55-128",
+                                     str(tmp_path / name), *(str(vectors / f) for f in files)])
+
+
+PACKED = ("conv.jsonl", "relu.jsonl", "pixel_shuffle.jsonl")
+
+
+def test_a_packs_vela_compiles_side_by_side_write_what_one_after_another_writes(
+        tmp_path, monkeypatch):
+    import waiexport.targets.vela.format as vela_format
+    for cores in (1, 2):
+        monkeypatch.setattr(vela_format, "cores", lambda c=cores: c)
+        r = _pack(tmp_path, f"pack{cores}", *PACKED)
+        assert r.exit_code == 0, r.output
+    one, two = ({p.relative_to(tmp_path / f"pack{c}"): p.read_bytes()
+                 for p in (tmp_path / f"pack{c}").rglob("*") if p.is_file()} for c in (1, 2))
+    assert one == two and any(p.suffix == ".tflite" for p in one)
+
+
+def test_a_model_vela_refuses_in_a_pack_ends_it_in_one_line_and_writes_nothing(
+        tmp_path, monkeypatch):
+    import waiexport.targets.vela.format as vela_format
+    from waiexport.targets.vela.compile import VelaError, compile_vela
+    seen = []
+
+    def refuses_the_second(tosa, accelerator, outdir):
+        seen.append(tosa.name)
+        if len(seen) == 2:
+            raise VelaError("Unsupported operator (a test double's refusal)")
+        return compile_vela(tosa, accelerator, outdir)
+    monkeypatch.setattr(vela_format, "compile_vela", refuses_the_second)
+    r = _pack(tmp_path, "pack", *PACKED)
+    assert r.exit_code == 2, r.output
+    assert "Vela refused a model: Unsupported operator (a test double's refusal)" in r.output
+    assert "Traceback" not in r.output and not (tmp_path / "pack").exists()

@@ -100,6 +100,7 @@ def vectors_pack(target_name, directory, paths, as_json):
     from waiexport.conformance.validate import files_under, read_all
     from waiexport.targets.errors import EngineUnavailable
     from waiexport.targets.format import format_of
+    from waiexport.targets.vela.compile import VelaError
     tgt = target_named(target_name)
     try:
         format_of(tgt).require()
@@ -120,6 +121,8 @@ def vectors_pack(target_name, directory, paths, as_json):
         fail(directory, "unavailable", tgt.name, str(e))
     except OSError as e:
         fail(directory, "unwritable", "-", e.strerror or str(e))
+    except VelaError as e:
+        fail(directory, "vela", tgt.name, f"Vela refused a model: {e}")
     packed = [v["id"] for v in manifest["vectors"]]
     if as_json:
         click.echo(dumps({"identity": ident, "not_packed": manifest["not_packed"],
