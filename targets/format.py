@@ -140,7 +140,7 @@ class Format:
         ends."""
         yield None
 
-    def packed(self, exp, model: Model, folder: Path, stem: str, later=None) -> dict:
+    def packed(self, exp, model: Model, folder: Path, stem: str, later) -> dict:
         """The model as a pack holds it, written under ``folder`` as ``models/<stem>…``:
         ``{"path", "sha256"}`` relative to ``folder``; ``later``: what :meth:`packing`
         yielded."""

@@ -61,8 +61,8 @@ class VelaFormat(TosaFormat):
                 pool.shutdown(cancel_futures=True)
                 raise
 
-    def packed(self, exp, model, folder: Path, stem: str, later=None) -> dict:
-        tosa = super().packed(exp, model, folder, stem)
+    def packed(self, exp, model, folder: Path, stem: str, later) -> dict:
+        tosa = super().packed(exp, model, folder, stem, None)
         pool, compiles = later
         entry = {"tosa": tosa}
         compiles.append((entry, folder, pool.submit(compile_vela, folder / tosa["path"],
