@@ -28,6 +28,9 @@ class Emitter:
         self.scope = "model"   # the node names' prefix: ``op<index>`` of the operator lowered
         self.storage = I32     # every graph tensor's type: int32 (acc32), int64 (acc64)
         self.target = None     # the target description whose runtime will run the model
+        self.nhwc: dict = {}   # a tensor's twin ``[1, H, W, C]``, where a lowering made one:
+                               # the same values moved, for a consumer that reads NHWC
+        self.channel_axis = 1  # where per-channel constants broadcast (3 for an NHWC twin)
         self._n = 0
         self._consts: dict = {}
 
@@ -36,6 +39,21 @@ class Emitter:
         (its description's ``inexact`` and ``lacks``, measured by the probes); a lowering
         that has another form takes it where this is false."""
         return self.target is None or self.target.cannot(op, np.dtype(_NP[dtype]).name) is None
+
+    def per_channel(self, values) -> np.ndarray:
+        """One value per channel, shaped to broadcast on :attr:`channel_axis`."""
+        return np.asarray(values).reshape([-1 if a == self.channel_axis else 1 for a in range(4)])
+
+    def pruned(self, outputs: list[str]) -> None:
+        """Drop every node and initializer that no node leading to ``outputs`` reads (a
+        tensor whose twin every consumer took, and what only it needed)."""
+        needed, kept = set(outputs), []
+        for n in reversed(self.nodes):
+            if any(o in needed for o in n.output):
+                kept.append(n)
+                needed.update(n.input)
+        self.nodes = kept[::-1]
+        self.inits = [t for t in self.inits if t.name in needed]
 
     def name(self, hint: str) -> str:
         self._n += 1

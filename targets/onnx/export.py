@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 
+import numpy as np
 import onnx
 from onnx import TensorProto, helper
 
@@ -22,6 +23,7 @@ from waiexport.graph import Graph
 from .emit import I32, I64, Emitter
 from ..lowering import lower_ops
 from .lower import LOWER, WIDE, DoesNotFit, ExportError, LowerCtx, clip
+from .lower._common import phase_major
 
 __all__ = ["build_model", "every_node_model", "OPSET", "lowest_opset", "check_integer_only", "ExportError",
            "DoesNotFit"]
@@ -57,8 +59,7 @@ def _fold_depth_to_space(g: Graph, label=_operator) -> dict:
         if producer is None or g.op(producer).name != "conv" or len(g.consumers(t)) != 1:
             raise DoesNotFit(f"{label(op.index)} (pixel_shuffle): its input is not a conv's "
                               "output read by it alone, so the channel order cannot be folded")
-        c = g.tensor(t).channels // (r * r)
-        perms[t] = [k % c * r * r + k // c for k in range(c * r * r)]
+        perms[t] = phase_major(g.tensor(t).channels, r)
     return perms
 
 
@@ -110,11 +111,14 @@ def build_model(g: Graph, metadata: dict, expose: bool = False,
         e.nodes.append(helper.make_node("Identity", [x], [f"check{t}"]))
         outputs.append(helper.make_tensor_value_info(
             f"check{t}", e.storage, [1, g.tensor(t).channels, None, None]))
-    if expose:
+    if expose:     # a tensor whose channels a fold reordered is exposed in the graph's order
         for t in sorted(names):
-            e.nodes.append(helper.make_node("Identity", [names[t]], [f"tensor{t}"]))
+            x = names[t] if t not in perms else e.node(
+                "Gather", [names[t], e.const(np.argsort(perms[t]), I64)], axis=1)
+            e.nodes.append(helper.make_node("Identity", [x], [f"tensor{t}"]))
             outputs.append(helper.make_tensor_value_info(
                 f"tensor{t}", e.storage, [1, g.tensor(t).channels, None, None]))
+    e.pruned([o.name for o in outputs])
     graph = helper.make_graph(e.nodes, "wai-ops", inputs, outputs, e.inits)
     opset = [helper.make_opsetid("", lowest_opset(e.nodes))]
     model = helper.make_model(graph, opset_imports=opset, producer_name="waiexport",

@@ -25,7 +25,7 @@ import numpy as np
 
 from .emit import I8, I32, I64, U8, Emitter, fits_i8
 
-__all__ = ["conv_sum", "digits_of", "mac_sum", "u8s8_exact"]
+__all__ = ["conv_sum", "digits_of", "mac_sum", "matmul_path", "u8s8_exact"]
 
 _I32_MAX = (1 << 31) - 1
 
@@ -147,11 +147,10 @@ def mac_sum(e: Emitter, x: str, x_range: tuple[int, int], w: np.ndarray, target,
     ``int_synth``, measured)."""
     if e.storage == I64 and -(1 << 31) <= x_range[0] and x_range[1] < 1 << 31:
         x = e.cast(x, I32)   # an acc64 graph's tensor whose certified values fit i32
-    if _on_matmul(x_range, w, target, groups) and e.exact("MatMulInteger", U8) and \
-            (u8s8_exact() if u8s8 is None else u8s8):
-        if x_range[0] < 0 and fits_i8(x_range) and w[0].size * 128 * 128 <= _I32_MAX:
-            return _weights_first_sum(e, x, x_range, w, strides=strides, pads=pads,
-                                      dtype=dtype)
+    path = matmul_path(e, x_range, w, target, groups, u8s8)
+    if path == "weights-first":
+        return _weights_first_sum(e, x, x_range, w, strides=strides, pads=pads, dtype=dtype)
+    if path == "x-first":
         return _im2col_sum(e, x, x_range, w, strides=strides, pads=pads, dtype=dtype)
     if target is not None and not target.conv_integer and groups == 1 and \
             _subset_sums_fit_i32(x_range, w):
@@ -173,6 +172,20 @@ def mac_sum(e: Emitter, x: str, x_range: tuple[int, int], w: np.ndarray, target,
     joined = parts[0] if len(parts) == 1 else e.node("Concat", parts, axis=1)
     inverse = np.argsort(order)
     return e.node("Gather", [joined, e.const(inverse, I64)], axis=1)
+
+
+def matmul_path(e: Emitter, x_range: tuple[int, int], w: np.ndarray, target, groups: int,
+                u8s8: bool | None) -> str | None:
+    """Which ``MatMulInteger`` u8×s8 path :func:`mac_sum` takes for these operands on
+    ``e``'s target: ``"weights-first"`` (:func:`_weights_first_sum`, a signed int8 ``x``),
+    ``"x-first"`` (:func:`_im2col_sum`, whose sum comes with an NHWC twin), or ``None``
+    (``target``: the description :func:`mac_sum` is given)."""
+    if not (_on_matmul(x_range, w, target, groups) and e.exact("MatMulInteger", U8) and
+            (u8s8_exact() if u8s8 is None else u8s8)):
+        return None
+    if x_range[0] < 0 and fits_i8(x_range) and w[0].size * 128 * 128 <= _I32_MAX:
+        return "weights-first"
+    return "x-first"
 
 
 @functools.cache
@@ -211,19 +224,22 @@ def _tops(bound: int, base: int) -> list[int]:
 def _nhwc_parts(e: Emitter, x: str, lo: int, hi: int, base: int) -> list[tuple[int, str, int]]:
     """``(scale, u8 NHWC tensor, its largest value)`` with ``x = Σ scale·tensor``: the sign
     parts ``max(±x, 0)`` (int32; ``lo > −2^31``, so ``−x`` never wraps), each in digits of
-    ``base`` by ``Div`` of a non-negative value (no ``Mod``), moved to NHWC once."""
-    parts = []
+    ``base`` by ``Div`` of a non-negative value (no ``Mod``), moved to NHWC once, or taken
+    from ``x``'s NHWC twin where its producer made one (:attr:`.emit.Emitter.nhwc`)."""
+    parts, twin = [], e.nhwc.get(x)
     for sign, bound in ((1, hi), (-1, -lo)):
         if bound <= 0:
             continue
-        rest = e.node("Max", [x if sign > 0 else e.node("Neg", [x]), e.const(0, I32)])
+        rest = e.node("Max", [(twin or x) if sign > 0 else e.node("Neg", [twin or x]),
+                              e.const(0, I32)])
         tops = _tops(bound, base)
         for k, top in enumerate(tops):
             digit = rest
             if k + 1 < len(tops):
                 rest = e.node("Div", [rest, e.const(base, I32)])
                 digit = e.node("Sub", [digit, e.node("Mul", [rest, e.const(base, I32)])])
-            u = e.node("Transpose", [e.cast(digit, U8)], perm=[0, 2, 3, 1])
+            u = e.cast(digit, U8) if twin else \
+                e.node("Transpose", [e.cast(digit, U8)], perm=[0, 2, 3, 1])
             parts.append((sign * base ** k, u, top))
     return parts
 
@@ -299,8 +315,10 @@ def _im2col_sum(e: Emitter, x: str, x_range: tuple[int, int], w: np.ndarray, *,
             term = e.node("Mul", [term, e.const(abs(scale), I64 if wide else I32)])
         total = (term if scale > 0 else e.node("Neg", [term])) if total is None else \
             e.node("Add" if scale > 0 else "Sub", [total, term])
-    total = e.node("Transpose", [e.reshape(total, [1, ho, wo, cout])], perm=[0, 3, 1, 2])
-    return _typed(e, total, I64 if wide else I32, dtype)
+    nhwc = _typed(e, e.reshape(total, [1, ho, wo, cout]), I64 if wide else I32, dtype)
+    total = e.node("Transpose", [nhwc], perm=[0, 3, 1, 2])
+    e.nhwc[total] = nhwc
+    return total
 
 
 #: Output channels are summed in groups of equal support where the groups' products are at

@@ -22,11 +22,12 @@ __all__ = ["bit_floor_shift", "floor_divmod", "floor_shift", "requantise", "rq_a
 
 
 def channel_const(e: Emitter, values, hint: str, dtype: int = I64) -> str:
-    """Per-channel values as a ``[1, C, 1, 1]`` constant (a scalar when all agree)."""
+    """Per-channel values as a ``[1, C, 1, 1]`` constant (``[1, 1, 1, C]`` for an NHWC twin,
+    :meth:`~.emit.Emitter.per_channel`; a scalar when all agree)."""
     values = [int(v) for v in np.ravel(values)]
     if len(set(values)) == 1:
         return e.const(values[0], dtype, hint)
-    return e.const(np.array(values).reshape(1, -1, 1, 1), dtype, hint)
+    return e.const(e.per_channel(values), dtype, hint)
 
 
 def _lifts(shifts: list[int], span, dtype: int) -> list[int] | None:
@@ -134,7 +135,7 @@ def _round(e: Emitter, p: str, shifts: list[int], mode: str, dtype: int, span) -
     odd = e.node("Equal", [e.node("Mod", [q, e.const(2, dtype)], fmod=0), e.const(1, dtype)])
     tie = e.node("And", [e.node("Equal", [r, half]), odd])
     up = e.node("Or", [e.node("Greater", [r, half]), tie])
-    up = e.node("And", [up, e.const(np.array([s > 0 for s in shifts]).reshape(1, -1, 1, 1)
+    up = e.node("And", [up, e.const(e.per_channel([s > 0 for s in shifts])
                                     if len(set(shifts)) > 1 else shifts[0] > 0, BOOL)])
     return e.node("Add", [q, e.cast(up, dtype)])
 
@@ -166,7 +167,7 @@ def _wide_round(e: Emitter, t: str, shifts: list[int], mode: str, mult) -> str:
     out = None
     for s in sorted(set(shifts)):
         q = _wide_one(e, p, s, mode)
-        mask = np.array([t_ == s for t_ in shifts]).reshape(1, -1, 1, 1)
+        mask = e.per_channel([t_ == s for t_ in shifts])
         out = q if out is None else e.node("Where", [e.const(mask, BOOL), q, out])
     return out
 

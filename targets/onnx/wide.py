@@ -113,10 +113,11 @@ def summed(e: Emitter, w: list[str], total) -> list[str]:
 
 def limbs_of(e: Emitter, x) -> list[str]:
     """Three limbs of an int64 tensor (a name) or of per-channel constants (a list of
-    Python integers, as ``[1, C, 1, 1]``), for :func:`product`."""
+    Python integers, as ``[1, C, 1, 1]``, :meth:`~.emit.Emitter.per_channel`), for
+    :func:`product`."""
     if isinstance(x, str):
         return _three(e, x)
-    return _const_three(e, np.array([int(v) for v in x], dtype=object).reshape(1, -1, 1, 1))
+    return _const_three(e, e.per_channel(np.array([int(v) for v in x], dtype=object)))
 
 
 def _three(e: Emitter, x: str) -> list[str]:

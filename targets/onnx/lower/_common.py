@@ -8,7 +8,7 @@ from ...errors import DoesNotFit, ExportError
 from ..emit import I8, I32, I64, Emitter, fits_i8
 
 __all__ = ["LowerCtx", "wide", "narrow", "stored", "clip", "depth_to_space", "fits_i8",
-           "ExportError", "DoesNotFit"]
+           "phase_major", "ExportError", "DoesNotFit"]
 
 
 
@@ -29,6 +29,13 @@ class LowerCtx:
 
     def range_of(self, t: int) -> tuple[int, int]:
         return self.intervals[t]
+
+
+def phase_major(channels: int, r: int) -> list[int]:
+    """The old channel each new one holds when ``pixel_shuffle``'s ``c·r² + i·r + j`` becomes
+    ``(i·r + j)·C′ + c``, the order a fold into the producer gives (§9.4)."""
+    c = channels // (r * r)
+    return [k % c * r * r + k // c for k in range(c * r * r)]
 
 
 def wide(e: Emitter, x: str) -> str:

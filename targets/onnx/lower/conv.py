@@ -1,17 +1,25 @@
 """``conv`` (§5.2): ``ConvInteger`` sums on the target's MAC array (:func:`..mac.mac_sum`),
 then the requantisation recipe. A channel permutation folded into this producer (a
 depth-to-space in another order, §9.4) reorders its output channels: weights and
-per-channel parameters alike."""
+per-channel parameters alike. On the x-first ``MatMulInteger`` path the sum comes with an
+NHWC twin: it is requantised on the twin too, and where a ``pixel_shuffle`` alone reads the
+output, the shuffle's order is folded into the channels so it moves the twin in whole runs
+(:mod:`.pixel_shuffle`)."""
 
 import numpy as np
 
-from ..mac import mac_sum
+from ..mac import mac_sum, matmul_path
 from ..requant import requantise, rq_args, width
-from ._common import stored
+from ._common import phase_major, stored
 
 
 def lower(e, op, ins, ctx):
     p = op.params
+    shuffle = _shuffled_alone(ctx.graph, op.outputs[0])
+    if shuffle and op.outputs[0] not in ctx.perms and matmul_path(
+            e, ctx.range_of(op.inputs[0]), p.weights, ctx.target, p.groups,
+            ctx.u8s8) == "x-first":   # the sum comes NHWC: the shuffle moves it in whole runs
+        ctx.perms[op.outputs[0]] = phase_major(p.cout, shuffle.params.r)
     perm = ctx.perms.get(op.outputs[0], np.arange(p.cout))
     w = p.weights[perm]
     args = {k: [v[i] for i in perm] if isinstance(v, list) else v
@@ -19,5 +27,19 @@ def lower(e, op, ins, ctx):
     dtype = width(ctx.nodes.get(op.index), args)
     acc = mac_sum(e, ins[0], ctx.range_of(op.inputs[0]), w, ctx.target, groups=p.groups,
                   strides=(p.sh, p.sw), pads=(p.ph, p.pw, p.ph, p.pw), dtype=dtype, u8s8=ctx.u8s8)
-    y = requantise(e, acc, **args, dtype=dtype)
-    return [stored(e, y, dtype)]
+    y = stored(e, requantise(e, acc, **args, dtype=dtype), dtype)
+    if acc in e.nhwc:   # the same requantisation on the sum's NHWC twin, for a consumer
+        e.channel_axis = 3   # that reads it; whichever form nothing reads is pruned
+        e.nhwc[y] = stored(e, requantise(e, e.nhwc[acc], **args, dtype=dtype), dtype)
+        e.channel_axis = 1
+    return [y]
+
+
+def _shuffled_alone(g, t: int):
+    """The ``pixel_shuffle`` that alone reads ``t``, where ``t`` is no graph output and has no
+    policy (so nothing else sees its channels' order); else ``None``."""
+    readers = [g.op(uid) for uid, _ in g.consumers(t)]
+    if len(readers) == 1 and readers[0].name == "pixel_shuffle" and t not in g.outputs and \
+            g.tensor(t).policy == "derived":
+        return readers[0]
+    return None
