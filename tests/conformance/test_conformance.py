@@ -5,6 +5,7 @@ wrong engine by name."""
 import json
 
 import numpy as np
+import pytest
 from click.testing import CliRunner
 
 from waiexport.cli import main
@@ -187,6 +188,27 @@ def test_locate_names_the_operator_and_counts_ties():
     found = locate(loaded, [x], [], rounding=lambda real, p, s, mode: real(
         arrays.add(p, (np.asarray(s) > 0).astype(np.int64)), s, mode))
     assert found["operator"] == 0 and found["op"] == "conv" and found["differing"] > 0
+
+
+@with_extra("onnxruntime", "ort")
+@pytest.mark.parametrize("name, lo, hi", [("npu-int8", -128, 127), ("ort-cpu", 0, 2269)])
+def test_every_tensor_locate_reads_is_in_the_graphs_channel_order(name, lo, hi):
+    # a conv read by a pixel_shuffle alone has the shuffle's order folded into its channels
+    # (npu-int8's DCR, ort-cpu's NHWC twin); the model's tensor is in that order, so
+    # locate's view of it must put it back, or the conv is named as differing
+    from waiexport import params as P
+    from waiexport import write
+    from waiexport.builder import GraphBuilder, conv, rq
+    from waiexport.reference import decode
+    rng = np.random.default_rng(0)
+    b = GraphBuilder()
+    y = b.op("conv", b.input(2, lo, hi), conv(rng.integers(-20, 20, (8, 2, 3, 3)), pad=1,
+                                              rq=rq(shift=6, round="half_up")))
+    b.output(b.op("pixel_shuffle", y, P.Factor(2)))
+    loaded = engine(name).load(write(b.build()))
+    x = rng.integers(lo, hi + 1, (2, 4, 4))
+    got, want = loaded.run_all([x], []), decode(loaded.graph, [x], [], keep=True)
+    assert got.keys() and all((got[t] == want[t]).all() for t in got)
 
 
 @with_extra("onnxruntime", "ort")
