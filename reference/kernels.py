@@ -24,14 +24,33 @@ from numba import __version__ as _numba, njit, prange  # noqa: E402  (reads the 
 
 __all__ = ["conv_acc", "conv_transpose_acc", "announced", "CACHE"]
 
+def _numpy_support_without_scipy() -> None:
+    """Import numba's numpy support (``numba.np.arraymath``, which numba's first kernel load
+    imports) with ``scipy.linalg`` kept out where nothing has imported it yet: numba imports
+    it there only to learn whether ``np.convolve`` and ``np.correlate`` may call BLAS, which
+    no kernel here does, and it cost 0.25–0.6 s of every command that runs a kernel wherever
+    scipy is installed (measured). Without it numba computes those two with its own loop;
+    its linear algebra imports scipy when compiled, as before."""
+    if "numba.np.arraymath" in sys.modules or "scipy.linalg" in sys.modules:
+        return
+    sys.modules["scipy.linalg"] = None      # an import of it raises ImportError meanwhile
+    try:
+        import numba.np.arraymath  # noqa: F401
+    finally:
+        del sys.modules["scipy.linalg"]
+
+
 def announced(kernel, source: str):
     """``kernel``, saying on stderr, once, when it is about to be compiled on this install
     (the first decode of a fresh install otherwise sits silent for a quarter of a minute);
-    ``source`` is the file that defines it, whose digest marks it compiled."""
+    ``source`` is the file that defines it, whose digest marks it compiled. The first kernel
+    a process runs loads numba's numpy support without scipy
+    (:func:`_numpy_support_without_scipy`)."""
     digest = hashlib.sha256(Path(source).read_bytes()).hexdigest()[:16]
     mark = CACHE / f"compiled-{_numba}-{digest}"
 
     def run(*args):
+        _numpy_support_without_scipy()
         if not mark.exists():
             print("waiexport: compiling the reference's integer kernels, once per install "
                   "(a few seconds)...", file=sys.stderr, flush=True)

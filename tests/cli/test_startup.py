@@ -1,5 +1,6 @@
-"""Start-up: the command line's help and targets import no heavy module, and numba's kernels
-compile once per install, into a cache any install can write, announced on the first run."""
+"""Start-up: the command line's help and targets import no heavy module, numba's kernels
+compile once per install, into a cache any install can write, announced on the first run,
+and running one does not import scipy."""
 
 import json
 import os
@@ -94,3 +95,25 @@ def test_an_interrupt_at_a_named_import_point_is_one_line_and_exit_130():
         r = subprocess.run([sys.executable, "-c", INTERRUPT_AT.format(module=module, how=how)],
                            capture_output=True, text=True, cwd=root)
         assert r.returncode == 130 and r.stderr == "waiexport: interrupted\n", r.stderr
+
+
+NO_SCIPY = DECODE + """
+import sys
+print("decoded", file=sys.stderr, flush=True)
+import scipy.linalg
+"""
+
+
+def test_a_kernel_run_leaves_scipy_linalg_unimported_and_importable(tmp_path):
+    # a stand-in scipy whose linalg says when it is imported: numba's first kernel load
+    # imported it (0.25-0.6 s where scipy is installed) only to look for BLAS
+    linalg = tmp_path / "scipy" / "linalg"
+    linalg.mkdir(parents=True)
+    (tmp_path / "scipy" / "__init__.py").write_text("__version__ = '1.14.0'\n")
+    (linalg / "__init__.py").write_text("import sys\nprint('scipy.linalg imported', "
+                                        "file=sys.stderr)\n")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
+        [str(tmp_path), *filter(None, [os.environ.get("PYTHONPATH")])])}
+    r = subprocess.run([sys.executable, "-c", NO_SCIPY], capture_output=True, text=True,
+                       env=env, check=True)
+    assert r.stderr.splitlines()[-2:] == ["decoded", "scipy.linalg imported"], r.stderr
