@@ -23,7 +23,7 @@ from waiexport.graph import Graph
 from .emit import I32, I64, Emitter
 from ..lowering import lower_ops
 from .lower import LOWER, WIDE, DoesNotFit, ExportError, LowerCtx, clip
-from .lower._common import phase_major
+from .lower._common import phase_major, shuffled_alone
 
 __all__ = ["build_model", "every_node_model", "OPSET", "lowest_opset", "check_integer_only", "ExportError",
            "DoesNotFit"]
@@ -56,7 +56,7 @@ def _fold_depth_to_space(g: Graph, label=_operator) -> dict:
             continue
         t, r = op.inputs[0], op.params.r
         producer = g.producer(t)
-        if producer is None or g.op(producer).name != "conv" or len(g.consumers(t)) != 1:
+        if producer is None or g.op(producer).name != "conv" or shuffled_alone(g, t) is None:
             raise DoesNotFit(f"{label(op.index)} (pixel_shuffle): its input is not a conv's "
                               "output read by it alone, so the channel order cannot be folded")
         perms[t] = phase_major(g.tensor(t).channels, r)
@@ -101,23 +101,18 @@ def build_model(g: Graph, metadata: dict, expose: bool = False,
               before=lambda op: setattr(e, "scope", f"op{op.index}"), checks=checks,
               bounds=gb)
     e.scope = "model"
-    outputs = []
-    for k, t in enumerate(g.outputs):
-        name = f"out{k}"
-        e.nodes.append(helper.make_node("Identity", [names[t]], [name]))
+
+    def graph_order(t: int, x: str) -> str:   # a tensor whose channels a fold reordered
+        return x if t not in perms else e.node(
+            "Gather", [x, e.const(np.argsort(perms[t]), I64)], axis=1)
+    given = [(f"out{k}", t, names[t]) for k, t in enumerate(g.outputs)] \
+        + [(f"check{t}", t, x) for t, x in checks or []] \
+        + [(f"tensor{t}", t, names[t]) for t in sorted(names) if expose]
+    outputs = []   # the graph's; the host checks the acc64 ``check`` ones after the run; with
+    for name, t, x in given:      # ``expose``, every tensor's
+        e.nodes.append(helper.make_node("Identity", [graph_order(t, x)], [name]))
         outputs.append(helper.make_tensor_value_info(
             name, e.storage, [1, g.tensor(t).channels, None, None]))
-    for t, x in checks or []:   # the host checks these after the run (acc64 only)
-        e.nodes.append(helper.make_node("Identity", [x], [f"check{t}"]))
-        outputs.append(helper.make_tensor_value_info(
-            f"check{t}", e.storage, [1, g.tensor(t).channels, None, None]))
-    if expose:     # a tensor whose channels a fold reordered is exposed in the graph's order
-        for t in sorted(names):
-            x = names[t] if t not in perms else e.node(
-                "Gather", [names[t], e.const(np.argsort(perms[t]), I64)], axis=1)
-            e.nodes.append(helper.make_node("Identity", [x], [f"tensor{t}"]))
-            outputs.append(helper.make_tensor_value_info(
-                f"tensor{t}", e.storage, [1, g.tensor(t).channels, None, None]))
     e.pruned([o.name for o in outputs])
     graph = helper.make_graph(e.nodes, "wai-ops", inputs, outputs, e.inits)
     opset = [helper.make_opsetid("", lowest_opset(e.nodes))]

@@ -236,6 +236,20 @@ def test_npu_int8_is_bit_exact(seed, h, w):
     assert [a.tolist() for a in ref] == [b.tolist() for b in got]
 
 
+@pytest.mark.parametrize("name, lo, hi", [("npu-int8", -128, 127), ("ort-cpu", -128, 127),
+                                         ("ort-cpu", 0, 255)])
+def test_a_shuffled_conv_output_that_is_also_a_graph_output_keeps_its_order(name, lo, hi):
+    # the shuffle's order is folded into the conv's channels (npu-int8's DCR, ort-cpu's NHWC
+    # twin); the conv's output read as a graph output too must come out in the graph's order
+    rng = np.random.default_rng(hi)
+    b = GraphBuilder()
+    y = b.op("conv", b.input(2, lo, hi), conv(rng.integers(-20, 20, (8, 2, 3, 3)), pad=1,
+                                              rq=rq(shift=6, round="half_up")))
+    b.output(b.op("pixel_shuffle", y, P.Factor(2)), y)
+    for x in (np.full((2, 4, 3), lo), np.full((2, 4, 3), hi), rng.integers(lo, hi + 1, (2, 4, 3))):
+        agree(write(b.build()), [x], [], engine(name))
+
+
 def test_npu_int8_refuses_what_the_unit_cannot_take():
     from waiexport.capabilities.examples import tiny_synth
     from waiexport.targets.exporter import DoesNotFit

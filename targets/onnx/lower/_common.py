@@ -8,7 +8,7 @@ from ...errors import DoesNotFit, ExportError
 from ..emit import I8, I32, I64, Emitter, fits_i8
 
 __all__ = ["LowerCtx", "wide", "narrow", "stored", "clip", "depth_to_space", "fits_i8",
-           "phase_major", "ExportError", "DoesNotFit"]
+           "phase_major", "shuffled_alone", "ExportError", "DoesNotFit"]
 
 
 
@@ -36,6 +36,15 @@ def phase_major(channels: int, r: int) -> list[int]:
     ``(i·r + j)·C′ + c``, the order a fold into the producer gives (§9.4)."""
     c = channels // (r * r)
     return [k % c * r * r + k // c for k in range(c * r * r)]
+
+
+def shuffled_alone(g, t: int):
+    """The ``pixel_shuffle`` that is the one operator reading ``t``, else ``None``: where a
+    ``conv`` produces ``t``, the shuffle's order can be folded into its channels (§9.4). A
+    graph output may read ``t`` too: its channels are put back in the graph's order
+    (:func:`..export.build_model`)."""
+    readers = [g.op(uid) for uid, _ in g.consumers(t)]
+    return readers[0] if len(readers) == 1 and readers[0].name == "pixel_shuffle" else None
 
 
 def wide(e: Emitter, x: str) -> str:

@@ -10,13 +10,14 @@ import numpy as np
 
 from ..mac import mac_sum, matmul_path
 from ..requant import requantise, rq_args, width
-from ._common import phase_major, stored
+from ._common import phase_major, shuffled_alone, stored
 
 
 def lower(e, op, ins, ctx):
     p = op.params
-    shuffle = _shuffled_alone(ctx.graph, op.outputs[0])
-    if shuffle and op.outputs[0] not in ctx.perms and matmul_path(
+    shuffle = shuffled_alone(ctx.graph, op.outputs[0])   # a policy's clamp makes a tensor
+    if shuffle and ctx.graph.tensor(op.outputs[0]).policy == "derived" and \
+            op.outputs[0] not in ctx.perms and matmul_path(     # with no twin to shuffle
             e, ctx.range_of(op.inputs[0]), p.weights, ctx.target, p.groups,
             ctx.u8s8) == "x-first":   # the sum comes NHWC: the shuffle moves it in whole runs
         ctx.perms[op.outputs[0]] = phase_major(p.cout, shuffle.params.r)
@@ -34,12 +35,3 @@ def lower(e, op, ins, ctx):
         e.channel_axis = 1
     return [y]
 
-
-def _shuffled_alone(g, t: int):
-    """The ``pixel_shuffle`` that alone reads ``t``, where ``t`` is no graph output and has no
-    policy (so nothing else sees its channels' order); else ``None``."""
-    readers = [g.op(uid) for uid, _ in g.consumers(t)]
-    if len(readers) == 1 and readers[0].name == "pixel_shuffle" and t not in g.outputs and \
-            g.tensor(t).policy == "derived":
-        return readers[0]
-    return None
