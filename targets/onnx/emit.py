@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from contextlib import contextmanager
+
 import numpy as np
 from onnx import TensorProto, helper, numpy_helper
 
@@ -43,6 +45,15 @@ class Emitter:
     def per_channel(self, values) -> np.ndarray:
         """One value per channel, shaped to broadcast on :attr:`channel_axis`."""
         return np.asarray(values).reshape([-1 if a == self.channel_axis else 1 for a in range(4)])
+
+    @contextmanager
+    def channels_last(self):
+        """Per-channel constants broadcast on the last axis meanwhile: for an NHWC twin."""
+        self.channel_axis = 3
+        try:
+            yield self
+        finally:
+            self.channel_axis = 1
 
     def pruned(self, outputs: list[str]) -> None:
         """Drop every node and initializer that no node leading to ``outputs`` reads (a

@@ -30,8 +30,7 @@ def lower(e, op, ins, ctx):
                   strides=(p.sh, p.sw), pads=(p.ph, p.pw, p.ph, p.pw), dtype=dtype, u8s8=ctx.u8s8)
     y = stored(e, requantise(e, acc, **args, dtype=dtype), dtype)
     if acc in e.nhwc:   # the same requantisation on the sum's NHWC twin, for a consumer
-        e.channel_axis = 3   # that reads it; whichever form nothing reads is pruned
-        e.nhwc[y] = stored(e, requantise(e, e.nhwc[acc], **args, dtype=dtype), dtype)
-        e.channel_axis = 1
+        with e.channels_last():   # that reads it; whichever form nothing reads is pruned
+            e.nhwc[y] = stored(e, requantise(e, e.nhwc[acc], **args, dtype=dtype), dtype)
     return [y]
 
