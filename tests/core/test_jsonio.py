@@ -62,5 +62,6 @@ def test_a_tensor_takes_numbers_and_decimal_strings_alike():
 
 @pytest.mark.parametrize("bad", ["-0", "07", "1,2", " 3", "4_0", "9" * 5000, "", "+1"])
 def test_a_decimal_string_that_is_not_one_is_named_by_its_index(bad):
-    with pytest.raises(BadInput, match=r"t data\[1\]"):
-        parse_tensor({"data": ["1", bad, "2", "3"], "shape": [1, 2, 2]}, "t")
+    for data in (["1", bad, "2", "3"], [1, bad, "2", 3]):   # strings alone, and among numbers
+        with pytest.raises(BadInput, match=r"t data\[1\]"):
+            parse_tensor({"data": data, "shape": [1, 2, 2]}, "t")
