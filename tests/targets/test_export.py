@@ -577,19 +577,21 @@ def test_a_phase_stack_stays_nhwc_from_one_gemm_to_the_next(data):
     # conv (x-first) -> pixel_shuffle -> relu -> conv (x-first): the first sum's channels are
     # folded into phase-major order, requantised, shuffled and relu'd on its NHWC twin, and
     # the second conv's digits read that twin, so no plane moves to NCHW and back between
-    # the two GEMMs; a clamp policy between them keeps the NCHW path. Exact at the ends.
+    # the two GEMMs; a clamp policy between them keeps the NCHW path. A signed int8 input,
+    # which a conv read NCHW takes weights first, takes x first here. Exact at the ends.
     import waiexport.targets.onnx.mac as mac
     r, c, cin = data.draw(st.integers(2, 3)), data.draw(st.integers(1, 3)), \
         data.draw(st.integers(1, 3))
-    k, hi = data.draw(st.sampled_from([1, 3])), data.draw(st.sampled_from([255, 2269]))
+    k, (lo, hi) = data.draw(st.sampled_from([1, 3])), \
+        data.draw(st.sampled_from([(0, 255), (0, 2269), (-128, 127)]))
     shift = data.draw(st.integers(0, 9))
     policy = data.draw(st.sampled_from(["derived", "clamp"]))
     draw = lambda *shape: np.array(data.draw(st.lists(  # noqa: E731
         st.sampled_from([-64, -1, 0, 1, 63]), min_size=int(np.prod(shape)),
         max_size=int(np.prod(shape))))).reshape(shape)
     b = GraphBuilder()
-    y = b.op("conv", b.input(cin, 0, hi), conv(draw(c * r * r, cin, k, k), pad=k // 2,
-                                               rq=rq(shift=shift, bias=list(range(c * r * r)))))
+    y = b.op("conv", b.input(cin, lo, hi), conv(draw(c * r * r, cin, k, k), pad=k // 2,
+                                                rq=rq(shift=shift, bias=list(range(c * r * r)))))
     y = b.op("relu", b.op("pixel_shuffle", y, P.Factor(r)), policy=policy,
              **({"lo": 0, "hi": 200} if policy == "clamp" else {}))
     b.output(b.op("conv", y, conv(draw(2, c, 3, 3), pad=1, rq=rq(shift=2))))
@@ -603,7 +605,7 @@ def test_a_phase_stack_stays_nhwc_from_one_gemm_to_the_next(data):
     if policy == "derived":      # from there, only the second sum's move to NCHW
         assert moves[shuffle + 1:] == [(0, 3, 1, 2)], moves
     rng = np.random.default_rng(shift)
-    for x in (np.full((cin, 4, 3), 0), np.full((cin, 4, 3), hi),
-              np.where(np.arange(cin * 12).reshape(cin, 4, 3) % 2, 0, hi),
-              rng.integers(0, hi + 1, (cin, 4, 3))):
+    for x in (np.full((cin, 4, 3), lo), np.full((cin, 4, 3), hi),
+              np.where(np.arange(cin * 12).reshape(cin, 4, 3) % 2, lo, hi),
+              rng.integers(lo, hi + 1, (cin, 4, 3))):
         agree(write(g), [x], [])

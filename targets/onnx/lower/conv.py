@@ -14,20 +14,20 @@ from ._common import phase_major, shuffled_alone, stored
 
 
 def lower(e, op, ins, ctx):
-    p = op.params
-    shuffle = shuffled_alone(ctx.graph, op.outputs[0])   # a policy's clamp makes a tensor
-    if shuffle and ctx.graph.tensor(op.outputs[0]).policy == "derived" and \
-            op.outputs[0] not in ctx.perms and matmul_path(     # with no twin to shuffle
-            e, ctx.range_of(op.inputs[0]), p.weights, ctx.target, p.groups,
-            ctx.u8s8) == "x-first":   # the sum comes NHWC: the shuffle moves it in whole runs
-        ctx.perms[op.outputs[0]] = phase_major(p.cout, shuffle.params.r)
-    perm = ctx.perms.get(op.outputs[0], np.arange(p.cout))
+    p, t, x_range = op.params, op.outputs[0], ctx.range_of(op.inputs[0])
+    shuffle = shuffled_alone(ctx.graph, t)
+    nhwc_read = bool(shuffle) and ctx.graph.tensor(t).policy == "derived" and \
+        t not in ctx.perms and matmul_path(e, x_range, p.weights, ctx.target, p.groups,
+                                           ctx.u8s8, nhwc_read=True) == "x-first"
+    if nhwc_read:   # the sum comes NHWC: the shuffle moves it in whole runs (a policy's
+        ctx.perms[t] = phase_major(p.cout, shuffle.params.r)   # clamp gives no twin)
+    perm = ctx.perms.get(t, np.arange(p.cout))
     w = p.weights[perm]
     args = {k: [v[i] for i in perm] if isinstance(v, list) else v
             for k, v in rq_args(p.rq, p.cout, ctx.nodes.get(op.index)).items()}
     dtype = width(ctx.nodes.get(op.index), args)
-    acc = mac_sum(e, ins[0], ctx.range_of(op.inputs[0]), w, ctx.target, groups=p.groups,
-                  strides=(p.sh, p.sw), pads=(p.ph, p.pw, p.ph, p.pw), dtype=dtype, u8s8=ctx.u8s8)
+    acc = mac_sum(e, ins[0], x_range, w, ctx.target, groups=p.groups, strides=(p.sh, p.sw),
+                  pads=(p.ph, p.pw, p.ph, p.pw), dtype=dtype, u8s8=ctx.u8s8, nhwc_read=nhwc_read)
     y = stored(e, requantise(e, acc, **args, dtype=dtype), dtype)
     if acc in e.nhwc:   # the same requantisation on the sum's NHWC twin, for a consumer
         with e.channels_last():   # that reads it; whichever form nothing reads is pruned
