@@ -44,22 +44,41 @@ def _lifts(shifts: list[int], span, dtype: int) -> list[int] | None:
     return lifts
 
 
-def floor_shift(e: Emitter, p: str, shifts: list[int], dtype: int = I64, span=None) -> str:
-    """``⌊p / 2^s⌋`` for per-channel shifts ``s ∈ 0..63`` (``0..30`` on int32), ``p``
-    within ``span`` when that is given: a lifted ``Div`` where :func:`_lifts` allows it, by
-    bits where the target's runtime computes no int32 ``Div`` exactly."""
+def floor_shift(e: Emitter, p: str, shifts: list[int], dtype: int = I64, span=None,
+                offset=None) -> str:
+    """``⌊(p + offset) / 2^s⌋`` for per-channel shifts ``s ∈ 0..63`` (``0..30`` on int32) and
+    per-channel integers ``offset`` (none when None), ``p + offset`` within ``span`` when that
+    is given: a lifted ``Div`` where :func:`_lifts` allows it, the offset and the lift added
+    as one constant where that fits ``dtype`` (a pass over ``p`` fewer); by bits where the
+    target's runtime computes no int32 ``Div`` exactly."""
     if not any(shifts):
-        return p
+        return _plus(e, p, offset, dtype)
     if dtype == I32 and not e.exact("Div", I32):
-        return bit_floor_shift(e, p, shifts)
+        return bit_floor_shift(e, _plus(e, p, offset, dtype), shifts)
     lifts = _lifts(shifts, span, dtype)
     if lifts is None:
-        return floor_divmod(e, p, shifts, dtype)[0]
-    if any(lifts):
-        p = e.node("Add", [p, channel_const(e, [k << s for k, s in zip(lifts, shifts)],
-                                            "lift", dtype)])
-    q = e.node("Div", [p, channel_const(e, [1 << s for s in shifts], "pow2", dtype)])
+        return floor_divmod(e, _plus(e, p, offset, dtype), shifts, dtype)[0]
+    p, added = _merged(e, p, offset, [k << s for k, s in zip(lifts, shifts)], dtype)
+    q = e.node("Div", [_plus(e, p, added, dtype),
+                       channel_const(e, [1 << s for s in shifts], "pow2", dtype)])
     return e.node("Sub", [q, channel_const(e, lifts, "lift", dtype)]) if any(lifts) else q
+
+
+def _plus(e: Emitter, p: str, offset, dtype: int) -> str:
+    """``p + offset`` for per-channel integers ``offset`` (``p`` where none or all 0)."""
+    if offset is None or not any(offset):
+        return p
+    return e.node("Add", [p, channel_const(e, offset, "bias", dtype)])
+
+
+def _merged(e: Emitter, p: str, offset, more: list[int], dtype: int) -> tuple[str, list[int]]:
+    """``(p, offset + more)`` where each sum fits ``dtype`` (one ``Add`` for both, later),
+    else ``(p + offset, more)``."""
+    if offset is None:
+        return p, more
+    both = [int(o) + m for o, m in zip(offset, more, strict=True)]
+    top = (1 << 31) - 1 if dtype == I32 else (1 << 63) - 1
+    return (p, both) if all(-top <= b <= top for b in both) else (_plus(e, p, offset, dtype), more)
 
 
 def bit_floor_shift(e: Emitter, p: str, shifts: list[int]) -> str:
@@ -123,12 +142,17 @@ def floor_divmod(e: Emitter, p: str, shifts: list[int], dtype: int = I64) -> tup
     return q, e.node("Add", [r, e.node("Mul", [r2, first])])
 
 
-def _round(e: Emitter, p: str, shifts: list[int], mode: str, dtype: int, span) -> str:
+def _round(e: Emitter, p: str, shifts: list[int], mode: str, dtype: int, span,
+           offset=None) -> str:
+    """``R_mode(p + offset, s)`` per channel (``offset`` per-channel integers or None)."""
     if mode == "floor":
-        return floor_shift(e, p, shifts, dtype, span)
-    half = channel_const(e, [(1 << (s - 1)) if s else 0 for s in shifts], "half", dtype)
+        return floor_shift(e, p, shifts, dtype, span, offset)
+    halves = [(1 << (s - 1)) if s else 0 for s in shifts]
     if mode == "half_up":
-        return floor_shift(e, e.node("Add", [p, half]), shifts, dtype, span)
+        p, offset = _merged(e, p, offset, halves, dtype)
+        return floor_shift(e, p, shifts, dtype, span, offset)
+    p = _plus(e, p, offset, dtype)
+    half = channel_const(e, halves, "half", dtype)
     if dtype == I32 and not e.exact("Div", I32):
         return _bit_half_even(e, p, shifts, half)
     q, r = floor_divmod(e, p, shifts, dtype)
@@ -184,16 +208,18 @@ def requantise(e: Emitter, v: str, *, round: str, shifts: list[int], mult=None, 
     """``y = R_round((v + pre)·mult, shifts) + post`` (§5.1) on a ``dtype`` tensor ``v``
     (int64, or int32 where :func:`width` proves every value fits): ``mult`` a per-channel
     list or a tensor name, ``pre``/``post`` per-channel lists, ``span`` the certified
-    ``rq.p`` interval when known (it covers ``p`` and ``p + 2^(s−1)``)."""
-    if pre is not None:
-        v = e.node("Add", [v, channel_const(e, pre, "bias", dtype)])
-    if _needs_wide(shifts, span, dtype):
+    ``rq.p`` interval when known (it covers ``p`` and ``p + 2^(s−1)``). Without a multiplier,
+    ``pre`` is added with the rounding's half and lift, one constant where it fits."""
+    wide_ = _needs_wide(shifts, span, dtype)
+    if pre is not None and (wide_ or mult is not None):
+        v, pre = _plus(e, v, pre, dtype), None
+    if wide_:
         q = _wide_round(e, v, shifts, round, mult)
     else:
         if mult is not None:
             v = e.node("Mul", [v, mult if isinstance(mult, str) else
                                channel_const(e, mult, "mult", dtype)])
-        q = _round(e, v, shifts, round, dtype, span)
+        q = _round(e, v, shifts, round, dtype, span, pre)
     return q if post is None else e.node("Add", [q, channel_const(e, post, "bias", dtype)])
 
 

@@ -380,15 +380,16 @@ def _requantise_on_ort(values, dtype, **kw):
     session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
     arr = np.array(values, dtype=np.int32 if dtype == TensorProto.INT32 else np.int64)
     got = session.run(None, {"p": arr.reshape(1, 1, 1, -1)})[0]
-    return got.reshape(-1).tolist(), {n.op_type for n in model.graph.node}
+    return got.reshape(-1).tolist(), [n.op_type for n in model.graph.node]
 
 
 @settings(max_examples=examples(60), deadline=None)
 @given(wide=st.booleans(), mode=st.sampled_from(["floor", "half_up"]), data=st.data())
 def test_the_lifted_division_at_the_ends_of_its_span(wide, mode, data):
-    # p within a certified span: the floor shift lifts p by K·2^s and divides without Mod
-    # where p + K·2^s fits the width, and keeps the Mod form where it would not (a shift of
-    # 0 is no operation at all)
+    # p = v + pre within a certified span: the floor shift lifts p by K·2^s and divides
+    # without Mod where p + K·2^s fits the width, and keeps the Mod form where it would not
+    # (a shift of 0 is no operation at all); the bias, the half and the lift are one Add
+    # where their sum fits the width
     from waiexport.reference.integer import r_round
     dtype = TensorProto.INT64 if wide else TensorProto.INT32
     bits = 63 if wide else 31
@@ -400,10 +401,16 @@ def test_the_lifted_division_at_the_ends_of_its_span(wide, mode, data):
         v for k in (lo >> s, (lo >> s) + 1, hi >> s, 0)
         for v in (k * (1 << s) - half - 1, k * (1 << s) - half, k * (1 << s) - half + 1)
         if lo <= v <= hi]
-    got, ops = _requantise_on_ort(picks, dtype, round=mode, shifts=[s], span=(lo, hi + half))
-    assert got == [r_round(v, s, mode) for v in picks]
+    pre = data.draw(st.sampled_from([0, 1, -1, lo, hi, -(1 << bits), (1 << bits) - 1]),
+                    label="pre")
+    ins = [v - pre for v in picks if -(1 << bits) <= v - pre < 1 << bits]
+    got, ops = _requantise_on_ort(ins, dtype, round=mode, shifts=[s], span=(lo, hi + half),
+                                  pre=[pre])
+    assert got == [r_round(v + pre, s, mode) for v in ins]
     lift = max(0, -(lo >> s)) << s
     assert ("Mod" in ops) == (s > 0 and max(lift, hi + half + lift) >= 1 << bits)
+    if "Mod" not in ops and abs(pre + half + lift) < 1 << bits:
+        assert ops.count("Add") <= 1, ops
 
 
 @settings(max_examples=examples(20), deadline=None, suppress_health_check=list(HealthCheck))
