@@ -231,21 +231,26 @@ def _tops(bound: int, base: int) -> list[int]:
 
 def _nhwc_parts(e: Emitter, x: str, lo: int, hi: int, base: int) -> list[tuple[int, str, int]]:
     """``(scale, u8 NHWC tensor, its largest value)`` with ``x = Σ scale·tensor``: the sign
-    parts ``max(±x, 0)`` (int32; ``lo > −2^31``, so ``−x`` never wraps), each in digits of
-    ``base`` by ``Div`` of a non-negative value (no ``Mod``), moved to NHWC once, or taken
-    from ``x``'s NHWC twin where its producer made one (:attr:`.emit.Emitter.nhwc`)."""
+    parts ``max(±x, 0)`` (int32; ``lo > −2^31``, so ``−x`` never wraps; no ``Max`` where the
+    certificate has the part's sign already), each in digits of ``base`` by ``Div`` of a
+    non-negative value (no ``Mod``), the low digit its ``BitwiseAnd`` with ``base − 1``
+    where the runtime computes that exactly, moved to NHWC once, or taken from ``x``'s
+    NHWC twin where its producer made one (:attr:`.emit.Emitter.nhwc`)."""
     parts, twin = [], e.nhwc.get(x)
     for sign, bound in ((1, hi), (-1, -lo)):
         if bound <= 0:
             continue
-        rest = e.node("Max", [(twin or x) if sign > 0 else e.node("Neg", [twin or x]),
-                              e.const(0, I32)])
+        rest = (twin or x) if sign > 0 else e.node("Neg", [twin or x])
+        if (lo if sign > 0 else -hi) < 0:
+            rest = e.node("Max", [rest, e.const(0, I32)])
         tops = _tops(bound, base)
         for k, top in enumerate(tops):
             digit = rest
             if k + 1 < len(tops):
+                low = e.node("BitwiseAnd", [rest, e.const(base - 1, I32)]) \
+                    if e.exact("BitwiseAnd", I32) else None
                 rest = e.node("Div", [rest, e.const(base, I32)])
-                digit = e.node("Sub", [digit, e.node("Mul", [rest, e.const(base, I32)])])
+                digit = low or e.node("Sub", [digit, e.node("Mul", [rest, e.const(base, I32)])])
             u = e.cast(digit, U8) if twin else \
                 e.node("Transpose", [e.cast(digit, U8)], perm=[0, 2, 3, 1])
             parts.append((sign * base ** k, u, top))

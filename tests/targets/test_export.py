@@ -578,6 +578,23 @@ def test_a_clamp_the_certificate_leaves_idle_is_left_out():
     assert clips == [0, 0, 1] and clamps == [0, 0, 1]
 
 
+@pytest.mark.parametrize("lo, hi", [(0, 2269), (-2269, 0), (-2269, 2269)])
+def test_the_x_first_digits_take_max_only_where_a_part_can_be_negative(lo, hi):
+    # the sign parts max(±x, 0) need no Max where the certificate has the sign already; the
+    # low digit is x AND (base − 1); exact at the ends either way
+    import waiexport.targets.onnx.mac as mac
+    rng = np.random.default_rng(hi - lo)
+    b = GraphBuilder()
+    b.output(b.op("conv", b.input(3, lo, hi), conv(rng.integers(-64, 64, (2, 3, 3, 3)), pad=1)))
+    g = b.build()
+    ops = [n.op_type for n in export(write(g), ORT).model.graph.node]
+    assert not mac.u8s8_exact() or (
+        "BitwiseAnd" in ops and ("Max" in ops) == (lo < 0 < hi)), ops
+    for x in (np.full((3, 4, 5), lo), np.full((3, 4, 5), hi), rng.integers(lo, hi + 1, (3, 4, 5)),
+              np.where(np.arange(60).reshape(3, 4, 5) % 2, lo, hi)):
+        agree(write(g), [x], [])
+
+
 @settings(max_examples=examples(25), deadline=None, suppress_health_check=list(HealthCheck))
 @given(data=st.data())
 def test_a_phase_stack_stays_nhwc_from_one_gemm_to_the_next(data):
