@@ -69,3 +69,22 @@ def test_share_exported():
     for name, done in sorted(EXPORTED.items()):
         print(f"{name}: {sum(done)} of {len(done)} exported")
     assert not EXPORTED or any(any(done) for done in EXPORTED.values())
+
+
+def test_a_shuffled_signed_int8_conv_fits_tract_by_the_weights_first_product():
+    # ort-cpu takes the x-first product for a signed int8 conv a pixel_shuffle alone reads
+    # (its NHWC twin); its gather's int64 index arithmetic is what tract narrows, so tract's
+    # model keeps the weights-first product, which needs none
+    import numpy as np
+
+    from waiexport import params as P
+    from waiexport import write
+    from waiexport.builder import GraphBuilder, conv, rq
+    from waiexport.descriptions import target
+    from waiexport.targets.exporter import fit
+    b = GraphBuilder()
+    y = b.op("conv", b.input(4, -128, 127), conv(np.arange(288).reshape(8, 4, 3, 3) % 41 - 20,
+                                                 pad=1, rq=rq(shift=6)))
+    b.output(b.op("pixel_shuffle", y, P.Factor(2)))
+    verdict = fit(write(b.build()), target("tract"))
+    assert verdict.fits, verdict.reasons
