@@ -186,13 +186,15 @@ def matmul_path(e: Emitter, x_range: tuple[int, int], w: np.ndarray, target, gro
     folds, :mod:`.lower.conv`); there the twin saves the shuffle's moves and the next
     GEMM's, which outweighs the weights-first product's own lead (the realistic
     ``int_synth`` 0.90× at a 16×16 latent, 1.00× at 64×64, with its first layer x-first,
-    measured), where the runtime computes the x-first gather's int64 index arithmetic
-    exactly (not tract's, which takes the weights-first product's strided windows)."""
+    measured), where the target's description says so (``nhwc_sums``: not TVM's, 2.2× the
+    time there) and its runtime computes the x-first gather's int64 index arithmetic exactly
+    (not tract's, which takes the weights-first product's strided windows)."""
     if not (_on_matmul(x_range, w, target, groups) and e.exact("MatMulInteger", U8) and
             (u8s8_exact() if u8s8 is None else u8s8)):
         return None
     if x_range[0] < 0 and fits_i8(x_range) and w[0].size * 128 * 128 <= _I32_MAX and not (
-            nhwc_read and all(e.exact(op, I64) for op in ("Add", "Mul", "Div"))):
+            nhwc_read and (target is None or target.nhwc_sums)
+            and all(e.exact(op, I64) for op in ("Add", "Mul", "Div"))):
         return "weights-first"
     return "x-first"
 
