@@ -30,11 +30,16 @@ def channel_const(e: Emitter, values, hint: str, dtype: int = I64) -> str:
     return e.const(e.per_channel(values), dtype, hint)
 
 
+def _top(dtype: int) -> int:
+    """The largest value of ``dtype``, int32 or int64."""
+    return (1 << 31) - 1 if dtype == I32 else (1 << 63) - 1
+
+
 def _lifts(shifts: list[int], span, dtype: int) -> list[int] | None:
     """Per channel, the ``K ≥ 0`` that makes ``p + K·2^s`` non-negative for every ``p`` in
     ``span``, or None where ``span`` is unknown or the lift or the lifted top passes the
     width."""
-    top = (1 << 31) - 1 if dtype == I32 else (1 << 63) - 1
+    top = _top(dtype)
     if span is None or max(shifts) > (30 if dtype == I32 else 62):
         return None
     lifts = [max(0, -(span[0] >> s)) for s in shifts]
@@ -77,8 +82,8 @@ def _merged(e: Emitter, p: str, offset, more: list[int], dtype: int) -> tuple[st
     if offset is None:
         return p, more
     both = [int(o) + m for o, m in zip(offset, more, strict=True)]
-    top = (1 << 31) - 1 if dtype == I32 else (1 << 63) - 1
-    return (p, both) if all(-top <= b <= top for b in both) else (_plus(e, p, offset, dtype), more)
+    fits = all(-_top(dtype) <= b <= _top(dtype) for b in both)
+    return (p, both) if fits else (_plus(e, p, offset, dtype), more)
 
 
 def bit_floor_shift(e: Emitter, p: str, shifts: list[int]) -> str:
