@@ -220,12 +220,12 @@ class ModelEngine(Engine):
         """What the failed probes of the operators and types ``model`` uses say."""
         from ..onnx.probes import SATURATION
         found = self.probe()
-        if not found:
+        failed = [p for p in fmt.probes if p.name != SATURATION and found.get(p.name)
+                  and not found[p.name].startswith("cannot run")]
+        if not failed:     # the model's operator types are inferred only where it matters
             return []
         used = fmt.used(model)
-        return [found[p.name] for p in fmt.probes if p.name != SATURATION
-                and (p.op, p.dtype) in used and found[p.name]
-                and not found[p.name].startswith("cannot run")]
+        return [found[p.name] for p in failed if (p.op, p.dtype) in used]
 
     def _loaded(self, exp, run, opened) -> Loaded:
         """The :class:`Loaded` of an export whose decode is ``run``, with every tensor by

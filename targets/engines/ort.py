@@ -217,8 +217,6 @@ class OrtEngine(ModelEngine):
         return _runner(self._session(model.data))
 
     def _loaded(self, exp, run, opened) -> Loaded:
-        from ..onnx.export import build_model, every_node_model
-        from ..onnx.probes import SATURATION
         session = opened.session             # an ONNX model's shapes are not static
         built: dict = {}   # models for locating, built when first asked for
 
@@ -228,6 +226,8 @@ class OrtEngine(ModelEngine):
             return built[key]
 
         def run_all(inputs, scalars):
+            from ..onnx.export import build_model
+            from ..onnx.probes import SATURATION
             s = made("exposed", lambda: self._session(build_model(
                 exp.graph, exp.metadata, expose=True, target=self.target,
                 u8s8=self.probe()[SATURATION] is None).SerializeToString()))
@@ -235,6 +235,7 @@ class OrtEngine(ModelEngine):
 
         def inside(op_index, inputs, scalars):
             from onnx.reference import ReferenceEvaluator
+            from ..onnx.export import every_node_model
             model = made("nodes", lambda: every_node_model(exp.model))
             s = made("nodes_s", lambda: self._session(model.SerializeToString()))
             feed = host_feed(exp.graph, inputs, scalars, storage_dtype(exp.model))
