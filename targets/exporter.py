@@ -55,6 +55,10 @@ class Export:
             self._models[key] = self.format.build(self, key)
         return self._models[key]
 
+    def whole(self) -> "Export":
+        """This export (an export kept on disk, :class:`~.stored.Stored`, makes itself)."""
+        return self
+
     def tosa(self, shapes: list):
         """The TOSA model of the rewritten graph on these input shapes (TOSA is static)."""
         return self.built(shapes).native

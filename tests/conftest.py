@@ -12,6 +12,11 @@ from hypothesis import HealthCheck, settings
 #: the count a test's own ``examples(n)`` is scaled against (hypothesis's default)
 BASE = 100
 
+#: No test reads a model another test or an earlier run kept on disk (targets/stored.py): a
+#: test double that makes one mistake in an export must see its export made; the tests of
+#: the cache itself turn it on in a folder of their own.
+os.environ["WAIEXPORT_MODEL_CACHE"] = "off"
+
 settings.register_profile("default", deadline=None)
 settings.register_profile("ci", deadline=None, derandomize=True, database=None,
                           print_blob=True)

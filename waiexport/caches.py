@@ -12,7 +12,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-__all__ = ["user_cache"]
+__all__ = ["user_cache", "code_digest"]
 
 _TEMPORARY: dict = {}
 
@@ -37,3 +37,26 @@ def _temporary(kind: str, folder: Path, e: OSError) -> Path:
               f"keeps its {kind} cache in a temporary folder, so nothing is kept",
               file=sys.stderr, flush=True)
     return _TEMPORARY[kind]
+
+
+_CODE: list = []
+
+
+def code_digest() -> str:
+    """A digest of this package's source files as installed (each module's path, size and
+    modification time): what a build kept in a cache depends on besides its own inputs, so
+    an edit or another install of the package misses every entry the old code made."""
+    if not _CODE:
+        import hashlib
+        from importlib.util import find_spec
+        h = hashlib.sha256()
+        for package in ("waiexport", "waiexport.rewrites", "waiexport.targets",
+                        "waiexport.reference", "waiexport.conformance"):
+            for root in find_spec(package).submodule_search_locations:
+                for folder, subfolders, files in os.walk(root):
+                    subfolders[:] = sorted(s for s in subfolders if s != "__pycache__")
+                    for name in sorted(f for f in files if f.endswith(".py")):
+                        s = os.stat(os.path.join(folder, name))
+                        h.update(f"{folder}/{name} {s.st_size} {s.st_mtime_ns}\n".encode())
+        _CODE.append(h.hexdigest())
+    return _CODE[0]

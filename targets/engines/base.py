@@ -174,11 +174,17 @@ class ModelEngine(Engine):
         raise NotImplementedError
 
     def export(self, data: bytes):
-        from ..exporter import export
+        """The export of ``data`` for the target with the probe's verdict, or the one kept
+        on disk from an earlier run (:mod:`..stored`)."""
         from ..onnx.probes import SATURATION
+        from ..stored import exported
         found = self.probe()
-        return export(data, self.target,
-                      u8s8=None if SATURATION not in found else found[SATURATION] is None)
+        u8s8 = None if SATURATION not in found else found[SATURATION] is None
+
+        def make():
+            from ..exporter import export
+            return export(data, self.target, u8s8=u8s8)
+        return exported(data, self.target, u8s8, make)
 
     def load(self, data: bytes) -> Loaded:
         key = hashlib.sha256(data).hexdigest()
@@ -240,7 +246,7 @@ class ModelEngine(Engine):
         def run_all(inputs, scalars):
             out = {}
             for t in sorted({t for op in g.ops for t in op.outputs}):
-                model = fmt.prefix(exp, t)
+                model = fmt.prefix(exp.whole(), t)
                 raw = self.open(model)(fmt.feed(g, model, inputs, scalars))
                 out[t] = np.asarray(fmt.chw(raw[f"tensor{t}"])).astype(np.int64)
             return out

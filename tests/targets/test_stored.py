@@ -1,0 +1,168 @@
+"""Exported models kept on disk (targets/stored.py): a kept model is the one a fresh export
+builds, and computes the same; an entry that does not read back whole, or was made for
+another target, another probe verdict or other code, is never used; a refusal is found
+again; nothing is kept where the cache is off; the folder keeps under its limit."""
+
+import os
+import re
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+
+import waiexport.caches as caches
+import waiexport.targets.exporter as exporter
+import waiexport.targets.stored as stored
+from waiexport import Refusal, write
+from waiexport.descriptions import target
+from waiexport.probes import probe_inputs
+from waiexport.reference import decode
+from waiexport.targets.engines import engine
+from waiexport.targets.errors import DoesNotFit
+
+from _helpers import SMALL, examples, in_npu_acc32, small_builder
+from _strategies import NARROW, case
+
+
+@pytest.fixture
+def kept(tmp_path, monkeypatch):
+    """The cache on, in a folder of this test's own; the folder."""
+    monkeypatch.delenv("WAIEXPORT_MODEL_CACHE", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    monkeypatch.setattr(stored, "_WRITTEN", [0])
+    return tmp_path / "waiexport" / "models"
+
+
+@pytest.fixture
+def exports(monkeypatch):
+    """Every export made from here on, by the file it exported."""
+    made = []
+    real = exporter.export
+
+    def counted(data, *args, **kw):
+        made.append(data)
+        return real(data, *args, **kw)
+    monkeypatch.setattr(exporter, "export", counted)
+    return made
+
+
+def entries(folder) -> list:
+    return sorted(folder.glob("*.model"))
+
+
+def outcomes(run, decodes) -> list:
+    """Each decode's outputs, or its refusal's code."""
+    out = []
+    for inputs, scalars in decodes:
+        try:
+            out.append([o.tolist() for o in run(inputs, scalars)])
+        except Refusal as r:
+            out.append(r.code)
+    return out
+
+
+def parts(entry: bytes) -> tuple[int, int]:
+    """Where an entry's rewritten graph and its model begin."""
+    start = entry.index(b"\n", len(stored.MAGIC)) + 1
+    return start, len(entry) - len(engine("ort-cpu").export(SMALL).built().data)
+
+
+def test_a_kept_model_is_the_fresh_exports_and_no_export_is_made_for_it(kept, exports):
+    fresh = engine("ort-cpu").export(SMALL)
+    assert len(exports) == 1 and len(entries(kept)) == 1
+    again = engine("ort-cpu").export(SMALL)
+    assert len(exports) == 1 and isinstance(again, stored.Stored)
+    assert again.built().data == fresh.built().data
+    assert write(again.graph) == fresh.outcome.data
+    assert again.metadata == fresh.metadata
+
+
+@settings(max_examples=examples(4), deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much,
+                                 HealthCheck.function_scoped_fixture])
+@given(name=st.sampled_from(["conv", "conv_transpose", "rescale", "add", "pixel_shuffle"]),
+       data=st.data())
+def test_a_kept_model_decodes_as_the_fresh_export_and_the_reference(kept, name, data):
+    g, inputs, scalars = data.draw(case(name, NARROW))
+    assume(in_npu_acc32(g))
+    for name_ in ("ort-cpu", "npu-int8"):
+        try:
+            fresh = engine(name_).load(write(g))
+        except DoesNotFit as e:       # not kept: found again
+            with pytest.raises(DoesNotFit, match=re.escape(str(e))):
+                engine(name_).load(write(g))
+            continue
+        again = engine(name_).load(write(g))
+        decodes = [(inputs, scalars), *probe_inputs(g)]
+        assert outcomes(fresh.decode, decodes) == outcomes(again.decode, decodes) \
+            == outcomes(lambda i, sc: decode(g, i, sc), decodes)
+
+
+def test_every_tensor_of_a_kept_model_is_located_as_the_fresh_exports(kept):
+    rng = np.random.default_rng(1)
+    inputs, scalars = [rng.integers(-128, 128, (4, 8, 8))], [2]
+    fresh = engine("ort-cpu").load(SMALL)
+    again = engine("ort-cpu").load(SMALL)
+    a, b = fresh.run_all(inputs, scalars), again.run_all(inputs, scalars)
+    assert sorted(a) == sorted(b) and all((a[t] == b[t]).all() for t in a)
+
+
+@pytest.mark.parametrize("spoil", ["truncated", "model byte", "graph byte", "header",
+                                   "trailing", "empty"])
+def test_an_entry_that_does_not_read_back_whole_is_made_again(kept, exports, spoil):
+    engine("ort-cpu").export(SMALL)
+    (path,) = entries(kept)
+    good = path.read_bytes()
+    graph, model = parts(good)
+
+    def flipped(at):
+        return good[:at] + bytes([good[at] ^ 1]) + good[at + 1:]
+    bad = {"truncated": good[:-10], "model byte": flipped(model + 7),
+           "graph byte": flipped(graph + 7), "header": flipped(len(stored.MAGIC) + 3),
+           "trailing": good + b"\0", "empty": b""}[spoil]
+    path.write_bytes(bad)
+    again = engine("ort-cpu").export(SMALL)
+    assert len(exports) == 2 and not isinstance(again, stored.Stored)
+    assert path.read_bytes() == good
+
+
+def test_another_target_verdict_or_code_is_not_served_the_entry(kept, exports, monkeypatch):
+    ort, npu = target("ort-cpu"), target("npu-int8")
+
+    def make(t, u8s8):
+        return lambda: exporter.export(SMALL, t, u8s8=u8s8)
+    stored.exported(SMALL, ort, True, make(ort, True))
+    for t, u8s8 in ((npu, True), (ort, False)):
+        assert not isinstance(stored.exported(SMALL, t, u8s8, make(t, u8s8)), stored.Stored)
+    assert isinstance(stored.exported(SMALL, ort, True, make(ort, True)), stored.Stored)
+    monkeypatch.setattr(caches, "_CODE", ["another install's code"])
+    assert not isinstance(stored.exported(SMALL, ort, True, make(ort, True)), stored.Stored)
+    assert len(exports) == 4 and len(entries(kept)) == 4
+
+
+def test_a_refused_file_is_refused_again_and_nothing_is_kept(kept, exports):
+    for _ in range(2):
+        with pytest.raises(Refusal):
+            engine("ort-cpu").load(SMALL[:-3])
+    assert len(exports) == 2 and not entries(kept)
+
+
+def test_nothing_is_kept_where_the_cache_is_off(kept, exports, monkeypatch):
+    monkeypatch.setenv("WAIEXPORT_MODEL_CACHE", "off")
+    for _ in range(2):
+        engine("ort-cpu").export(SMALL)
+    assert len(exports) == 2 and not kept.exists()
+
+
+def test_the_folder_keeps_under_its_limit_the_least_recently_used_going_first(kept, monkeypatch):
+    files = [write(small_builder(max_h=h, max_w=h).build()) for h in (5, 6, 7)]
+    engine("ort-cpu").export(files[0])
+    (first,) = entries(kept)
+    monkeypatch.setattr(stored, "LIMIT", int(2.5 * first.stat().st_size))
+    engine("ort-cpu").export(files[1])
+    os.utime(first, (1, 1))
+    engine("ort-cpu").export(files[0])           # used: the most recent again
+    monkeypatch.setattr(stored, "_WRITTEN", [0])  # a new process's first write sweeps
+    engine("ort-cpu").export(files[2])
+    assert first.exists() and len(entries(kept)) == 2
