@@ -25,12 +25,12 @@ from numba import __version__ as _numba, njit, prange  # noqa: E402  (reads the 
 __all__ = ["conv_acc", "conv_transpose_acc", "announced", "CACHE"]
 
 def _numpy_support_without_scipy() -> None:
-    """Import numba's numpy support (``numba.np.arraymath``, which numba's first kernel load
-    imports) with ``scipy.linalg`` kept out where nothing has imported it yet: numba imports
-    it there only to learn whether ``np.convolve`` and ``np.correlate`` may call BLAS, which
-    no kernel here does, and it cost 0.25–0.6 s of every command that runs a kernel wherever
-    scipy is installed (measured). Without it numba computes those two with its own loop;
-    its linear algebra imports scipy when compiled, as before."""
+    """Import numba's numpy support (``numba.np.arraymath``, which numba's registries import)
+    with ``scipy.linalg`` kept out where nothing has imported it yet: numba imports it there
+    only to learn whether ``np.convolve`` and ``np.correlate`` may call BLAS, which no kernel
+    here does, and it cost 0.25–0.6 s of every command that compiled a kernel wherever scipy
+    is installed (measured). Without it numba computes those two with its own loop; its
+    linear algebra imports scipy when compiled, as before."""
     if "numba.np.arraymath" in sys.modules or "scipy.linalg" in sys.modules:
         return
     sys.modules["scipy.linalg"] = None      # an import of it raises ImportError meanwhile
@@ -40,17 +40,44 @@ def _numpy_support_without_scipy() -> None:
         del sys.modules["scipy.linalg"]
 
 
+def _cached_without_registries(kernel) -> None:
+    """Make ``kernel`` load its compiled code from numba's cache without numba's registries.
+
+    numba fills its registries of everything it can compile (every module of its numpy and
+    Python support, 0.15–0.3 s) before it looks in its cache, though a cached kernel needs
+    only its machine code, numba's runtime and, for a parallel one, its threads (which the
+    cached code starts itself). Here the cache is read first, with the runtime started; only
+    a miss, which compiles, fills the registries (numpy's support imported without scipy,
+    :func:`_numpy_support_without_scipy`). Where this numba's cache lacks the calls relied
+    on, its own load runs, as before."""
+    cache = getattr(kernel, "_cache", None)
+    if not all(hasattr(cache, name) for name in ("_load_overload", "load_overload",
+                                                 "_guard_against_spurious_io_errors")):
+        return
+    plain = cache.load_overload
+
+    def load_overload(sig, target_context):
+        from numba.core.runtime import rtsys
+        rtsys.initialize(target_context)
+        with cache._guard_against_spurious_io_errors():
+            loaded = cache._load_overload(sig, target_context)
+        if loaded is None:
+            _numpy_support_without_scipy()
+            loaded = plain(sig, target_context)
+        return loaded
+    cache.load_overload = load_overload
+
+
 def announced(kernel, source: str):
     """``kernel``, saying on stderr, once, when it is about to be compiled on this install
     (the first decode of a fresh install otherwise sits silent for a quarter of a minute);
-    ``source`` is the file that defines it, whose digest marks it compiled. The first kernel
-    a process runs loads numba's numpy support without scipy
-    (:func:`_numpy_support_without_scipy`)."""
+    ``source`` is the file that defines it, whose digest marks it compiled. It loads from
+    numba's cache without numba's registries (:func:`_cached_without_registries`)."""
     digest = hashlib.sha256(Path(source).read_bytes()).hexdigest()[:16]
     mark = CACHE / f"compiled-{_numba}-{digest}"
+    _cached_without_registries(kernel)
 
     def run(*args):
-        _numpy_support_without_scipy()
         if not mark.exists():
             print("waiexport: compiling the reference's integer kernels, once per install "
                   "(a few seconds)...", file=sys.stderr, flush=True)
