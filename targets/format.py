@@ -102,8 +102,10 @@ class Format:
         """The ``(operator, input type)`` pairs ``model`` uses, for its probes."""
         return set()
 
-    def model_of(self, data: bytes) -> Model:
-        """A model given as bytes (a probe's), as the format holds it."""
+    def model_of(self, data: bytes, inputs: dict | None = None,
+                 outputs: dict | None = None) -> Model:
+        """A model given as bytes (a probe's, or one kept on disk with its inputs' and
+        outputs' types by name), as the format holds it."""
         raise NotImplementedError
 
     def prefix(self, exp, t: int) -> Model | None:

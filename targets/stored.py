@@ -1,14 +1,16 @@
 """Exported models kept on disk (the user cache's ``models`` folder, :mod:`waiexport.caches`),
 so an engine that loads a graph exported before, by the same code, for the same target and
 the same probe verdict, opens its model without exporting it again: a command pays for the
-bounds pass, the rewrites and the model's build once per install, not once per run.
-``WAIEXPORT_MODEL_CACHE=off`` (or ``0``) turns it off.
+bounds pass, the rewrites and the model's build once per install, not once per run. The
+probes' models are kept beside them, so such a load builds no model at all (and so imports
+no onnx). ``WAIEXPORT_MODEL_CACHE=off`` (or ``0``) turns it off.
 
 Only a successful export is kept (a refusal or a graph that does not fit is found again),
 only for a format with one model for every shape (ONNX), and only what an engine's load
-needs: the rewritten graph (WHG1), the model and the export's metadata, each read back only
-when its length and digest match (else the entry is made again). The folder is kept under
-:data:`LIMIT` bytes, the least recently used entries going first."""
+needs: the rewritten graph (WHG1), the model, its inputs' and outputs' types and the
+export's metadata, each read back only when its digest matches (else the entry is made
+again). The folder is kept under :data:`LIMIT` bytes, the least recently used
+entries going first."""
 
 from __future__ import annotations
 
@@ -30,7 +32,7 @@ from waiexport.whg1 import read
 
 from .format import Format, Model, format_of
 
-__all__ = ["Stored", "exported", "LIMIT"]
+__all__ = ["Stored", "exported", "probe_model", "LIMIT"]
 
 MAGIC = b"waiexport model 1\n"
 LIMIT = 256 << 20
@@ -74,16 +76,33 @@ def exported(data: bytes, target, u8s8: bool | None, make: Callable):
     folder = _folder()
     if fmt.static or folder is None:
         return make()
-    path = folder / f"{_key(data, target, u8s8)}.model"
-    kept = _read(path)
+    path = folder / f"{_key([target, u8s8, hashlib.sha256(data).hexdigest()])}.model"
+    kept = _read(path, 2)
     if kept is not None:
-        meta, rewritten, model = kept
-        with suppress(OSError):      # its use, for the sweep's order
-            os.utime(path)
-        return Stored(target, fmt, read(rewritten), meta, fmt.model_of(model), make)
+        head, (rewritten, model) = kept
+        return Stored(target, fmt, read(rewritten), head["metadata"],
+                      fmt.model_of(model, head["inputs"], head["outputs"]), make)
     exp = make()
-    _write(path, exp.metadata, exp.outcome.data, exp.built().data)
+    built = exp.built()
+    _write(path, {"metadata": exp.metadata, "inputs": built.inputs, "outputs": built.outputs},
+           [exp.outcome.data, built.data])
     return exp
+
+
+def probe_model(fmt: Format, probe) -> Model:
+    """``probe``'s model (:mod:`.onnx.probes`) in ``fmt``, or the one kept from an earlier
+    run."""
+    folder = _folder()
+    if folder is None:
+        return fmt.model_of(probe.model())
+    path = folder / f"{_key([fmt.name, probe.name])}.probe"
+    kept = _read(path, 1)
+    if kept is not None:
+        head, (model,) = kept
+        return fmt.model_of(model, head["inputs"], head["outputs"])
+    model = fmt.model_of(probe.model())
+    _write(path, {"inputs": model.inputs, "outputs": model.outputs}, [model.data])
+    return model
 
 
 def _folder() -> Path | None:
@@ -92,10 +111,11 @@ def _folder() -> Path | None:
     return user_cache("models")
 
 
-def _key(data: bytes, target, u8s8) -> str:
-    what = json.dumps([MAGIC.decode(), code_digest(), repr(target), u8s8,
-                       _version("onnx"), hashlib.sha256(data).hexdigest()])
-    return hashlib.sha256(what.encode()).hexdigest()
+def _key(what: list) -> str:
+    """An entry's name: the digest of ``what`` it was made from, with the code that made it
+    and the onnx that built its model."""
+    return hashlib.sha256(json.dumps([MAGIC.decode(), code_digest(), _version("onnx"),
+                                      *map(repr, what)]).encode()).hexdigest()
 
 
 @cache
@@ -106,9 +126,9 @@ def _version(name: str) -> str:
         return ""
 
 
-def _read(path: Path) -> tuple | None:
-    """An entry's metadata, rewritten graph and model, or ``None`` where there is none or it
-    does not read back whole."""
+def _read(path: Path, count: int) -> tuple | None:
+    """An entry's head and its ``count`` parts, or ``None`` where there is none or it does
+    not read back whole; a read entry is marked used, for the sweep's order."""
     try:
         raw = path.read_bytes()
     except OSError:
@@ -117,30 +137,37 @@ def _read(path: Path) -> tuple | None:
         if not raw.startswith(MAGIC):
             return None
         end = raw.index(b"\n", len(MAGIC))
-        head = json.loads(raw[len(MAGIC):end])
+        digest, text = raw[len(MAGIC):end].split(b" ", 1)
+        if hashlib.sha256(text).hexdigest().encode() != digest:
+            return None
+        head = json.loads(text)
         at, parts = end + 1, []
-        for size, digest in (head["rewritten"], head["model"]):
+        for size, digest in head["parts"]:
             part = raw[at:at + size]
             if len(part) != size or hashlib.sha256(part).hexdigest() != digest:
                 return None
             parts.append(part)
             at += size
-        return (head["metadata"], *parts) if at == len(raw) else None
+        if at != len(raw) or len(parts) != count:
+            return None
     except (ValueError, KeyError, TypeError):
         return None
+    with suppress(OSError):
+        os.utime(path)
+    return head, parts
 
 
-def _write(path: Path, meta: dict, rewritten: bytes, model: bytes) -> None:
+def _write(path: Path, head: dict, parts: list) -> None:
     """Write an entry under a temporary name and rename it into place; a folder that
     cannot take it keeps nothing, silently (the cache is an optimisation)."""
-    head = json.dumps({"metadata": meta,
-                       "rewritten": [len(rewritten), hashlib.sha256(rewritten).hexdigest()],
-                       "model": [len(model), hashlib.sha256(model).hexdigest()]})
+    text = json.dumps({**head, "parts": [[len(p), hashlib.sha256(p).hexdigest()]
+                                         for p in parts]}).encode()
     try:
-        _sweep(path.parent, len(model) + len(rewritten))
+        _sweep(path.parent, sum(map(len, parts)))
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".part-")
         with os.fdopen(fd, "wb") as f:
-            f.write(MAGIC + head.encode() + b"\n" + rewritten + model)
+            f.write(MAGIC + hashlib.sha256(text).hexdigest().encode() + b" " + text + b"\n"
+                    + b"".join(parts))
         os.replace(tmp, path)
     except OSError:
         pass
@@ -162,7 +189,7 @@ def _sweep(folder: Path, adding: int) -> None:
             continue
         if p.name.startswith(".part-") and s.st_mtime < now - 3600:
             p.unlink(missing_ok=True)
-        elif p.suffix == ".model":
+        elif p.suffix in (".model", ".probe"):
             entries.append((s.st_mtime, s.st_size, p))
     held = sum(size for _, size, _ in entries) + adding
     for _, size, p in sorted(entries):

@@ -130,9 +130,10 @@ class ModelEngine(Engine):
         """One probe run on this runtime: what its wrong answer says, ``None`` where it is
         exact, ``"cannot run it: …"`` where the runtime declines the probe's model."""
         from ..format import format_of
+        from ..stored import probe_model
         p, fmt = self.probes()[name], format_of(self.target)
         try:
-            runner = self.open(fmt.model_of(p.model()))
+            runner = self.open(probe_model(fmt, p))
             floating = getattr(runner, "floating", [])
             return p.wrong(runner(dict(p.feed)).get("out0")) or (
                 f"{p.failure}: {p.op} on {p.dtype}: {floating[0]}" if floating else None)

@@ -45,19 +45,21 @@ class OrtSession:
             raise NotForEngine(f"{provider} cannot take this model"
                                f"{'' if fallback else ' without CPU fallback'}: "
                                f"{str(e).strip().splitlines()[0][:300]}") from None
-        self._placed: Counter | None = None if profiled else Counter(
-            {provider: len(onnx_nodes(model))})
+        self._placed: Counter | None = None
+        self._model, self._provider, self._profiled = model, provider, profiled
 
     def output_names(self) -> list[str]:
         return [o.name for o in self._s.get_outputs()]
 
     def run(self, names, feed):
         out = self._s.run(names, feed)
-        if self._placed is None:
+        if self._placed is None and self._profiled:
             self._placed = _providers_in_profile(self._s.end_profiling())
         return out
 
     def placement(self) -> dict:
+        if self._placed is None and not self._profiled:   # every node on the one provider
+            self._placed = Counter({self._provider: len(onnx_nodes(self._model))})
         return dict(self._placed or {})
 
 

@@ -24,7 +24,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from onnx import TensorProto, helper, numpy_helper
 
 __all__ = ["Probe", "PROBES", "SATURATION", "used", "typed_nodes", "FLOAT32", "NARROWED",
            "NEAREST"]
@@ -32,10 +31,16 @@ __all__ = ["Probe", "PROBES", "SATURATION", "used", "typed_nodes", "FLOAT32", "N
 FLOAT32, NARROWED, NEAREST, PAIRS, CAST = (
     "float32 accumulation", "int64 narrowed to int32", "rounding to nearest after fusion",
     "int16 pair saturation", "int64 narrowed to int32 after a Cast from int32")
-_TYPES = {np.dtype(np.int8): TensorProto.INT8, np.dtype(np.uint8): TensorProto.UINT8,
-          np.dtype(np.int32): TensorProto.INT32, np.dtype(np.int64): TensorProto.INT64,
-          np.dtype(np.uint32): TensorProto.UINT32, np.dtype(np.uint64): TensorProto.UINT64,
-          np.dtype(np.bool_): TensorProto.BOOL}
+#: numpy's types by ONNX's names for them (``TensorProto``'s, looked up when a model is built:
+#: a load whose probes' models are kept on disk imports no onnx, targets/stored.py).
+_TYPES = {np.dtype(np.int8): "INT8", np.dtype(np.uint8): "UINT8", np.dtype(np.int32): "INT32",
+          np.dtype(np.int64): "INT64", np.dtype(np.uint32): "UINT32",
+          np.dtype(np.uint64): "UINT64", np.dtype(np.bool_): "BOOL"}
+
+
+def _onnx_type(dtype) -> int:
+    from onnx import TensorProto
+    return getattr(TensorProto, _TYPES[np.dtype(dtype)])
 
 
 @dataclass(frozen=True)
@@ -56,12 +61,14 @@ class Probe:
         return f"{self.op} {self.dtype}: {self.failure}"
 
     def model(self) -> bytes:
-        inputs = [helper.make_tensor_value_info(k, _TYPES[v.dtype], v.shape)
+        from onnx import helper, numpy_helper
+        inputs = [helper.make_tensor_value_info(k, _onnx_type(v.dtype), v.shape)
                   for k, v in self.feed.items()]
-        out = helper.make_tensor_value_info("out0", _TYPES[self.want.dtype], self.want.shape)
+        out = helper.make_tensor_value_info("out0", _onnx_type(self.want.dtype), self.want.shape)
         inits = [numpy_helper.from_array(v, k) for k, v in self.consts.items()]
-        g = helper.make_graph([helper.make_node(*n[:3], **(n[3] if len(n) > 3 else {}))
-                               for n in self.nodes], "probe", inputs, [out], inits)
+        g = helper.make_graph([helper.make_node(*n[:3], **{
+            k: _onnx_type(v) if k == "to" else v for k, v in (n[3] if len(n) > 3 else {}).items()})
+            for n in self.nodes], "probe", inputs, [out], inits)
         return helper.make_model(g, opset_imports=[helper.make_opsetid("", 21)],
                                  ir_version=10).SerializeToString()
 
@@ -132,8 +139,8 @@ def _probes() -> tuple:
                      ("Div", (1 << 32) + 2, 1)):
         want = {"Mul": x * k, "Add": x + k, "Sub": x - k, "Div": x // k}[op] // d
         out.append(Probe(CAST, op, "int64", (
-            ("Cast", ["x"], ["w"], {"to": TensorProto.INT64}), (op, ["w", "k"], ["v"]),
-            ("Div", ["v", "d"], ["u"]), ("Cast", ["u"], ["out0"], {"to": TensorProto.INT32})),
+            ("Cast", ["x"], ["w"], {"to": np.int64}), (op, ["w", "k"], ["v"]),
+            ("Div", ["v", "d"], ["u"]), ("Cast", ["u"], ["out0"], {"to": np.int32})),
             {"k": np.array([k], np.int64), "d": np.array([d], np.int64)},
             {"x": np.array([x], np.int32)}, np.array([want], np.int32)))
     out.append(_two("BitShift", (1 << 30) + 5, 1, ((1 << 30) + 5) >> 1, np.uint32,
@@ -182,6 +189,7 @@ def typed_nodes(model) -> list[tuple[str, str, str]]:
     constants, a tensor's dimensions, each below 2^31) is left out, since no runtime's
     narrowing of those can change a value."""
     import onnx
+    from onnx import helper
     inferred = onnx.shape_inference.infer_shapes(model, strict_mode=False)
     types = {v.name: v.type.tensor_type.elem_type for v in
              list(inferred.graph.value_info) + list(inferred.graph.input)

@@ -166,3 +166,42 @@ def test_the_folder_keeps_under_its_limit_the_least_recently_used_going_first(ke
     monkeypatch.setattr(stored, "_WRITTEN", [0])  # a new process's first write sweeps
     engine("ort-cpu").export(files[2])
     assert first.exists() and len(entries(kept)) == 2
+
+
+def test_the_probes_models_are_kept_too(kept, monkeypatch):
+    import waiexport.targets.engines.ort as ort
+    from waiexport.targets.onnx.probes import Probe
+    built = []
+    real = Probe.model
+    monkeypatch.setattr(Probe, "model", lambda self: built.append(self.name) or real(self))
+    found = []
+    for _ in range(2):
+        monkeypatch.setattr(ort, "_PROBED", {})     # a new process's probes
+        found.append(engine("ort-cpu").probe())
+    assert found[0] == found[1] and len(built) == len(found[0])
+
+
+WARM = """
+import json, sys
+import numpy as np
+from waiexport.targets.engines import engine
+out = engine("ort-cpu").load(open(sys.argv[1], "rb").read()).decode(
+    [np.arange(256).reshape(4, 8, 8) - 128], [2])
+print(json.dumps({"onnx": "onnx" in sys.modules, "out": [o.tolist() for o in out]}))
+"""
+
+
+def test_a_load_of_a_kept_model_imports_no_onnx(kept, tmp_path):
+    # onnx's import alone is 0.8 s on a fresh install (README); a warm load needs none of it
+    import json
+    import subprocess
+    import sys
+    (tmp_path / "g.whg1").write_bytes(SMALL)
+    env = {k: v for k, v in os.environ.items() if k != "WAIEXPORT_MODEL_CACHE"}
+    env["XDG_CACHE_HOME"] = str(tmp_path)
+    first, second = (json.loads(subprocess.run(
+        [sys.executable, "-c", WARM, str(tmp_path / "g.whg1")], capture_output=True, text=True,
+        env=env, check=True).stdout) for _ in range(2))
+    assert first["onnx"] and not second["onnx"]
+    assert first["out"] == second["out"] == [o.tolist() for o in decode(
+        small_builder().build(), [np.arange(256).reshape(4, 8, 8) - 128], [2])]
