@@ -135,11 +135,18 @@ def check_sgm(pmf, bounds, spans) -> None:
 
 def check_fac(rows, lengths) -> None:
     """The ``fac`` conditions: rows of 63 non-decreasing counts in ``[0, 255]``, one length
-    per row."""
-    for n, c in enumerate(rows):
-        condition(len(c) == 63 and all(_is_int(v) for v in c) and 0 <= c[0] and c[-1] <= 255
-                  and all(a <= b for a, b in zip(c, c[1:])),
-                  f"row {n} is not 63 non-decreasing counts in [0, 255]")
+    per row; rows given as one integer array of 63 columns are checked in one pass."""
+    if isinstance(rows, np.ndarray) and rows.dtype.kind in "iu" and rows.ndim == 2 \
+            and rows.shape[1] == 63:
+        bad = np.flatnonzero((rows[:, 0] < 0) | (rows[:, -1] > 255)
+                             | (np.diff(rows, axis=1) < 0).any(axis=1))
+        condition(not bad.size, f"row {bad[0] if bad.size else 0} is not 63 non-decreasing "
+                                "counts in [0, 255]")
+    else:
+        for n, c in enumerate(rows):
+            condition(len(c) == 63 and all(_is_int(v) for v in c) and 0 <= c[0]
+                      and c[-1] <= 255 and all(a <= b for a, b in zip(c, c[1:])),
+                      f"row {n} is not 63 non-decreasing counts in [0, 255]")
     condition(len(lengths) == len(rows) and all(_is_int(n) and n >= 0 for n in lengths),
               "there is not one length ≥ 0 for each row")
 
@@ -181,7 +188,8 @@ def decode_fac(stream: bytes, rows, lengths) -> list[list[int]]:
     syms = np.zeros(sum(lengths), dtype=np.int64)
     Window(stream).walk(walk_fac, np.asarray(rows, np.int64).reshape(len(rows), 63),
                         np.asarray(lengths, np.int64), _ZP, syms)
-    return [row.tolist() for row in np.split(syms, np.cumsum(lengths)[:-1])] if rows else []
+    return [row.tolist() for row in np.split(syms, np.cumsum(lengths)[:-1])] if len(rows) \
+        else []
 
 
 def run(inp: dict, modes: dict) -> dict:

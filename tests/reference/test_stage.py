@@ -200,6 +200,38 @@ def test_fac_round_trips_and_cuts_agree(rows, data):
                          "lengths": [len(s) for s in symbols]})
 
 
+@st.composite
+def spoiled_row(draw):
+    """A row of 63 counts, sound or broken in one way: below 0 first, above 255 last, or a
+    decrease."""
+    row = draw(count_rows())
+    how = draw(st.sampled_from(["sound", "low", "high", "decrease"]))
+    if how == "low":
+        row[0] = -1
+    elif how == "high":
+        row[-1] = 256
+    elif how == "decrease":
+        at = draw(st.integers(0, 61))
+        row[at], row[at + 1] = row[at + 1] + 1, row[at]
+    return row
+
+
+@FAST
+@given(rows=st.lists(spoiled_row(), min_size=0, max_size=4), data=st.data())
+def test_fac_rows_as_one_array_are_checked_as_the_lists_are(rows, data):
+    # the typed rows' one-pass check against the list form's literal one: the same symbols,
+    # or the same refusal in the same words
+    def said(fn):
+        try:
+            return "ok", fn()
+        except StageRefusal as r:
+            return r.code, r.at, r.detail
+    memory, lengths = data.draw(st.binary(max_size=12)), [data.draw(st.integers(0, 3))
+                                                         for _ in rows]
+    assert said(lambda: decode_fac(memory, np.asarray(rows, np.int64).reshape(-1, 63),
+                                   lengths)) == said(lambda: decode_fac(memory, rows, lengths))
+
+
 def test_a_symbol_the_tables_cannot_code_is_named():
     with pytest.raises(EncodeError, match="strictly between"):
         encode_sgm([[128, 0, 0, 0, 0, 128]], [3], [{"mask": [True], "sigma": [0],

@@ -85,7 +85,7 @@ def hyper_latent(soz: bytes, norm: dict, plane: str) -> np.ndarray:
     ``skip`` rows (luma's, decoded with luma's rows and discarded)."""
     spec = PLANES[plane]
     c, rows, skip = spec.channels, spec.rows, spec.skip
-    table = norm["cdfs_y"][:skip] + norm[rows]
+    table = np.asarray(norm["cdfs_y"][:skip] + norm[rows], np.int64)
     symbols = decode_fac(soz, table, [16] * (skip + c))
     return np.array(symbols[skip:], dtype=np.int64).reshape(c, 4, 4) - 31
 
@@ -110,11 +110,12 @@ def latent(stream: bytes, norm: dict, sigma_idx: np.ndarray, mask: np.ndarray) -
 
 
 def decode_plane(plane: str, norm: dict, scale, soz: bytes, stream: bytes,
-                 flags: list[bool]) -> Plane:
-    """Steps 1–4 for one plane; ``scale(z)`` runs the plane's scale graph and returns ``v``.
-    A hyper-latent refusal is raised (nothing downstream exists); a latent one is kept."""
+                 flags: list[bool], z: np.ndarray | None = None) -> Plane:
+    """Steps 1–4 for one plane (step 1 done where its ``z`` is given); ``scale(z)`` runs the
+    plane's scale graph and returns ``v``. A hyper-latent refusal is raised (nothing
+    downstream exists); a latent one is kept."""
     out = Plane(plane)
-    out.values["z"] = hyper_latent(soz, norm, plane)
+    out.values["z"] = hyper_latent(soz, norm, plane) if z is None else z
     out.values["v"] = np.asarray(scale(out.values["z"]), dtype=np.int64)
     out.values.update(stage_values(out.values["v"], flags))
     try:
@@ -125,16 +126,17 @@ def decode_plane(plane: str, norm: dict, scale, soz: bytes, stream: bytes,
 
 
 def decode_planes(norm: dict, graphs: dict, load, soz: bytes, latents: dict,
-                  flags: dict, progress=None) -> dict:
+                  flags: dict, progress=None, hyper: dict | None = None) -> dict:
     """Both planes (:func:`decode_plane`), each scale graph run by ``load(role, whg1)``'s
     :class:`~waiexport.targets.engines.Loaded`; ``latents`` by segment (SORP, SORS), ``flags``
-    by plane; ``progress(1)`` after each plane."""
+    by plane, ``hyper`` the hyper-latents already decoded, by plane; ``progress(1)`` after
+    each plane."""
     from ..whg1 import write
     out = {}
     for plane, spec in PLANES.items():
         loaded = load(spec.role, write(graphs[spec.role]))
         out[plane] = decode_plane(plane, norm, lambda z: loaded.decode([z], [])[0], soz,
-                                  latents[spec.segment], flags[plane])
+                                  latents[spec.segment], flags[plane], (hyper or {}).get(plane))
         if progress:
             progress(1)
     return out

@@ -96,9 +96,10 @@ def jpegai_decode(bundle, soz, sorp, sors, grfs_y, grfs_uv, engine_name, compare
     sides = {"engine": eng} | ({"reference": engine_named("reference")} if compare else {})
     planes: dict = {}
     latents = {k: payloads[k][1] for k in ("SORP", "SORS")}
+    hyper = {}
     for plane in PLANES:            # what can be refused is refused before the bar
         try:
-            hyper_latent(payloads["SOZ"][1], norm, plane)
+            hyper[plane] = hyper_latent(payloads["SOZ"][1], norm, plane)
         except StageRefusal as r:
             fail(payloads["SOZ"][0], r.code, f"hyper-latent, position {r.at}", r.detail)
     loaded = {(side, spec.role): _load_scale(e, write(graphs[spec.role]), spec.role)
@@ -107,7 +108,8 @@ def jpegai_decode(bundle, soz, sorp, sors, grfs_y, grfs_uv, engine_name, compare
     with progress(2 * len(sides), label) as bar:
         for side in sides:
             planes[side] = decode_planes(norm, graphs, lambda role, _, side=side: loaded[
-                side, role], payloads["SOZ"][1], latents, flags, progress=bar.update)
+                side, role], payloads["SOZ"][1], latents, flags, progress=bar.update,
+                hyper=hyper)
     mine = planes["engine"]
     refused = {p: pl.refused for p, pl in mine.items() if pl.refused}
     report = {p: compare_planes(mine[p], planes["reference"][p]) for p in mine} if compare \
