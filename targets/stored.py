@@ -165,12 +165,16 @@ def _write(path: Path, head: dict, parts: list) -> None:
     try:
         _sweep(path.parent, sum(map(len, parts)))
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".part-")
+    except OSError:
+        return
+    try:
         with os.fdopen(fd, "wb") as f:
             f.write(MAGIC + hashlib.sha256(text).hexdigest().encode() + b" " + text + b"\n"
                     + b"".join(parts))
         os.replace(tmp, path)
-    except OSError:
-        pass
+    except OSError:       # a full disk: no part left behind
+        with suppress(OSError):
+            os.unlink(tmp)
 
 
 def _sweep(folder: Path, adding: int) -> None:

@@ -205,3 +205,15 @@ def test_a_load_of_a_kept_model_imports_no_onnx(kept, tmp_path):
     assert first["onnx"] and not second["onnx"]
     assert first["out"] == second["out"] == [o.tolist() for o in decode(
         small_builder().build(), [np.arange(256).reshape(4, 8, 8) - 128], [2])]
+
+
+def test_a_write_that_fails_keeps_nothing_and_leaves_no_part(kept, exports, monkeypatch):
+    real = os.replace
+
+    def full(src, dst):
+        raise OSError(28, "No space left on device")
+    monkeypatch.setattr(os, "replace", full)
+    again = engine("ort-cpu").export(SMALL)          # the export itself stands
+    assert len(exports) == 1 and again.built().data
+    monkeypatch.setattr(os, "replace", real)
+    assert not list(kept.iterdir())
