@@ -1,5 +1,6 @@
 """The timing helpers the benchmarks share."""
 
+import os
 import statistics
 import subprocess
 import time
@@ -39,8 +40,13 @@ def ratio(times: dict, over: str, under: str, digits: int = 1) -> str:
 
 def fresh(cmd: list):
     """A callable that runs ``cmd`` as a fresh process (for :func:`interleaved`); a command
-    that fails ends the benchmark with its own message."""
+    that fails ends the benchmark with its own message. The process may write Python's
+    bytecode cache, as a default Python does, where the environment says not to
+    (``PYTHONDONTWRITEBYTECODE``): a warm run then reads each module's compiled form, as
+    the peers' installed modules are read, not compiled from source every time."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+
     def run():
-        r = subprocess.run(cmd, capture_output=True, text=True)
+        r = subprocess.run(cmd, capture_output=True, text=True, env=env)
         assert r.returncode == 0, r.stderr
     return run
