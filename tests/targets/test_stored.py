@@ -99,13 +99,18 @@ def test_a_kept_model_decodes_as_the_fresh_export_and_the_reference(kept, name, 
             == outcomes(lambda i, sc: decode(g, i, sc), decodes)
 
 
-def test_every_tensor_of_a_kept_model_is_located_as_the_fresh_exports(kept):
+def test_a_kept_model_is_located_as_the_fresh_export_is(kept):
     rng = np.random.default_rng(1)
     inputs, scalars = [rng.integers(-128, 128, (4, 8, 8))], [2]
     fresh = engine("ort-cpu").load(SMALL)
     again = engine("ort-cpu").load(SMALL)
     a, b = fresh.run_all(inputs, scalars), again.run_all(inputs, scalars)
     assert sorted(a) == sorted(b) and all((a[t] == b[t]).all() for t in a)
+    for op in (0, 1):          # inside an operator's lowering, node by node
+        a, b = fresh.inside(op, inputs, scalars), again.inside(op, inputs, scalars)
+        assert [(n, t) for n, t, _ in a] == [(n, t) for n, t, _ in b] and a
+        assert all((x == y).all() for (_, _, p), (_, _, q) in zip(a, b) for (x, _), (y, _) in
+                   zip(p, q))
 
 
 @pytest.mark.parametrize("spoil", ["truncated", "model byte", "graph byte", "header",
