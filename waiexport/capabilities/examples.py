@@ -132,11 +132,11 @@ def jpegai_streams(bundle: Path, seed: int = 13) -> dict:
     masks, each from its ``σ_idx``'s table), with GRFS flags, under ``bundle/streams/``;
     returns ``streams.json``: per plane the digests of the chosen ``z`` and ``y_q``."""
     from .jpegai_entropy import PLANES, digest, stage_values
-    from .jpegai import lower_jpegai, read_norm
+    from .jpegai import read_bundle
     from ..reference import decode
     from ..reference.stage.mans_encode import encode_fac, encode_sgm
     rng = np.random.default_rng(seed)
-    norm, graphs = read_norm(bundle), lower_jpegai(bundle)
+    norm, graphs = read_bundle(bundle)
     out = bundle / "streams"
     out.mkdir(parents=True, exist_ok=True)
     hyper = {plane: rng.integers(0, 64, (spec.channels, 16)) for plane, spec in PLANES.items()}

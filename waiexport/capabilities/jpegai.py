@@ -18,7 +18,7 @@ from waiexport.graph import Graph
 
 from .source import Source
 
-__all__ = ["lower_jpegai", "read_norm", "ROLES", "CAPABILITY", "LOWERING", "SCALE_GRAPHS"]
+__all__ = ["lower_jpegai", "read_bundle", "read_norm", "ROLES", "CAPABILITY", "LOWERING", "SCALE_GRAPHS"]
 
 ROLES, CAPABILITY, LOWERING = ("hs_y", "hs_uv"), "wai.image.jpegai", "jpegai-int/1"
 #: role → (weights file, gains member, Cz)
@@ -123,11 +123,17 @@ def _scale_graph(src: Source, cz: int, gains: list[int], where: str) -> Graph:
 def lower_jpegai(bundle: Path) -> dict[str, Graph]:
     """The ``hs_y`` and ``hs_uv`` graphs of the bundle folder holding ``norm.json`` and
     ``weights/`` (§13.6.1), by role, in role order."""
-    gains = read_norm(bundle)
+    return read_bundle(bundle)[1]
+
+
+def read_bundle(bundle: Path) -> tuple[dict, dict[str, Graph]]:
+    """The bundle's ``norm.json`` members (:func:`read_norm`) and its scale graphs
+    (:func:`lower_jpegai`), ``norm.json`` read once."""
+    norm = read_norm(bundle)
     graphs = {}
     for role in ROLES:
         file, gain, cz = SCALE_GRAPHS[role]
         where = f"weights/{file}"
-        graphs[role] = _scale_graph(_read(bundle / "weights" / file, where), cz, gains[gain],
+        graphs[role] = _scale_graph(_read(bundle / "weights" / file, where), cz, norm[gain],
                                     where)
-    return graphs
+    return norm, graphs

@@ -72,14 +72,14 @@ def jpegai_decode(bundle, soz, sorp, sors, grfs_y, grfs_uv, engine_name, compare
                                                        decode_planes, digest, hyper_latent,
                                                        read_flags)
     from waiexport.whg1 import write
-    from waiexport.capabilities.jpegai import lower_jpegai, read_norm
+    from waiexport.capabilities.jpegai import read_bundle
     from waiexport.reference.stage import StageRefusal
     src = Path(bundle)
     if not src.is_dir():
         fail(bundle, "not-found" if not src.exists() else "not-a-folder", "-",
              "a wai.image.jpegai bundle is a folder holding norm.json and weights/")
     try:
-        norm, graphs = read_norm(src), lower_jpegai(src)
+        norm, graphs = read_bundle(src)
     except Refusal as r:
         fail(bundle, r.code, r.where, r.detail)
     payloads = {name: (path, read_file(path, PAYLOAD_LIMIT))

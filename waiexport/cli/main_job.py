@@ -80,12 +80,12 @@ def _jpegai_decode(bundle: Path, streams: Path, say: Callable[[str], None]) -> b
     import json
 
     from waiexport.capabilities.jpegai_entropy import PLANES, decode_planes, digest, read_flags
-    from waiexport.capabilities.jpegai import lower_jpegai, read_norm
+    from waiexport.capabilities.jpegai import read_bundle
     from waiexport.targets.engines import engine
 
     t0 = time.perf_counter()
     want = json.loads((streams / "streams.json").read_text())["planes"]
-    norm, graphs = read_norm(bundle), lower_jpegai(bundle)
+    norm, graphs = read_bundle(bundle)
     flags = {p: read_flags((streams / f"grfs_{p}.txt").read_bytes(), spec.channels, p)
              for p, spec in PLANES.items()}
     latents = {s: (streams / f"{s.lower()}.bin").read_bytes() for s in ("SORP", "SORS")}
