@@ -240,7 +240,7 @@ class OrtEngine(ModelEngine):
             from ..onnx.export import every_node_model
             model = made("nodes", lambda: every_node_model(exp.model))
             s = made("nodes_s", lambda: self._session(model.SerializeToString()))
-            feed = host_feed(exp.graph, inputs, scalars, storage_dtype(exp.model))
+            feed = host_feed(exp.graph, inputs, scalars, storage_dtype(exp.built()))
             names = s.output_names()
             got = dict(zip(names, s.run(names, feed)))
             want = dict(zip(names, made("nodes_ev", lambda: ReferenceEvaluator(model))

@@ -13,11 +13,10 @@ from ..format import Format, Model, host_feed
 __all__ = ["ONNX", "OnnxFormat", "storage_dtype"]
 
 
-def storage_dtype(model) -> type:
-    """The numpy type of an exported model's graph tensors (int32, or int64 for acc64)."""
-    from onnx import helper
-    first = next(i for i in model.graph.input if not i.name.startswith("scalar"))
-    return helper.tensor_dtype_to_np_dtype(first.type.tensor_type.elem_type).type
+def storage_dtype(model: Model) -> type:
+    """The numpy type of an exported model's graph tensors (int32, or int64 for acc64): its
+    first graph-tensor input's."""
+    return np.dtype(next(t for n, t in model.inputs.items() if not n.startswith("scalar"))).type
 
 
 def _types(values) -> dict:
@@ -99,8 +98,7 @@ class OnnxFormat(Format):
                      m)
 
     def feed(self, g, model, inputs, scalars) -> dict:
-        first = next(t for n, t in model.inputs.items() if not n.startswith("scalar"))
-        return host_feed(g, inputs, scalars, np.dtype(first).type)
+        return host_feed(g, inputs, scalars, storage_dtype(model))
 
     def model_of(self, data: bytes, inputs: dict | None = None,
                  outputs: dict | None = None) -> Model:
