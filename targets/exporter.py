@@ -55,6 +55,11 @@ class Export:
             self._models[key] = self.format.build(self, key)
         return self._models[key]
 
+    @property
+    def rewrites(self) -> list[dict]:
+        """The rewrites applied, each as ``rewrite --json`` prints a change."""
+        return [c.as_json() for c in self.outcome.changes if c.applied]
+
     def whole(self) -> "Export":
         """This export (an export kept on disk, :class:`~.stored.Stored`, makes itself)."""
         return self

@@ -102,10 +102,14 @@ class Format:
         """The ``(operator, input type)`` pairs ``model`` uses, for its probes."""
         return set()
 
-    def model_of(self, data: bytes, inputs: dict | None = None,
-                 outputs: dict | None = None) -> Model:
+    def model_of(self, data: bytes, inputs: dict | None = None, outputs: dict | None = None,
+                 nodes: int | None = None) -> Model:
         """A model given as bytes (a probe's, or one kept on disk with its inputs' and
-        outputs' types by name), as the format holds it."""
+        outputs' types by name and its count of nodes), as the format holds it."""
+        raise NotImplementedError
+
+    def nodes(self, model: Model) -> int:
+        """How many nodes (operators that compute) the model holds."""
         raise NotImplementedError
 
     def prefix(self, exp, t: int) -> Model | None:

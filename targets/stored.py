@@ -5,11 +5,13 @@ bounds pass, the rewrites and the model's build once per install, not once per r
 probes' models are kept beside them, so such a load builds no model at all (and so imports
 no onnx). ``WAIEXPORT_MODEL_CACHE=off`` (or ``0``) turns it off.
 
-Only a successful export is kept (a refusal or a graph that does not fit is found again),
-only for a format with one model for every shape (ONNX), and only what an engine's load
-needs: the rewritten graph (WHG1), the model, its inputs' and outputs' types and the
-export's metadata, each read back only when its digest matches (else the entry is made
-again). The folder is kept under :data:`LIMIT` bytes, the least recently used
+Only for a format with one model for every shape (ONNX), and only what an engine's load
+and a self-check need: the rewritten graph (WHG1), the model, its inputs' and outputs'
+types, its count of nodes, the rewrites applied and the export's metadata, each read back
+only when its digest matches (else the entry is made again). An export that declines the
+graph (``ExportError``: an operator it cannot map, a limit of the target) is kept as its
+error, so a later load declines it as before without building a model; a refusal at load
+needs no model and is found again. The folder is kept under :data:`LIMIT` bytes, the least recently used
 entries going first."""
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ import tempfile
 import time
 from contextlib import suppress
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, cached_property
 from importlib import metadata as dist
 from pathlib import Path
 from typing import Callable
@@ -30,27 +32,33 @@ from waiexport.caches import code_digest, user_cache
 from waiexport.graph import Graph
 from waiexport.whg1 import read
 
+from .errors import DoesNotFit, ExportError
 from .format import Format, Model, format_of
 
 __all__ = ["Stored", "exported", "probe_model", "LIMIT"]
 
-MAGIC = b"waiexport model 1\n"
+MAGIC = b"waiexport model 2\n"
 LIMIT = 256 << 20
 _WRITTEN = [0]    # bytes this process wrote since its last sweep
+#: The errors an export that declines a graph is kept with, by name.
+_DECLINED = {e.__name__: e for e in (ExportError, DoesNotFit)}
 
 
 @dataclass
 class Stored:
-    """An export read back from the folder: what an engine's load reads of an
-    :class:`~.exporter.Export` (the target, the format, the rewritten graph, the metadata,
-    the model), and the whole export, made again when something else is asked of it (a
-    prefix model, to locate a difference)."""
+    """An export read back from the folder: what an engine's load and a self-check read of
+    an :class:`~.exporter.Export` (the target, the format, the rewritten graph, the
+    metadata, the rewrites applied, the model, the source graph), and the whole export,
+    made again when something else is asked of it (a prefix model, to locate a
+    difference)."""
 
     target: object
     format: Format
     graph: Graph
     metadata: dict
+    rewrites: list
     _model: Model
+    _data: bytes
     _remake: Callable
     _whole: list = field(default_factory=list)
 
@@ -58,6 +66,11 @@ class Stored:
     def model(self):
         """The format's own object of the model (an ``onnx.ModelProto``)."""
         return self._model.native
+
+    @cached_property
+    def source(self) -> Graph:
+        """The graph exported, read from its WHG1 file."""
+        return read(self._data)
 
     def built(self, shapes=None) -> Model:
         return self._model
@@ -77,14 +90,23 @@ def exported(data: bytes, target, u8s8: bool | None, make: Callable):
     if fmt.static or folder is None:
         return make()
     path = folder / f"{_key([target, u8s8, hashlib.sha256(data).hexdigest()])}.model"
-    kept = _read(path, 2)
-    if kept is not None:
+    kept = _read(path)
+    declined = kept[0].get("declined") if kept is not None else None
+    if declined in _DECLINED and not kept[1]:
+        raise _DECLINED[declined](kept[0]["message"])
+    if kept is not None and declined is None and len(kept[1]) == 2:
         head, (rewritten, model) = kept
-        return Stored(target, fmt, read(rewritten), head["metadata"],
-                      fmt.model_of(model, head["inputs"], head["outputs"]), make)
-    exp = make()
+        return Stored(target, fmt, read(rewritten), head["metadata"], head["rewrites"],
+                      fmt.model_of(model, head["inputs"], head["outputs"], head["nodes"]),
+                      data, make)
+    try:
+        exp = make()
+    except ExportError as e:
+        _write(path, {"declined": type(e).__name__, "message": str(e)}, [])
+        raise
     built = exp.built()
-    _write(path, {"metadata": exp.metadata, "inputs": built.inputs, "outputs": built.outputs},
+    _write(path, {"metadata": exp.metadata, "rewrites": exp.rewrites, "inputs": built.inputs,
+                  "outputs": built.outputs, "nodes": fmt.nodes(built)},
            [exp.outcome.data, built.data])
     return exp
 
@@ -96,8 +118,8 @@ def probe_model(fmt: Format, probe) -> Model:
     if folder is None:
         return fmt.model_of(probe.model())
     path = folder / f"{_key([fmt.name, probe.name])}.probe"
-    kept = _read(path, 1)
-    if kept is not None:
+    kept = _read(path)
+    if kept is not None and len(kept[1]) == 1:
         head, (model,) = kept
         return fmt.model_of(model, head["inputs"], head["outputs"])
     model = fmt.model_of(probe.model())
@@ -126,9 +148,9 @@ def _version(name: str) -> str:
         return ""
 
 
-def _read(path: Path, count: int) -> tuple | None:
-    """An entry's head and its ``count`` parts, or ``None`` where there is none or it does
-    not read back whole; a read entry is marked used, for the sweep's order."""
+def _read(path: Path) -> tuple | None:
+    """An entry's head and its parts, or ``None`` where there is none or it does not read
+    back whole; a read entry is marked used, for the sweep's order."""
     try:
         raw = path.read_bytes()
     except OSError:
@@ -148,7 +170,7 @@ def _read(path: Path, count: int) -> tuple | None:
                 return None
             parts.append(part)
             at += size
-        if at != len(raw) or len(parts) != count:
+        if at != len(raw):
             return None
     except (ValueError, KeyError, TypeError):
         return None

@@ -10,6 +10,7 @@ import os
 import tempfile
 from collections import Counter
 from importlib import metadata
+from typing import Callable
 
 import numpy as np
 
@@ -46,7 +47,7 @@ class OrtSession:
                                f"{'' if fallback else ' without CPU fallback'}: "
                                f"{str(e).strip().splitlines()[0][:300]}") from None
         self._placed: Counter | None = None
-        self._model, self._provider, self._profiled = model, provider, profiled
+        self._provider, self._profiled = provider, profiled
 
     def output_names(self) -> list[str]:
         return [o.name for o in self._s.get_outputs()]
@@ -57,15 +58,12 @@ class OrtSession:
             self._placed = _providers_in_profile(self._s.end_profiling())
         return out
 
-    def placement(self) -> dict:
-        if self._placed is None and not self._profiled:   # every node on the one provider
-            self._placed = Counter({self._provider: len(onnx_nodes(self._model))})
+    def placement(self, nodes: Callable[[], int]) -> dict:
+        """After a run, how many nodes each provider ran: from the profile, or, for a
+        session not profiled, all ``nodes()`` of the model on its one provider."""
+        if self._placed is None and not self._profiled:
+            self._placed = Counter({self._provider: nodes()})
         return dict(self._placed or {})
-
-
-def onnx_nodes(model: bytes) -> list:
-    import onnx
-    return list(onnx.load_from_string(model).graph.node)
 
 
 def _providers_in_profile(path: str) -> Counter:
@@ -247,4 +245,5 @@ class OrtEngine(ModelEngine):
                             .run(names, feed)))
             return [(n.name, n.op_type, [(want[o], got[o]) for o in n.output if o in got])
                     for n in model.graph.node if n.name.startswith(f"op{op_index}/")]
-        return Loaded(exp.graph, run, run_all, inside, session.placement)
+        return Loaded(exp.graph, run, run_all, inside,
+                      lambda: session.placement(lambda: exp.format.nodes(exp.built())))

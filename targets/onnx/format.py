@@ -30,8 +30,9 @@ class _Read(Model):
     (0.8 s on a fresh install, README), only when its graph is asked for, or its inputs' and
     outputs' types where they were not given."""
 
-    def __init__(self, data: bytes, inputs: dict | None = None, outputs: dict | None = None):
-        self.data, self.shapes, self._given = data, None, (inputs, outputs)
+    def __init__(self, data: bytes, inputs: dict | None = None, outputs: dict | None = None,
+                 nodes: int | None = None):
+        self.data, self.shapes, self._given, self.count = data, None, (inputs, outputs), nodes
 
     @cached_property
     def native(self):
@@ -100,11 +101,16 @@ class OnnxFormat(Format):
     def feed(self, g, model, inputs, scalars) -> dict:
         return host_feed(g, inputs, scalars, storage_dtype(model))
 
-    def model_of(self, data: bytes, inputs: dict | None = None,
-                 outputs: dict | None = None) -> Model:
+    def model_of(self, data: bytes, inputs: dict | None = None, outputs: dict | None = None,
+                 nodes: int | None = None) -> Model:
         """A model given as bytes (a probe's, one kept on disk with its inputs' and outputs'
-        types), as the format holds it (:class:`_Read`)."""
-        return _Read(data, inputs, outputs)
+        types and its count of nodes), as the format holds it (:class:`_Read`)."""
+        return _Read(data, inputs, outputs, nodes)
+
+    def nodes(self, model) -> int:
+        if isinstance(model, _Read) and model.count is not None:
+            return model.count
+        return len(model.native.graph.node)
 
     def run(self, model, feed) -> dict:
         import onnxruntime as ort
@@ -114,10 +120,10 @@ class OnnxFormat(Format):
         return dict(zip(names, session.run(names, feed)))
 
     def report(self, exp, model) -> dict:
-        return {"metadata": exp.metadata, "nodes": len(model.native.graph.node)}
+        return {"metadata": exp.metadata, "nodes": self.nodes(model)}
 
     def summary(self, exp, model, path, decodes) -> str:
-        return (f"{path}: {len(model.native.graph.node)} nodes, {len(model.data)} bytes, "
+        return (f"{path}: {self.nodes(model)} nodes, {len(model.data)} bytes, "
                 f"integer tensors only; self-check: {decodes} decodes bit-exact against the "
                 "reference")
 

@@ -71,7 +71,10 @@ class TosaFormat(Format):
                 f"{name}.json": (dumps(self.provenance(exp, model)) + "\n").encode()}
 
     def report(self, exp, model) -> dict:
-        return {"metadata": self.provenance(exp, model), "nodes": _nodes(model)[0]}
+        return {"metadata": self.provenance(exp, model), "nodes": self.nodes(model)}
+
+    def nodes(self, model) -> int:
+        return _nodes(model)[0]
 
     def summary(self, exp, model, path, decodes) -> str:
         nodes, consts = _nodes(model)

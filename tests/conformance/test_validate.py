@@ -183,7 +183,7 @@ class PlacingRuntime(OrtRuntime):
     def session(self, model, provider, fallback):
         s = super().session(model, CPU, fallback)
         n = len(onnx.load_from_string(model).graph.node)
-        s.placement = lambda: {CPU: 3, provider: n - 3}
+        s.placement = lambda nodes: {CPU: 3, provider: n - 3}
         return s
 
 

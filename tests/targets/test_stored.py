@@ -1,7 +1,9 @@
 """Exported models kept on disk (targets/stored.py): a kept model is the one a fresh export
-builds, and computes the same; an entry that does not read back whole, or was made for
-another target, another probe verdict or other code, is never used; a refusal is found
-again; nothing is kept where the cache is off; the folder keeps under its limit."""
+builds, computes the same and says the same of itself; an entry that does not read back
+whole, or was made for another target, another probe verdict or other code, is never used;
+a declined export is declined again from its entry, a refusal is found again; nothing is
+kept where the cache is off; the folder keeps under its limit; a warm main job builds no
+model."""
 
 import os
 import re
@@ -15,11 +17,13 @@ import waiexport.caches as caches
 import waiexport.targets.exporter as exporter
 import waiexport.targets.stored as stored
 from waiexport import Refusal, write
+from waiexport import params as P
 from waiexport.descriptions import target
 from waiexport.probes import probe_inputs
 from waiexport.reference import decode
 from waiexport.targets.engines import engine
-from waiexport.targets.errors import DoesNotFit
+from waiexport.builder import GraphBuilder, conv_transpose, rq
+from waiexport.targets.errors import DoesNotFit, ExportError
 
 from _helpers import SMALL, examples, in_npu_acc32, small_builder
 from _strategies import NARROW, case
@@ -76,6 +80,53 @@ def test_a_kept_model_is_the_fresh_exports_and_no_export_is_made_for_it(kept, ex
     assert again.built().data == fresh.built().data
     assert write(again.graph) == fresh.outcome.data
     assert again.metadata == fresh.metadata
+    assert write(again.source) == write(fresh.source) == SMALL
+
+
+def test_a_kept_export_says_its_rewrites_and_nodes_as_the_fresh_one(kept, exports):
+    # the phase rewrite applies to a stride-2 conv_transpose (§9.3): its change is kept
+    b = GraphBuilder()
+    x = b.input(2, -128, 127, max_h=4, max_w=4)
+    w = np.arange(32).reshape(2, 1, 4, 4) % 5 - 2
+    b.output(b.op("conv_transpose", x, conv_transpose(w, stride=2, pad=1, rq=rq(shift=3))))
+    data = write(b.build())
+    fresh, again = (engine("ort-cpu").export(data) for _ in range(2))
+    assert len(exports) == 1 and isinstance(again, stored.Stored) and fresh.rewrites
+    assert again.rewrites == fresh.rewrites
+    assert again.format.nodes(again.built()) == len(fresh.model.graph.node)
+
+
+def _declined_at_build():
+    """npu-int8 maps a ``pixel_shuffle`` only onto the conv that feeds it alone: one on an
+    input is declined when its model is built."""
+    b = GraphBuilder()
+    b.output(b.op("pixel_shuffle", b.input(4, -9, 9, max_h=4, max_w=4), P.Factor(2)))
+    return write(b.build())
+
+
+def _does_not_fit():
+    """npu-int8 rounds half up: a ``rescale`` rounding half to even does not fit it."""
+    b = GraphBuilder()
+    b.output(b.op("rescale", b.input(2, -9, 9, max_h=4, max_w=4),
+                  P.Rescale(rq(shift=1, round="half_even"))))
+    return write(b.build())
+
+
+@pytest.mark.parametrize("make", [_declined_at_build, _does_not_fit])
+def test_a_declined_export_is_kept_as_its_error_and_declined_again(kept, exports, make):
+    data = make()
+    with pytest.raises(ExportError) as first:
+        engine("npu-int8").load(data)
+    assert len(exports) == 1 and len(entries(kept)) == 1
+    with pytest.raises(ExportError) as again:
+        engine("npu-int8").load(data)
+    assert len(exports) == 1     # declined from the entry, no export made
+    assert type(again.value) is type(first.value) and str(again.value) == str(first.value)
+    (path,) = entries(kept)
+    path.write_bytes(path.read_bytes()[:-1])      # an entry that does not read back whole
+    with pytest.raises(type(first.value), match=re.escape(str(first.value))):
+        engine("npu-int8").load(data)
+    assert len(exports) == 2
 
 
 @settings(max_examples=examples(4), deadline=None,
@@ -89,7 +140,7 @@ def test_a_kept_model_decodes_as_the_fresh_export_and_the_reference(kept, name, 
     for name_ in ("ort-cpu", "npu-int8"):
         try:
             fresh = engine(name_).load(write(g))
-        except DoesNotFit as e:       # not kept: found again
+        except DoesNotFit as e:       # kept as its error: declined again
             with pytest.raises(DoesNotFit, match=re.escape(str(e))):
                 engine(name_).load(write(g))
             continue
@@ -190,13 +241,14 @@ WARM = """
 import json, sys
 import numpy as np
 from waiexport.targets.engines import engine
-out = engine("ort-cpu").load(open(sys.argv[1], "rb").read()).decode(
-    [np.arange(256).reshape(4, 8, 8) - 128], [2])
-print(json.dumps({"onnx": "onnx" in sys.modules, "out": [o.tolist() for o in out]}))
+loaded = engine("ort-cpu").load(open(sys.argv[1], "rb").read())
+out = loaded.decode([np.arange(256).reshape(4, 8, 8) - 128], [2])
+print(json.dumps({"onnx": "onnx" in sys.modules, "out": [o.tolist() for o in out],
+                  "placement": loaded.placement()}))
 """
 
 
-def test_a_load_of_a_kept_model_imports_no_onnx(kept, tmp_path):
+def test_a_load_of_a_kept_model_and_its_placement_import_no_onnx(kept, tmp_path):
     # onnx's import alone is 0.8 s on a fresh install (README); a warm load needs none of it
     import json
     import subprocess
@@ -208,6 +260,8 @@ def test_a_load_of_a_kept_model_imports_no_onnx(kept, tmp_path):
         [sys.executable, "-c", WARM, str(tmp_path / "g.whg1")], capture_output=True, text=True,
         env=env, check=True).stdout) for _ in range(2))
     assert first["onnx"] and not second["onnx"]
+    assert first["placement"] == second["placement"] == {
+        "CPUExecutionProvider": len(engine("ort-cpu").export(SMALL).model.graph.node)}
     assert first["out"] == second["out"] == [o.tolist() for o in decode(
         small_builder().build(), [np.arange(256).reshape(4, 8, 8) - 128], [2])]
 
@@ -222,3 +276,26 @@ def test_a_write_that_fails_keeps_nothing_and_leaves_no_part(kept, exports, monk
     assert len(exports) == 1 and again.built().data
     monkeypatch.setattr(os, "replace", real)
     assert not list(kept.iterdir())
+
+
+def test_the_main_job_run_again_builds_no_model(kept, monkeypatch):
+    # its own exports and every engine load of validate, declined ones included, are kept:
+    # a warm run builds no model (and so imports no onnx, 0.8 s on a fresh install); a file
+    # refused at load is refused again, before any model
+    from pathlib import Path
+    from waiexport.cli.main_job import main_job
+    from waiexport.targets.onnx.format import ONNX
+    built = []
+    real = ONNX.prepare
+    monkeypatch.setattr(type(ONNX), "prepare", lambda self, exp, u8s8: built.append(
+        exp.metadata["wai.whg1_sha256"]) or real(exp, u8s8))
+    root = Path(__file__).resolve().parents[2] / "examples"
+    said: list = [[], []]
+    assert main_job(root, said[0].append) and built
+    first = len(built)
+    assert main_job(root, said[1].append)
+    assert len(built) == first
+
+    def lines(run):            # what each run says, less its timings
+        return [line for line in run if not line.strip().startswith("(")]
+    assert lines(said[0]) == lines(said[1])

@@ -105,7 +105,7 @@ def _export(graph: str, tgt, member, output: str, sizes, as_json: bool) -> None:
         fail(output, "vela", tgt.vela, f"Vela refused it: {e}")
     report = {**fmt.report(exp, model), "bytes": len(model.data),
               "model": saved["model"],
-              "rewrites": [c.as_json() for c in exp.outcome.changes if c.applied],
+              "rewrites": exp.rewrites,
               "self_check": {"bit_exact": True, "decodes": probes, "on": judged_on,
                              **({"not_on": unchecked} if unchecked else {}),
                              **({"size": _hw(checked), "at_model_size": at_size}
