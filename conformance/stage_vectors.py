@@ -7,7 +7,7 @@ Python values after checking the format.
 
 from __future__ import annotations
 
-from waiexport.jsonio import BadInput, parse_int
+from waiexport.jsonio import BadInput, decimals, parse_int
 from waiexport.reference.stage import ELSEWHERE, STAGE_OPS, StageRefusal, run
 
 __all__ = ["make_stage_vector", "parse_stage", "stage_expect", "TEXT"]
@@ -54,7 +54,9 @@ def _native(value, where: str, text: set, key: str = ""):
     if isinstance(value, dict):
         return {k: _native(v, f"{where}.{k}", text, k) for k, v in value.items()}
     if isinstance(value, list):
-        return [_native(v, f"{where}[{i}]", text, key) for i, v in enumerate(value)]
+        fast = decimals(value) if value and key not in text else None
+        return fast if fast is not None else [_native(v, f"{where}[{i}]", text, key)
+                                              for i, v in enumerate(value)]
     if isinstance(value, str) and key not in text:
         return parse_int(value, where)
     if isinstance(value, (str, bool)):

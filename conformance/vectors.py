@@ -144,8 +144,8 @@ def _check(v: dict, where: str) -> None:
             continue
         if set(e) != {"outputs"} or not isinstance(e["outputs"], list):
             raise BadInput(f"{at}: expect is {{\"outputs\": [...]}} or {{\"refuse\": code}}")
-        for j, t in enumerate(e["outputs"]):
-            parse_tensor(t, f"{at} expected output {j}")
+        d[_EXPECTED] = [parse_tensor(t, f"{at} expected output {j}")
+                        for j, t in enumerate(e["outputs"])]
     if v["load"] == "ok":
         _structure(v, where)
 
@@ -189,11 +189,24 @@ def _structure(v: dict, where: str) -> None:
                 state[n] = tuple(planned[g.outputs[i.src]])
 
 
+#: Where a decode read by :func:`read_vectors` keeps its parsed tensors: each vector is
+#: run by several engines, and its tensors were parsed up to five times (a tenth of a
+#: second of ``examples run``). Every caller gets its own copies, so no engine sees what
+#: another did to them.
+_INPUTS, _EXPECTED = "_parsed_inputs", "_parsed_expected"
+
+
 def vector_inputs(v: dict, g, where: str | None = None) -> list:
     """A vector's decodes as ``(data inputs, scalars)``, read against its graph."""
     n_data = sum(1 for i in g.inputs if i.kind == "data")
-    return [parse_decode(d, n_data, len(g.scalars), f"{where or v['id']} decode {k}")
-            for k, d in enumerate(v.get("decodes", []))]
+    out = []
+    for k, d in enumerate(v.get("decodes", [])):
+        counts = (n_data, len(g.scalars))
+        if d.get(_INPUTS, (None,))[0] != counts:
+            d[_INPUTS] = counts, parse_decode(d, *counts, f"{where or v['id']} decode {k}")
+        inputs, scalars = d[_INPUTS][1]
+        out.append(([x.copy() for x in inputs], list(scalars)))
+    return out
 
 
 def parse_expect(d: dict):
@@ -201,5 +214,7 @@ def parse_expect(d: dict):
     e = d["expect"]
     if "refuse" in e:
         return "refuse", e["refuse"]
-    return "outputs", [parse_tensor(t, f"expected output {j}")
-                       for j, t in enumerate(e["outputs"])]
+    if _EXPECTED not in d:
+        d[_EXPECTED] = [parse_tensor(t, f"expected output {j}")
+                        for j, t in enumerate(e["outputs"])]
+    return "outputs", [x.copy() for x in d[_EXPECTED]]

@@ -418,3 +418,27 @@ def test_a_tampered_expectation_says_the_vector_may_be_wrong(tmp_path):
     r = CliRunner().invoke(main, ["validate", "--engine", "ort-cpu", str(f)])
     assert r.exit_code == 1 and "the vector itself may be wrong" in r.output
     assert "vectors check would tell" in r.output
+
+
+def test_a_vectors_tensors_are_parsed_once_and_each_caller_gets_its_own():
+    # an engine that writes into its inputs or the expected outputs changes nothing another
+    # engine, or the next decode's check, is given
+    from waiexport.conformance.vectors import parse_expect, vector_inputs
+    from waiexport.jsonio import parse_decode, parse_tensor
+    from waiexport.whg1 import read
+    v = read_vectors(VECTORS / "conv.jsonl")[0]
+    g = read(v["graph_bytes"])
+    first = vector_inputs(v, g)
+    for inputs, _ in first:
+        for x in inputs:
+            x[...] = 12345
+    _, want = parse_expect(v["decodes"][0])
+    want[0][...] = 12345
+    again = vector_inputs(v, g)
+    for (inputs, scalars), d in zip(again, v["decodes"]):
+        fresh, fresh_scalars = parse_decode(d, len(inputs), len(scalars), "d")
+        assert scalars == fresh_scalars and all(
+            (a == b).all() for a, b in zip(inputs, fresh, strict=True))
+    kind, got = parse_expect(v["decodes"][0])
+    assert kind == "outputs" and all((a == parse_tensor(t, "e")).all() for a, t in zip(
+        got, v["decodes"][0]["expect"]["outputs"], strict=True))

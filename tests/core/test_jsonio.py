@@ -1,9 +1,16 @@
 """Canonical JSON (§8.5) and the §14.1 tensor and decode forms."""
 
+import json
+
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from waiexport.jsonio import BadInput, dumps, parse_decode, parse_int, parse_tensor, tensor_json
+from waiexport.jsonio import (MAX_DEPTH, BadInput, decimals, dumps, loads, parse_decode,
+                              parse_int, parse_tensor, tensor_json)
+
+from _helpers import examples
 
 
 def test_canonical_json_rules():
@@ -65,3 +72,46 @@ def test_a_decimal_string_that_is_not_one_is_named_by_its_index(bad):
     for data in (["1", bad, "2", "3"], [1, bad, "2", 3]):   # strings alone, and among numbers
         with pytest.raises(BadInput, match=r"t data\[1\]"):
             parse_tensor({"data": data, "shape": [1, 2, 2]}, "t")
+
+
+@settings(max_examples=examples(200), deadline=None)
+@given(st.lists(st.one_of(st.integers(-2**70, 2**70).map(str),
+                          st.sampled_from(["-0", "07", "1,2", " 3", "+1", "", "x", "1.0"]),
+                          st.integers(-5, 5), st.booleans()), max_size=8))
+def test_decimals_in_one_pass_are_the_values_parsed_one_by_one(values):
+    # the one-pass form (tensors' data, stage vectors) against parse_int, value by value
+    try:
+        want = [parse_int(v, "x") for v in values]
+        ok = all(type(v) is str for v in values)
+    except BadInput:
+        ok = False
+    got = decimals(values)
+    assert got == (want if ok and values else None)
+
+
+def _depth(value) -> int:
+    if isinstance(value, dict):
+        return 1 + max(map(_depth, value.values()), default=0)
+    if isinstance(value, list):
+        return 1 + max(map(_depth, value), default=0)
+    return 0
+
+
+_TEXT = st.text(alphabet='ab[]{}"\\,: ', max_size=6)
+
+
+@settings(max_examples=examples(200), deadline=None)
+@given(inner=st.recursive(st.one_of(_TEXT, st.integers(-9, 9)), lambda kids: st.one_of(
+    st.lists(kids, max_size=3), st.dictionaries(_TEXT, kids, max_size=3)), max_leaves=8),
+    wraps=st.integers(0, 40))
+def test_loads_refuses_exactly_what_nests_deeper_than_its_limit(inner, wraps):
+    # brackets inside strings (escaped quotes and backslashes among them) are not nesting
+    value = inner
+    for _ in range(wraps):
+        value = [value]
+    text = json.dumps(value)
+    if _depth(value) > MAX_DEPTH:
+        with pytest.raises(ValueError, match="nested deeper"):
+            loads(text)
+    else:
+        assert loads(text) == value
