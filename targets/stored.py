@@ -30,6 +30,7 @@ from typing import Callable
 
 from waiexport.caches import code_digest, user_cache
 from waiexport.graph import Graph
+from waiexport.load import remembered
 from waiexport.whg1 import read
 
 from .errors import DoesNotFit, ExportError
@@ -96,7 +97,7 @@ def exported(data: bytes, target, u8s8: bool | None, make: Callable):
         raise _DECLINED[declined](kept[0]["message"])
     if kept is not None and declined is None and len(kept[1]) == 2:
         head, (rewritten, model) = kept
-        return Stored(target, fmt, read(rewritten), head["metadata"], head["rewrites"],
+        return Stored(target, fmt, _graph(rewritten, data), head["metadata"], head["rewrites"],
                       fmt.model_of(model, head["inputs"], head["outputs"], head["nodes"]),
                       data, make)
     try:
@@ -109,6 +110,14 @@ def exported(data: bytes, target, u8s8: bool | None, make: Callable):
                   "outputs": built.outputs, "nodes": fmt.nodes(built)},
            [exp.outcome.data, built.data])
     return exp
+
+
+def _graph(rewritten: bytes, data: bytes) -> Graph:
+    """The rewritten graph: where no rewrite changed the file and this process read it
+    already (a corpus read, another engine's load), that graph, shared as a loaded graph is
+    (nothing changes one); else read from its file."""
+    member = remembered(data) if rewritten == data else None
+    return member.graph if member is not None else read(rewritten)
 
 
 def probe_model(fmt: Format, probe) -> Model:

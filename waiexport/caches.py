@@ -17,13 +17,20 @@ __all__ = ["user_cache", "code_digest"]
 _TEMPORARY: dict = {}
 
 
+_WRITABLE: dict = {}
+
+
 def user_cache(kind: str) -> Path:
-    """The cache folder for ``kind``, made and writable (see the module)."""
-    root = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
-    folder = Path(root) / "waiexport" / kind
+    """The cache folder for ``kind``, made and writable (see the module; a folder is tried
+    once per process, since an engine asks for every model it loads)."""
+    key = (kind, os.environ.get("XDG_CACHE_HOME"))
+    if key in _WRITABLE:
+        return _WRITABLE[key]
+    folder = Path(key[1] or Path.home() / ".cache") / "waiexport" / kind
     try:
         folder.mkdir(parents=True, exist_ok=True)
         with tempfile.TemporaryFile(dir=folder):
+            _WRITABLE[key] = folder
             return folder
     except OSError as e:
         return _temporary(kind, folder, e)

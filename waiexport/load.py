@@ -13,7 +13,7 @@ from .certificate import Member, Verdict
 from .refusal import Refusal
 from .whg1 import read
 
-__all__ = ["load", "admit", "read_member", "SUBSETS"]
+__all__ = ["load", "admit", "read_member", "remembered", "SUBSETS"]
 
 
 @contextmanager
@@ -80,6 +80,12 @@ def read_member(data: bytes, name: str = "graph") -> Member:
     else:
         _MEMBERS.move_to_end(key)
     return member if member.name == name else replace(member, name=name)
+
+
+def remembered(data: bytes) -> Member | None:
+    """The member :func:`read_member` made of ``data`` in this process, while it is
+    remembered; ``None`` otherwise (nothing is read)."""
+    return _MEMBERS.get(hashlib.sha256(data).digest())
 
 
 def admit(member: Member, *, profile: str, subset: str) -> Member:
