@@ -199,6 +199,17 @@ def test_examples_run_is_the_main_job(tmp_path):
     assert "every check passed" in r.output
 
 
+@with_extra("onnxruntime", "ort")
+def test_a_bundle_refused_at_its_lowering_fails_the_main_job_and_is_not_decoded(tmp_path):
+    shutil.copytree(ROOT / "examples", tmp_path / "ex")
+    (tmp_path / "ex" / "jpegai" / "norm.json").write_text("{}")
+    r = CliRunner().invoke(main, ["examples", "run", str(tmp_path / "ex")])
+    assert r.exit_code == 1, r.output
+    assert "jpegai: REFUSED at its lowering" in r.output
+    assert "jpegai decode: not run (the bundle was refused at its lowering)" in r.output
+    assert "SOME CHECKS FAILED" in r.output
+
+
 def test_the_realistic_example_makes_a_real_image(tmp_path):
     # the --full int_synth set, on a seeded batch of typical latents: most of 0..255 reached,
     # while the certified set meets acc32
