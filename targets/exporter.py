@@ -190,23 +190,44 @@ def check_size(g: Graph, size: tuple[int, int]) -> tuple[int, int]:
     """The size a static model of ``g`` at ``size`` is self-checked at: the smallest square of
     :data:`CHECK_SIZES` (else ``size`` itself) no larger than ``size`` at which the graph
     plans with its scalars at each end where it plans so at ``size`` (so the self-check runs
-    every decode there that it would run at ``size``) and every convolution's input is larger
-    than its kernel each way, so its padded edges and a window clear of both occur. A model
-    at another size differs from the checked one only in its shapes and the constants that
-    follow from them."""
+    every decode there that it would run at ``size``) and every convolution has every kind
+    of output position it has at ``size`` (:func:`_kinds`: its padded edges, its interior,
+    and at a stride each phase and each way its last window falls), so no position of the
+    model at ``size`` sums its taps in a way the check did not see. A model at another size
+    differs from the checked one only in its shapes and the constants that follow from
+    them."""
     from waiexport.plan import run_plan
 
-    def planned(h: int, w: int, scalars: list) -> dict | None:
+    def planned(h: int, w: int, scalars: tuple) -> dict | None:
         try:
-            return run_plan(g, [(g.tensor(i.tensor).channels, h, w) for i in g.inputs], scalars)
+            return run_plan(g, [(g.tensor(i.tensor).channels, h, w) for i in g.inputs],
+                            list(scalars))
         except Refusal:
             return None
+    convs = [op for op in g.ops if op.name in ("conv", "conv_transpose")]
     both = dict.fromkeys((tuple(s.lo for s in g.scalars), tuple(s.hi for s in g.scalars)))
-    ends = [list(scalars) for scalars in both if planned(*size, list(scalars)) is not None]
+    ends = {scalars: [_kinds(op, plan) for op in convs]
+            for scalars in both if (plan := planned(*size, scalars)) is not None}
     for h, w in [s for s in CHECK_SIZES if s[0] <= size[0] and s[1] <= size[1]]:
-        plans = [planned(h, w, scalars) for scalars in ends]
-        if plans and all(p is not None and all(
-                p[op.inputs[0]][1] > op.params.kh and p[op.inputs[0]][2] > op.params.kw
-                for op in g.ops if op.name in ("conv", "conv_transpose")) for p in plans):
+        plans = {scalars: planned(h, w, scalars) for scalars in ends}
+        if ends and all(p is not None and [_kinds(op, p) for op in convs] == ends[scalars]
+                        for scalars, p in plans.items()):
             return h, w
     return size
+
+
+def _kinds(op, plan: dict) -> tuple[frozenset, frozenset]:
+    """The kinds of output position of a convolution on the shapes of ``plan``, down and
+    across: the set of taps each output reads, which inputs exist deciding (§5.2: ``conv``
+    output ``y`` reads input ``y·s − p + i`` through tap ``i``; §5.3: ``conv_transpose``
+    output ``o`` reads input ``u`` through tap ``o + p − u·s``)."""
+    p = op.params
+    (_, h, w), (_, ho, wo) = plan[op.inputs[0]], plan[op.outputs[0]]
+
+    def axis(k: int, s: int, pad: int, n: int, outs: int) -> frozenset:
+        if op.name == "conv":
+            return frozenset(frozenset(i for i in range(k) if 0 <= y * s - pad + i < n)
+                             for y in range(outs))
+        return frozenset(frozenset(i for i in range(k) if (o + pad - i) % s == 0
+                                   and 0 <= (o + pad - i) // s < n) for o in range(outs))
+    return axis(p.kh, p.sh, p.ph, h, ho), axis(p.kw, p.sw, p.pw, w, wo)

@@ -11,8 +11,8 @@ types, its count of nodes, the rewrites applied and the export's metadata, each 
 only when its digest matches (else the entry is made again). An export that declines the
 graph (``ExportError``: an operator it cannot map, a limit of the target) is kept as its
 error, so a later load declines it as before without building a model; a refusal at load
-needs no model and is found again. The folder is kept under :data:`LIMIT` bytes, the least recently used
-entries going first."""
+needs no model and is found again. The folder is kept under :data:`LIMIT` bytes, the
+least recently used entries going first."""
 
 from __future__ import annotations
 

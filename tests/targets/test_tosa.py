@@ -217,12 +217,41 @@ def test_a_large_model_is_self_checked_small_and_run_at_its_size_on_iree(tmp_pat
                                   str(tmp_path / "t.tosa"), "--json"])
     assert r.exit_code == 0, r.output
     check = json.loads(r.stdout)["self_check"]
-    assert check["size"] == "5x5" and check["on"] == "the TOSA reference model"  # k4 first
+    # every kind of output of its k4 stride-2 conv_transpose, and of the 3x3 conv on 4x4
+    # after it, occurs at 2x2 (an input larger than the kernel, the rule before, took 5x5)
+    assert check["size"] == "2x2" and check["on"] == "the TOSA reference model"
     if find_spec("iree") is not None:
         assert check["at_model_size"]["on"] == "iree-cpu" and check["at_model_size"]["decodes"]
     else:
         assert check["at_model_size"]["on"] is None and "waiexport[iree]" in \
             check["at_model_size"]["said"]
+
+
+@settings(max_examples=examples(150), deadline=None)
+@given(name=st.sampled_from(["conv", "conv_transpose"]), k=st.integers(1, 7),
+       s=st.integers(1, 3), data=st.data())
+def test_the_check_size_holds_every_kind_of_output_position_the_model_size_holds(name, k, s,
+                                                                             data):
+    # the self-check's claim, "every node's edges and interior occur", by the reference: a
+    # tap i weighs 2^i and the input is all ones, so each output is the mask of the taps it
+    # reads; every mask at the model's size occurs at the check size
+    from waiexport.builder import conv_transpose
+    from waiexport.reference import decode
+    from waiexport.targets.exporter import check_size
+    pad = data.draw(st.integers(0, k - 1))
+    b = GraphBuilder()
+    x = b.input(1, 0, 1)
+    w = (2 ** np.arange(k)).reshape(1, 1, k, 1)
+    params = conv(w, stride=(s, 1), pad=(pad, 0)) if name == "conv" else conv_transpose(
+        w, stride=(s, 1), pad=(pad, 0), out_pad=(data.draw(st.integers(0, s - 1)), 0))
+    b.output(b.op(name, x, params))
+    g = b.build()
+    big = data.draw(st.integers(k + 1, 40))
+    small = check_size(g, (big, big))
+
+    def masks(n: int) -> set:
+        return set(decode(g, [np.ones((1, n, n), np.int64)], [])[0].reshape(-1).tolist())
+    assert small[0] <= big and masks(small[0]) == masks(big)
 
 
 def test_the_check_size_runs_every_decode_the_model_size_runs():
