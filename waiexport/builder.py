@@ -28,9 +28,13 @@ __all__ = ["GraphBuilder", "rq", "conv", "conv_transpose", "chscale", "lut16", "
 
 def smallest_width(values, allowed: Sequence[int] = (1, 2, 4, 8)) -> int:
     """The smallest byte width in ``allowed`` whose signed range holds every value (§13.0)."""
-    arr = np.asarray(values, dtype=object).reshape(-1)
-    lo = min((int(v) for v in arr), default=0)
-    hi = max((int(v) for v in arr), default=0)
+    arr = np.asarray(values)
+    if arr.dtype.kind in "iu" and arr.size:       # a parameter array: numpy's own min and max
+        lo, hi = int(arr.min()), int(arr.max())
+    else:
+        arr = np.asarray(values, dtype=object).reshape(-1)
+        lo = min((int(v) for v in arr), default=0)
+        hi = max((int(v) for v in arr), default=0)
     for w in allowed:
         if -(1 << (8 * w - 1)) <= lo and hi < 1 << (8 * w - 1):
             return w
