@@ -24,9 +24,12 @@ from .outputs import OutputMismatch, in_order
 
 __all__ = ["Export", "Fit", "export", "fit", "self_check", "check_size", "DoesNotFit"]
 
-#: The sizes a static model's self-check tries, smallest first (:func:`check_size`): the
-#: reference model's time grows with the area, so the smallest that shows every edge wins.
-CHECK_SIZES = tuple((n, n) for n in range(2, 33))
+#: The sizes a static model's self-check tries, smallest area first (:func:`check_size`):
+#: the reference model's time grows with the area, so the smallest that shows every kind of
+#: output position wins. Not only squares: a strided convolution's last window falls by
+#: each side's residue, and a model's two sides may differ in it.
+CHECK_SIZES = tuple(sorted(((h, w) for h in range(2, 33) for w in range(2, 33)),
+                           key=lambda s: (s[0] * s[1], abs(s[0] - s[1]), s)))
 
 
 @dataclass
@@ -187,7 +190,7 @@ def self_check(exp: Export, sizes=None, engine=None, progress=None) -> tuple[int
 
 
 def check_size(g: Graph, size: tuple[int, int]) -> tuple[int, int]:
-    """The size a static model of ``g`` at ``size`` is self-checked at: the smallest square of
+    """The size a static model of ``g`` at ``size`` is self-checked at: the first of
     :data:`CHECK_SIZES` (else ``size`` itself) no larger than ``size`` at which the graph
     plans with its scalars at each end where it plans so at ``size`` (so the self-check runs
     every decode there that it would run at ``size``) and every convolution has every kind
