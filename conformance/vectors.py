@@ -198,10 +198,9 @@ _INPUTS, _EXPECTED = "_parsed_inputs", "_parsed_expected"
 
 def vector_inputs(v: dict, g, where: str | None = None) -> list:
     """A vector's decodes as ``(data inputs, scalars)``, read against its graph."""
-    n_data = sum(1 for i in g.inputs if i.kind == "data")
+    counts = (sum(1 for i in g.inputs if i.kind == "data"), len(g.scalars))
     out = []
     for k, d in enumerate(v.get("decodes", [])):
-        counts = (n_data, len(g.scalars))
         if d.get(_INPUTS, (None,))[0] != counts:
             d[_INPUTS] = counts, parse_decode(d, *counts, f"{where or v['id']} decode {k}")
         inputs, scalars = d[_INPUTS][1]

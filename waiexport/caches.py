@@ -15,9 +15,7 @@ from pathlib import Path
 __all__ = ["user_cache", "code_digest"]
 
 _TEMPORARY: dict = {}
-
-
-_WRITABLE: dict = {}
+_WRITABLE: dict = {}     # the folders found writable, by kind and $XDG_CACHE_HOME
 
 
 def user_cache(kind: str) -> Path:
