@@ -70,8 +70,8 @@ class Stored:
 
     @cached_property
     def source(self) -> Graph:
-        """The graph exported, read from its WHG1 file."""
-        return read(self._data)
+        """The graph exported (:func:`_graph` of its WHG1 file)."""
+        return _graph(self._data)
 
     def built(self, shapes=None) -> Model:
         return self._model
@@ -97,7 +97,8 @@ def exported(data: bytes, target, u8s8: bool | None, make: Callable):
         raise _DECLINED[declined](kept[0]["message"])
     if kept is not None and declined is None and len(kept[1]) == 2:
         head, (rewritten, model) = kept
-        return Stored(target, fmt, _graph(rewritten, data), head["metadata"], head["rewrites"],
+        graph = _graph(data) if rewritten == data else read(rewritten)
+        return Stored(target, fmt, graph, head["metadata"], head["rewrites"],
                       fmt.model_of(model, head["inputs"], head["outputs"], head["nodes"]),
                       data, make)
     try:
@@ -112,12 +113,13 @@ def exported(data: bytes, target, u8s8: bool | None, make: Callable):
     return exp
 
 
-def _graph(rewritten: bytes, data: bytes) -> Graph:
-    """The rewritten graph: where no rewrite changed the file and this process read it
-    already (a corpus read, another engine's load), that graph, shared as a loaded graph is
-    (nothing changes one); else read from its file."""
-    member = remembered(data) if rewritten == data else None
-    return member.graph if member is not None else read(rewritten)
+def _graph(data: bytes) -> Graph:
+    """The graph of the WHG1 file ``data``: the one this process read already (a corpus
+    read, another engine's load), shared as a loaded graph is (nothing changes one), else
+    read from the file. A kept export's rewritten graph, where no rewrite changed the file,
+    is this too."""
+    member = remembered(data)
+    return member.graph if member is not None else read(data)
 
 
 def probe_model(fmt: Format, probe) -> Model:

@@ -18,7 +18,8 @@ from waiexport.graph import Graph
 
 from .source import Source
 
-__all__ = ["lower_jpegai", "read_bundle", "read_norm", "ROLES", "CAPABILITY", "LOWERING", "SCALE_GRAPHS"]
+__all__ = ["lower_jpegai", "read_bundle", "read_norm", "ROLES", "CAPABILITY", "LOWERING",
+           "SCALE_GRAPHS"]
 
 ROLES, CAPABILITY, LOWERING = ("hs_y", "hs_uv"), "wai.image.jpegai", "jpegai-int/1"
 #: role → (weights file, gains member, Cz)
