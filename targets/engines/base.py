@@ -143,12 +143,34 @@ class ModelEngine(Engine):
             return f"{p.failure}: {p.op} on {p.dtype}: {str(e)[:200]}"
 
     def probe(self) -> dict:
-        """Every probe run once on this runtime (:meth:`probe_one`), by name; an engine in a
-        worker is given the results its parent gathered probe by probe (a runtime that
-        crashes on one crashes that probe alone)."""
+        """Every probe run once on this runtime, by name: all in one model, then alone each
+        one not exact there (:meth:`probe_one`); an engine in a worker is given the results
+        its parent gathered probe by probe (a runtime that crashes on one crashes that probe
+        alone)."""
         if self._probed is None:
-            self._probed = {name: self.probe_one(name) for name in self.probes()}
+            exact = self._exact_joined()
+            self._probed = {name: None if name in exact else self.probe_one(name)
+                            for name in self.probes()}
         return self._probed
+
+    def _exact_joined(self) -> set[str]:
+        """The probes exact when all run in one model (:class:`~..onnx.probes.Joined`); each
+        of the others, or all where the runtime declines that model or says it computes a
+        node of it in floating point, runs alone, so what it says is its own run's."""
+        from ..format import format_of
+        from ..onnx.probes import Joined
+        from ..stored import probe_model
+        probes = tuple(self.probes().values())
+        if len(probes) < 2:
+            return set()
+        joined = Joined(probes)
+        try:
+            runner = self.open(probe_model(format_of(self.target), joined))
+            if getattr(runner, "floating", []):
+                return set()
+            return joined.exact(runner(joined.feed))
+        except Exception:   # NotForEngine, or the runtime's own error: each alone says which
+            return set()
 
     def probed(self) -> str:
         """What the probes found, in words, for the claim."""

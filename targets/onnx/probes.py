@@ -25,8 +25,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["Probe", "PROBES", "SATURATION", "used", "typed_nodes", "FLOAT32", "NARROWED",
-           "NEAREST"]
+__all__ = ["Probe", "Joined", "PROBES", "SATURATION", "used", "typed_nodes", "FLOAT32",
+           "NARROWED", "NEAREST"]
 
 FLOAT32, NARROWED, NEAREST, PAIRS, CAST = (
     "float32 accumulation", "int64 narrowed to int32", "rounding to nearest after fusion",
@@ -61,16 +61,22 @@ class Probe:
         return f"{self.op} {self.dtype}: {self.failure}"
 
     def model(self) -> bytes:
+        return _model([self.parts()])
+
+    def parts(self, prefix: str = "") -> tuple:
+        """The probe's nodes, constants, inputs and output, as onnx builds them, every name
+        prefixed by ``prefix``."""
         from onnx import helper, numpy_helper
-        inputs = [helper.make_tensor_value_info(k, _onnx_type(v.dtype), v.shape)
+        inputs = [helper.make_tensor_value_info(prefix + k, _onnx_type(v.dtype), v.shape)
                   for k, v in self.feed.items()]
-        out = helper.make_tensor_value_info("out0", _onnx_type(self.want.dtype), self.want.shape)
-        inits = [numpy_helper.from_array(v, k) for k, v in self.consts.items()]
-        g = helper.make_graph([helper.make_node(*n[:3], **{
-            k: _onnx_type(v) if k == "to" else v for k, v in (n[3] if len(n) > 3 else {}).items()})
-            for n in self.nodes], "probe", inputs, [out], inits)
-        return helper.make_model(g, opset_imports=[helper.make_opsetid("", 21)],
-                                 ir_version=10).SerializeToString()
+        out = helper.make_tensor_value_info(prefix + "out0", _onnx_type(self.want.dtype),
+                                            self.want.shape)
+        inits = [numpy_helper.from_array(v, prefix + k) for k, v in self.consts.items()]
+        nodes = [helper.make_node(n[0], [prefix + i for i in n[1]], [prefix + o for o in n[2]],
+                                  **{k: _onnx_type(v) if k == "to" else v
+                                     for k, v in (n[3] if len(n) > 3 else {}).items()})
+                 for n in self.nodes]
+        return nodes, inits, inputs, [out]
 
     def wrong(self, got) -> str | None:
         """What a wrong answer ``got`` says, or ``None`` for the exact one."""
@@ -80,6 +86,41 @@ class Probe:
         first = got.reshape(-1)[0] if got.size else "nothing"
         return (f"{self.failure}: {self.op} on {self.dtype} gives {first}, exact is "
                 f"{self.want.reshape(-1)[0]}")
+
+
+def _model(parts: list) -> bytes:
+    """One ONNX model of the probes' ``parts`` (:meth:`Probe.parts`)."""
+    from onnx import helper
+    g = helper.make_graph([n for p in parts for n in p[0]], "probe",
+                          [i for p in parts for i in p[2]], [o for p in parts for o in p[3]],
+                          [c for p in parts for c in p[1]])
+    return helper.make_model(g, opset_imports=[helper.make_opsetid("", 21)],
+                             ir_version=10).SerializeToString()
+
+
+@dataclass(frozen=True)
+class Joined:
+    """Every probe of ``probes`` in one model, the names of the ``i``-th prefixed by
+    ``p<i>.``: a runtime opens one model where each probe alone is one (a session each,
+    about a millisecond apiece on onnxruntime, measured)."""
+
+    probes: tuple
+
+    @property
+    def name(self) -> str:
+        return "joined: " + "; ".join(p.name for p in self.probes)
+
+    @property
+    def feed(self) -> dict:
+        return {f"p{i}.{k}": v for i, p in enumerate(self.probes) for k, v in p.feed.items()}
+
+    def model(self) -> bytes:
+        return _model([p.parts(f"p{i}.") for i, p in enumerate(self.probes)])
+
+    def exact(self, outputs: dict) -> set[str]:
+        """The names of the probes whose output in ``outputs`` (by name) is exact."""
+        return {p.name for i, p in enumerate(self.probes)
+                if f"p{i}.out0" in outputs and p.wrong(outputs[f"p{i}.out0"]) is None}
 
 
 def _two(op, a, b, want, dtype, failure=FLOAT32, **attrs):

@@ -10,6 +10,7 @@ from onnx import TensorProto, helper
 from waiexport.conformance.generate import CORPUS
 from waiexport.conformance.validate import files_under, report, validate
 from waiexport.targets.engines.base import ModelEngine
+from waiexport.targets.errors import NotForEngine
 from waiexport.targets.engines.ort import OrtEngine
 from waiexport.targets.onnx.probes import FLOAT32, NARROWED, NEAREST, PROBES
 
@@ -94,6 +95,39 @@ def test_each_failure_class_is_named_by_its_probe_and_means_no_claim(failure, op
     assert any(failure in r.reason for r in failed)
     assert report(eng, results)["claim"] is None
     assert failure in eng.probed()
+
+
+@pytest.mark.parametrize("failure", list(MISTAKES))
+def test_a_probe_wrong_in_the_joined_model_says_what_its_own_run_says(failure):
+    eng = Mistaken(failure)
+    wrong = {name: w for name, w in eng.probe().items() if w}
+    assert wrong and wrong == {name: eng.probe_one(name) for name in wrong}
+
+
+class Opened(ModelEngine):
+    """onnxruntime, counting the models it opens; with ``declines``, it declines a model of
+    more than one output, as a runtime without one of the joined model's operators does."""
+
+    def __init__(self, declines: bool):
+        self.name, self.declines, self.opened = "double-opened", declines, 0
+        super().__init__("ort-cpu")
+
+    def open(self, model):
+        import onnxruntime as ort
+        self.opened += 1
+        session = ort.InferenceSession(model.data, providers=["CPUExecutionProvider"])
+        names = [o.name for o in session.get_outputs()]
+        if self.declines and len(names) > 1:
+            raise NotForEngine("this runtime cannot take the model")
+        return lambda feed: dict(zip(names, session.run(names, feed)))
+
+
+@pytest.mark.parametrize("declines", [False, True])
+def test_the_probes_run_in_one_model_or_each_alone_where_it_is_declined(declines):
+    eng = Opened(declines)
+    found = eng.probe()
+    assert len(found) == len(PROBES) and not any(found.values()), found
+    assert eng.opened == (1 + len(PROBES) if declines else 1)
 
 
 def test_a_wrong_probe_leaves_the_other_operators_claimable():

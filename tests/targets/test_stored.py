@@ -228,8 +228,8 @@ def test_the_probes_models_are_kept_too(kept, monkeypatch):
     import waiexport.targets.engines.ort as ort
     from waiexport.targets.onnx.probes import Probe
     built = []
-    real = Probe.model
-    monkeypatch.setattr(Probe, "model", lambda self: built.append(self.name) or real(self))
+    real = Probe.parts
+    monkeypatch.setattr(Probe, "parts", lambda self, *a: built.append(self.name) or real(self, *a))
     found = []
     for _ in range(2):
         monkeypatch.setattr(ort, "_PROBED", {})     # a new process's probes
