@@ -44,21 +44,27 @@ def _cached_without_registries(kernel) -> None:
     """Make ``kernel`` load its compiled code from numba's cache without numba's registries.
 
     numba fills its registries of everything it can compile (every module of its numpy and
-    Python support, 0.15–0.3 s) before it looks in its cache, though a cached kernel needs
-    only its machine code, numba's runtime and, for a parallel one, its threads (which the
-    cached code starts itself). Here the cache is read first, with the runtime started; only
-    a miss, which compiles, fills the registries (numpy's support imported without scipy,
-    :func:`_numpy_support_without_scipy`). Where this numba's cache lacks the calls relied
-    on, its own load runs, as before."""
+    Python support, 0.15–0.3 s) and loads the extensions of every installed package (a scan
+    of every package's entry points, 12 ms here) before it looks in its cache, though a
+    cached kernel needs only its machine code, numba's runtime where it allocates, and, for
+    a parallel one, its threads (which the cached code starts itself). Here the cache is
+    read first, with the runtime started where the kernel uses it; only a miss, which
+    compiles, fills the registries, and they load the extensions (numpy's support imported
+    without scipy, :func:`_numpy_support_without_scipy`). Where this numba's cache lacks the
+    calls relied on, its own load runs, as before."""
     cache = getattr(kernel, "_cache", None)
     if not all(hasattr(cache, name) for name in ("_load_overload", "load_overload",
-                                                 "_guard_against_spurious_io_errors")):
+                                                 "_guard_against_spurious_io_errors")) \
+            or not hasattr(kernel, "_compilation_chain_init_hook"):
         return
     plain = cache.load_overload
+    runtime = kernel.targetoptions.get("_nrt", True)
+    kernel._compilation_chain_init_hook = lambda: None
 
     def load_overload(sig, target_context):
         from numba.core.runtime import rtsys
-        rtsys.initialize(target_context)
+        if runtime:
+            rtsys.initialize(target_context)
         with cache._guard_against_spurious_io_errors():
             loaded = cache._load_overload(sig, target_context)
         if loaded is None:

@@ -187,7 +187,7 @@ def decode_fac(stream: bytes, rows, lengths) -> list[list[int]]:
     check_fac(rows, lengths)
     syms = np.zeros(sum(lengths), dtype=np.int64)
     Window(stream).walk(walk_fac, np.asarray(rows, np.int64).reshape(len(rows), 63),
-                        np.asarray(lengths, np.int64), _ZP, syms)
+                        np.asarray(lengths, np.int64), _ZP, np.zeros(256, np.int64), syms)
     return [row.tolist() for row in np.split(syms, np.cumsum(lengths)[:-1])] if len(rows) \
         else []
 

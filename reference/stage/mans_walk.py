@@ -19,9 +19,12 @@ from numba import njit  # noqa: E402  (after kernels, which sets numba's cache f
 __all__ = ["walk_sgm", "walk_fac"]
 
 _READ, _FLUSH = 1, 2
+#: No walk allocates (the caller hands in every array), so none needs numba's runtime, which
+#: a process compiles when it first loads a kernel that does (15–20 ms, measured).
+_compiled = njit(cache=True, _nrt=False)
 
 
-@njit(cache=True)
+@_compiled
 def _le64(mem, i, b):  # pragma: no cover - compiled
     """The low ``b`` bits (``b`` ≤ 63) of the little-endian 64-bit word at ``mem[i]``."""
     v = np.uint64(0)
@@ -30,7 +33,7 @@ def _le64(mem, i, b):  # pragma: no cover - compiled
     return np.int64(v & ((np.uint64(1) << np.uint64(b)) - np.uint64(1)))
 
 
-@njit(cache=True)
+@_compiled
 def _flush(mem, st, fail, at):  # pragma: no cover - compiled
     """Move the window ``st = [p, h, b, s1, s2]`` down past the bytes read."""
     d = 7 ^ (st[2] >> 3)
@@ -43,7 +46,7 @@ def _flush(mem, st, fail, at):  # pragma: no cover - compiled
     return True
 
 
-@njit(cache=True)
+@_compiled
 def _read(st, k, fail, at):  # pragma: no cover - compiled
     """The next ``k`` bits, or −1 with ``fail`` set."""
     if k > st[2]:
@@ -55,7 +58,7 @@ def _read(st, k, fail, at):  # pragma: no cover - compiled
     return r
 
 
-@njit(cache=True)
+@_compiled
 def _step(st, which, t, fail, at):  # pragma: no cover - compiled
     """A table step of state ``which`` on entry ``t``."""
     r = _read(st, t >> 24, fail, at)
@@ -65,13 +68,13 @@ def _step(st, which, t, fail, at):  # pragma: no cover - compiled
     return True
 
 
-@njit(cache=True)
+@_compiled
 def _wrap16(v):  # pragma: no cover - compiled
     v &= 0xFFFF
     return v - 65536 if v >= 32768 else v
 
 
-@njit(cache=True)
+@_compiled
 def _escape(mem, st, syms, k, beta, fail, at):  # pragma: no cover - compiled
     """``out(i)`` of ``sgm``: the escape where ``sym + β = 0``, then its flush."""
     if syms[k] + beta != 0:
@@ -86,7 +89,7 @@ def _escape(mem, st, syms, k, beta, fail, at):  # pragma: no cover - compiled
     return _flush(mem, st, fail, at)
 
 
-@njit(cache=True)
+@_compiled
 def _walk_sgm(mem, st, tables, bounds, mask, sigma, lengths, syms, fail):  # pragma: no cover
     """Every span of ``sgm``: ``syms`` (flat, 0 where unmasked) from the window ``st``."""
     pos = 0
@@ -114,7 +117,7 @@ def _walk_sgm(mem, st, tables, bounds, mask, sigma, lengths, syms, fail):  # pra
         pos += n
 
 
-@njit(cache=True)
+@_compiled
 def _row_table(tz, counts, zp):  # pragma: no cover - compiled
     """Write one row's slots into ``T_z`` (*The row table*); other slots keep theirs."""
     lo = 0
@@ -126,10 +129,10 @@ def _row_table(tz, counts, zp):  # pragma: no cover - compiled
     tz[255] = (zp[1] << 16) + 63
 
 
-@njit(cache=True)
-def _walk_fac(mem, st, rows, lengths, zp, syms, fail):  # pragma: no cover - compiled
-    """Every row of ``fac``: ``syms`` (flat) from the window ``st``."""
-    tz = np.zeros(256, np.int64)
+@_compiled
+def _walk_fac(mem, st, rows, lengths, zp, tz, syms, fail):  # pragma: no cover - compiled
+    """Every row of ``fac``: ``syms`` (flat) from the window ``st``, ``tz`` the row table
+    (256 zeros)."""
     pos = last = 0
     for r in range(len(lengths)):
         n = lengths[r]

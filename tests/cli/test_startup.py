@@ -51,6 +51,30 @@ def test_kernels_compile_once_into_the_user_cache(tmp_path):
     assert any((tmp_path / "waiexport" / "numba").rglob("*.nbi"))
 
 
+WALK = """
+import json, sys
+from waiexport.reference.stage.mans_decode import decode_fac
+from waiexport.reference.stage.mans_encode import encode_fac
+from numba.core import entrypoints     # after ours, which name numba's cache folder
+from numba.core.runtime import rtsys
+rows, symbols = [list(range(0, 252, 4))], [[0, 5, 63, 17, 2]]
+assert decode_fac(encode_fac(rows, symbols), rows, [5]) == symbols
+print(json.dumps({"runtime": rtsys._init, "extensions": entrypoints._already_initialized}))
+"""
+
+
+def test_a_cached_walk_starts_neither_numba_s_runtime_nor_its_extensions(tmp_path):
+    # the runtime's start compiles it (15–20 ms), the extensions' scan reads every installed
+    # package's entry points (12 ms): the entropy decode's walks need neither once compiled
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path)}
+    env.pop("NUMBA_CACHE_DIR", None)
+    first, second = (json.loads(subprocess.run(
+        [sys.executable, "-c", WALK], capture_output=True, text=True, env=env,
+        check=True).stdout.strip().splitlines()[-1]) for _ in range(2))
+    assert first == {"runtime": True, "extensions": True}      # a compile needs both
+    assert second == {"runtime": False, "extensions": False}
+
+
 def test_an_unwritable_cache_folder_runs_on_a_temporary_one_and_says_so(tmp_path):
     # a folder that cannot be made runs a command that compiles (numba writes its cache
     # there); a file in the folder's place is refused the same way, by user_cache alone
