@@ -1,7 +1,7 @@
 """A format's judge run on several decodes side by side, one forked process a core, where the
 judge computes on one core and holds the interpreter while it does (the TOSA reference
 model: ``Format.forks``); elsewhere, or with one core or one decode, each decode in this
-process when its result is asked for. Only on Linux: elsewhere a fork is not the safe
+process when its result is asked for, the judge opening each model once. Only on Linux: elsewhere a fork is not the safe
 default (macOS) or does not exist."""
 
 from __future__ import annotations
@@ -35,7 +35,13 @@ def judged(fmt, runs: list):
     start at once; those not begun when the block ends are cancelled."""
     workers = min(cores(), len(runs)) if fmt.forks and sys.platform == "linux" else 1
     if workers < 2:
-        yield [partial(fmt.run, model, feed) for model, feed in runs]
+        opened: dict = {}    # the judge's runner of each model, by identity, with the model
+
+        def run(model, feed):
+            if id(model) not in opened:
+                opened[id(model)] = model, fmt.runner(model)
+            return opened[id(model)][1](feed)
+        yield [partial(run, model, feed) for model, feed in runs]
         return
     with _pool(workers) as pool:
         yield [partial(_result, fmt, model, feed, pool.submit(fmt.run, model, feed))

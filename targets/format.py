@@ -14,8 +14,10 @@ from __future__ import annotations
 
 from contextlib import contextmanager
 from dataclasses import dataclass
+from functools import partial
 from importlib import import_module
 from pathlib import Path
+from typing import Callable
 
 import numpy as np
 
@@ -85,6 +87,11 @@ class Format:
     def run(self, model: Model, feed: dict) -> dict:
         """The model run on the format's judge: its outputs by name."""
         raise NotImplementedError
+
+    def runner(self, model: Model) -> Callable[[dict], dict]:
+        """:meth:`run` of ``model`` for several decodes, what the judge opens for the model
+        opened once."""
+        return partial(self.run, model)
 
     def chw(self, a: np.ndarray) -> np.ndarray:
         """One model output, ``[1, …]`` in the layout, as ``[C, H, W]``."""

@@ -113,11 +113,14 @@ class OnnxFormat(Format):
         return len(model.native.graph.node)
 
     def run(self, model, feed) -> dict:
+        return self.runner(model)(feed)
+
+    def runner(self, model):
         import onnxruntime as ort
         session = ort.InferenceSession(model.data, quiet(ort),
                                        providers=["CPUExecutionProvider"])
         names = [o.name for o in session.get_outputs() if not o.name.startswith("tensor")]
-        return dict(zip(names, session.run(names, feed)))
+        return lambda feed: dict(zip(names, session.run(names, feed)))
 
     def report(self, exp, model) -> dict:
         return {"metadata": exp.metadata, "nodes": self.nodes(model)}

@@ -635,3 +635,18 @@ def test_a_phase_stack_stays_nhwc_from_one_gemm_to_the_next(data):
               np.where(np.arange(cin * 12).reshape(cin, 4, 3) % 2, lo, hi),
               rng.integers(lo, hi + 1, (cin, 4, 3))):
         agree(write(g), [x], [])
+
+
+def test_the_self_check_opens_its_model_once_for_every_decode(monkeypatch):
+    # a session of a large model takes milliseconds to open; its decodes share one
+    import onnxruntime as ort
+    from waiexport.targets.exporter import self_check
+    opened = []
+    real = ort.InferenceSession.__init__
+    monkeypatch.setattr(ort.InferenceSession, "__init__",
+                        lambda self, *a, **k: opened.append(1) or real(self, *a, **k))
+    b = GraphBuilder()
+    b.output(b.op("conv", b.input(2, -128, 127), conv(np.ones((2, 2, 3, 3), int), pad=1)))
+    exp = export(write(b.build()), target("ort-cpu"))
+    opened.clear()
+    assert self_check(exp) == (4, None) and len(opened) == 1
