@@ -12,7 +12,6 @@ from waiexport.graph import Graph, Tensor
 from waiexport.plan import check_inputs, run_plan
 from waiexport.refusal import Refusal
 
-from .literal import LITERAL
 from .arrays import compact, rround, wide
 from .ops import REFERENCE, OpCtx
 
@@ -69,6 +68,8 @@ def decode(g: Graph, inputs: Sequence[np.ndarray], scalars: Sequence[int], *,
         The first refusal of §4's run steps.
     """
     run_plan(g, [a.shape for a in inputs], [int(s) for s in scalars])
+    if literal:     # the checker's twin, a module per operator, imported where it runs
+        from .literal import LITERAL
     ops, store = (LITERAL, wide) if literal else (REFERENCE, compact)
     hooks = {} if rounding is None else {"rounding": lambda p, s, mode: rounding(rround, p, s,
                                                                                  mode)}
