@@ -5,7 +5,6 @@ import numpy as np
 from waiexport.params import Conv
 
 from ..arrays import compact, pad, reached, sum_width, wide
-from ..kernels import conv_acc
 from ..rq import rq
 
 
@@ -30,6 +29,7 @@ def run(p: Conv, ins, ctx):
         acc[:, y0:y1 + 1, x0:x1 + 1] = _exact(p, xp, y1 - y0 + 1, x1 - x0 + 1)
         return [rq(compact(acc), p.rq, ctx.rounding)]
     part = np.zeros((p.cout, y1 - y0 + 1, x1 - x0 + 1), dtype)
+    from ..kernels import conv_acc     # numba, imported where a sum runs compiled
     conv_acc(xp.astype(dtype), p.weights.astype(dtype), p.sh, p.sw, p.groups, part)
     acc[:, y0:y1 + 1, x0:x1 + 1] = part
     return [rq(compact(acc), p.rq, ctx.rounding)]

@@ -5,7 +5,6 @@ import numpy as np
 from waiexport.params import ConvTranspose
 
 from ..arrays import compact, sum_width, wide
-from ..kernels import conv_transpose_acc
 from ..rq import rq
 
 
@@ -30,6 +29,7 @@ def run(p: ConvTranspose, ins, ctx):
                 plane[:, i:i + p.sh * (h - 1) + 1:p.sh, j:j + p.sw * (w - 1) + 1:p.sw] += \
                     np.tensordot(wt[:, :, i, j].T, xs, 1)
     else:
+        from ..kernels import conv_transpose_acc     # numba, imported where a sum runs compiled
         conv_transpose_acc(x.astype(dtype), p.weights.astype(dtype), p.sh, p.sw, plane)
     return [rq(compact(plane[:, p.ph:uh - p.ph, p.pw:uw - p.pw]), p.rq, ctx.rounding)]
 

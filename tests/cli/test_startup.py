@@ -75,6 +75,30 @@ def test_a_cached_walk_starts_neither_numba_s_runtime_nor_its_extensions(tmp_pat
     assert second == {"runtime": False, "extensions": False}
 
 
+NO_SUM = """
+import json, sys
+import numpy as np
+from waiexport.builder import GraphBuilder, conv
+from waiexport.reference import decode
+import waiexport.targets.engines.base, waiexport.targets.engines.worker
+b = GraphBuilder()
+x = b.input(2, -5, 5)
+b.output(b.op("relu", x))
+decode(b.build(), [np.ones((2, 4, 4), int)], [])
+before = "numba" in sys.modules
+b.output(b.op("conv", x, conv(np.ones((2, 2, 3, 3), int), pad=1)))
+decode(b.build(), [np.ones((2, 4, 4), int)], [])
+print(json.dumps([before, "numba" in sys.modules]))
+"""
+
+
+def test_numba_is_imported_where_a_sum_runs_compiled():
+    # 0.2 s of every process that runs no convolution: an engine's worker, a graph without one
+    out = subprocess.run([sys.executable, "-c", NO_SUM], capture_output=True, text=True,
+                         check=True).stdout
+    assert json.loads(out.strip().splitlines()[-1]) == [False, True]
+
+
 def test_an_unwritable_cache_folder_runs_on_a_temporary_one_and_says_so(tmp_path):
     # a folder that cannot be made runs a command that compiles (numba writes its cache
     # there); a file in the folder's place is refused the same way, by user_cache alone
