@@ -1,8 +1,8 @@
 """A format's judge run on several decodes side by side, one forked process a core, where the
 judge computes on one core and holds the interpreter while it does (the TOSA reference
 model: ``Format.forks``); elsewhere, or with one core or one decode, each decode in this
-process when its result is asked for, the judge opening each model once. Only on Linux: elsewhere a fork is not the safe
-default (macOS) or does not exist."""
+process when its result is asked for, the judge opening each model once. Only on Linux:
+elsewhere a fork is not the safe default (macOS) or does not exist."""
 
 from __future__ import annotations
 

@@ -89,8 +89,9 @@ class Format:
         raise NotImplementedError
 
     def runner(self, model: Model) -> Callable[[dict], dict]:
-        """:meth:`run` of ``model`` for several decodes, what the judge opens for the model
-        opened once."""
+        """The judge's run of ``model`` for several decodes, whatever it opens for a model
+        (an onnxruntime session) opened once: a function from a feed to the outputs by
+        name."""
         return partial(self.run, model)
 
     def chw(self, a: np.ndarray) -> np.ndarray:
