@@ -108,6 +108,9 @@ class ModelEngine(Engine):
 
     provider = None      # an onnxruntime provider, for the placement of an ort engine
     formats: tuple = ("onnx",)    # the model formats its runtime reads
+    joins_probes = False   # runs its probes in one model (:meth:`probe`): only a runtime that
+                           # computes each node as it would alone (onnxruntime's CPU kernels);
+                           # one that compiles a model whole may choose differently for more
 
     def __init__(self, target_name: str):
         from ..errors import EngineUnavailable
@@ -143,12 +146,12 @@ class ModelEngine(Engine):
             return f"{p.failure}: {p.op} on {p.dtype}: {str(e)[:200]}"
 
     def probe(self) -> dict:
-        """Every probe run once on this runtime, by name: all in one model, then alone each
-        one not exact there (:meth:`probe_one`); an engine in a worker is given the results
-        its parent gathered probe by probe (a runtime that crashes on one crashes that probe
-        alone)."""
+        """Every probe run once on this runtime, by name (:meth:`probe_one`), where it joins
+        them (:attr:`joins_probes`) all in one model first and alone only each not exact
+        there; an engine in a worker is given the results its parent gathered probe by probe
+        (a runtime that crashes on one crashes that probe alone)."""
         if self._probed is None:
-            exact = self._exact_joined()
+            exact = self._exact_joined() if self.joins_probes else set()
             self._probed = {name: None if name in exact else self.probe_one(name)
                             for name in self.probes()}
         return self._probed

@@ -185,6 +185,7 @@ class OrtEngine(ModelEngine):
                 f"it has {', '.join(available)}")
         super().__init__(target_name)
         self.provider, self.fallback = provider, fallback
+        self.joins_probes = provider == CPU
         prefix = "ort-acc64" if self.profile == "acc64" else "ort"
         self.name = target_name if provider == CPU else f"{prefix}:{provider}"
 

@@ -11,7 +11,7 @@ from waiexport.conformance.generate import CORPUS
 from waiexport.conformance.validate import files_under, report, validate
 from waiexport.targets.engines.base import ModelEngine
 from waiexport.targets.errors import NotForEngine
-from waiexport.targets.engines.ort import OrtEngine
+from waiexport.targets.engines.ort import CPU, OrtEngine, OrtRuntime
 from waiexport.targets.onnx.probes import FLOAT32, NARROWED, NEAREST, PROBES
 
 from _helpers import with_extra
@@ -62,6 +62,8 @@ MISTAKES = {
 class Mistaken(ModelEngine):
     """onnxruntime running every model (probes included) with one named mistake."""
 
+    joins_probes = True
+
     def __init__(self, failure: str):
         self.name, self.failure = f"double-{failure.split()[0]}", failure
         super().__init__("ort-cpu")
@@ -108,6 +110,8 @@ class Opened(ModelEngine):
     """onnxruntime, counting the models it opens; with ``declines``, it declines a model of
     more than one output, as a runtime without one of the joined model's operators does."""
 
+    joins_probes = True
+
     def __init__(self, declines: bool):
         self.name, self.declines, self.opened = "double-opened", declines, 0
         super().__init__("ort-cpu")
@@ -128,6 +132,29 @@ def test_the_probes_run_in_one_model_or_each_alone_where_it_is_declined(declines
     found = eng.probe()
     assert len(found) == len(PROBES) and not any(found.values()), found
     assert eng.opened == (1 + len(PROBES) if declines else 1)
+
+
+class Provided(OrtRuntime):
+    """onnxruntime's CPU kernels under another provider's name, counting the sessions."""
+
+    def __init__(self):
+        self.sessions = 0
+
+    def available(self):
+        return [CPU, "OtherExecutionProvider"]
+
+    def session(self, model, provider, fallback):
+        self.sessions += 1
+        return super().session(model, CPU, fallback)
+
+
+def test_only_onnxruntime_s_cpu_kernels_join_the_probes():
+    # a provider that compiles a model whole (OpenVINO's, TensorRT's) may choose otherwise
+    # for the joined model than for a probe alone: each runs alone there
+    for provider, sessions in ((CPU, 1), ("OtherExecutionProvider", len(PROBES))):
+        runtime = Provided()
+        found = OrtEngine(provider, runtime=runtime).probe()
+        assert not any(found.values()) and runtime.sessions == sessions, (provider, found)
 
 
 def test_a_wrong_probe_leaves_the_other_operators_claimable():
