@@ -53,9 +53,10 @@ def test_kernels_compile_once_into_the_user_cache(tmp_path):
 
 WALK = """
 import json, sys
+from waiexport.reference import kernels     # names numba's cache folder before numba's import
 from waiexport.reference.stage.mans_decode import decode_fac
 from waiexport.reference.stage.mans_encode import encode_fac
-from numba.core import entrypoints     # after ours, which name numba's cache folder
+from numba.core import entrypoints
 from numba.core.runtime import rtsys
 rows, symbols = [list(range(0, 252, 4))], [[0, 5, 63, 17, 2]]
 assert decode_fac(encode_fac(rows, symbols), rows, [5]) == symbols
