@@ -311,3 +311,47 @@ def test_sign_sums_whose_sum_and_magnitude_each_fit_i64_but_not_together():
     from waiexport.bounds.linear import _sign_sums
     w = np.array([[2**62 - 1, 2**62 - 1]], dtype=np.int64)   # 2·max < 2^63, Σw + Σ|w| is not
     assert _sign_sums(w) == ([2**63 - 2], [0])
+
+
+def _magnitudes(top: int):
+    """Integers of every magnitude up to ``2^top``: an exponent drawn first, then a value."""
+    return st.integers(0, top).flatmap(lambda e: st.integers(-(1 << e), 1 << e))
+
+
+@settings(max_examples=examples(300), deadline=None)
+@given(data=st.data())
+def test_the_rq_rules_on_many_channels_at_once_equal_them_channel_by_channel(data):
+    # the int64 path must give the loop's integers wherever it takes a case (ties of
+    # half_even included, products near 2^63 refused), and take every case whose values fit
+    # with room (ends to 2^40, multipliers to 2^20, shifts to 21, biases to 2^40)
+    from waiexport.bounds.interval import Sat
+    from waiexport.bounds.requant import _hulls, _hulls_i64
+    n = data.draw(st.integers(16, 40))
+    small = data.draw(st.booleans())
+    end, mult, bias = (_magnitudes(40), _magnitudes(20), _magnitudes(40)) if small else \
+        (_magnitudes(70), st.just(0) | _magnitudes(62), st.integers(-(1 << 63), (1 << 63) - 1))
+    shift = st.integers(0, 21 if small else 63)
+    ts = [tuple(sorted(data.draw(st.tuples(end, end))))
+          for _ in range(data.draw(st.sampled_from([1, n])))]
+    m_kind, s_kind = data.draw(st.integers(0, 2)), data.draw(st.integers(1, 2))
+    bias_kind = data.draw(st.sampled_from(["none", "pre", "post"]))
+    rq = P.RQ(round=data.draw(st.sampled_from(["floor", "half_up", "half_even"])),
+              bias_kind=bias_kind, m_kind=m_kind, s_kind=s_kind,
+              mult=P.as_array(data.draw(st.lists(mult, min_size=[0, 1, n][m_kind],
+                                                 max_size=[0, 1, n][m_kind]))),
+              shift=P.as_array(data.draw(st.lists(shift, min_size=[1, 1, n][s_kind],
+                                                  max_size=[1, 1, n][s_kind]))),
+              bias=P.as_array(data.draw(st.lists(bias, min_size=0 if bias_kind == "none" else n,
+                                                 max_size=0 if bias_kind == "none" else n))))
+    fast, sat = _hulls_i64(ts, rq, n), Sat()
+    slow = _hulls(sat, ts, rq, n)
+    assert fast is not None or not small
+    assert fast is None or (fast == slow and not sat.hit)
+
+
+def test_rq_rules_of_ends_past_i64_times_a_zero_multiplier():
+    # t·m = 0 fits, but the ends themselves do not fit int64: the loop takes them
+    from waiexport.bounds.interval import Sat
+    from waiexport.bounds.requant import rq_rules
+    rq = P.RQ(m_kind=1, mult=P.as_array([0]), shift=P.as_array([3]))
+    assert rq_rules(Sat(), [(-(1 << 70), 1 << 70)] * 20, rq)[1] == (0, 0)
