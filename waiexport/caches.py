@@ -7,12 +7,13 @@ run before numba is imported."""
 
 import atexit
 import os
+import platform
 import shutil
 import sys
 import tempfile
 from pathlib import Path
 
-__all__ = ["user_cache", "code_digest"]
+__all__ = ["user_cache", "code_digest", "host_cpu"]
 
 _TEMPORARY: dict = {}
 _WRITABLE: dict = {}     # the folders found writable, by kind and $XDG_CACHE_HOME
@@ -65,3 +66,15 @@ def code_digest() -> str:
                         h.update(f"{folder}/{name} {s.st_size} {s.st_mtime_ns}\n".encode())
         _CODE.append(h.hexdigest())
     return _CODE[0]
+
+
+def host_cpu() -> str:
+    """This CPU, for a cache key of what was built for it and a claim: the machine and its
+    model name."""
+    try:
+        with open("/proc/cpuinfo") as f:
+            model = next((line.split(":", 1)[1].strip() for line in f
+                          if line.startswith("model name")), "")
+    except OSError:
+        model = ""
+    return f"{platform.machine()} {model or platform.processor()}".strip()

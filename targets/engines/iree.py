@@ -10,30 +10,18 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import platform
 import tempfile
 from importlib import import_module
 
 import numpy as np
 
-from waiexport.caches import user_cache
+from waiexport.caches import host_cpu, user_cache
 
 from ..errors import EngineFailure, EngineUnavailable
 from .base import versions
 from .tosa_ref import TosaRefEngine
 
-__all__ = ["IreeCpuEngine", "host_cpu"]
-
-
-def host_cpu() -> str:
-    """This CPU, for a compile cache key and a claim: the machine and its model name."""
-    try:
-        with open("/proc/cpuinfo") as f:
-            model = next((line.split(":", 1)[1].strip() for line in f
-                          if line.startswith("model name")), "")
-    except OSError:
-        model = ""
-    return f"{platform.machine()} {model or platform.processor()}".strip()
+__all__ = ["IreeCpuEngine"]
 
 
 def _tosa_opt() -> str:

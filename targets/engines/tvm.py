@@ -12,11 +12,10 @@ import os
 
 import numpy as np
 
-from waiexport.caches import user_cache
+from waiexport.caches import host_cpu, user_cache
 
 from ..errors import EngineFailure, EngineUnavailable, NotForEngine
 from .base import ModelEngine, versions
-from .iree import host_cpu
 
 __all__ = ["TvmEngine"]
 
