@@ -36,7 +36,7 @@ from waiexport.whg1 import read
 from .errors import DoesNotFit, ExportError
 from .format import Format, Model, format_of
 
-__all__ = ["Stored", "exported", "probe_model", "LIMIT"]
+__all__ = ["Stored", "exported", "probe_model", "optimised", "LIMIT"]
 
 MAGIC = b"waiexport model 2\n"
 LIMIT = 256 << 20
@@ -138,6 +138,40 @@ def probe_model(fmt: Format, probe) -> Model:
     return model
 
 
+def optimised(what: list, opened: Callable[[bytes], object],
+              made: Callable[[str | None], object]):
+    """A session of a model in its runtime's offline mode: ``opened(graph)`` of the graph the
+    runtime made of the model in an earlier run, kept under the digest of ``what`` (the
+    model, the runtime and its version, this CPU); else ``made(path)``, which opens the model
+    and has the runtime save the graph it made at ``path``, kept for the next run. A kept
+    graph the runtime does not open is made again; a model it opens only without saving its
+    graph (``made(None)``, as with the cache off) keeps nothing."""
+    folder = _folder()
+    if folder is None:
+        return made(None)
+    path = folder / f"{_key(what)}.graph"
+    kept = _read(path)
+    if kept is not None and len(kept[1]) == 1:
+        with suppress(Exception):      # the runtime's own error types
+            return opened(kept[1][0])
+    try:
+        fd, out = tempfile.mkstemp(dir=folder, prefix=".part-", suffix=".onnx")
+        os.close(fd)
+    except OSError:
+        return made(None)
+    try:
+        try:
+            session = made(out)
+        except Exception:     # the runtime's own error types: its error, if any, comes again
+            return made(None)
+        with suppress(OSError):
+            _write(path, {}, [Path(out).read_bytes()])
+        return session
+    finally:
+        with suppress(OSError):
+            os.unlink(out)
+
+
 def _folder() -> Path | None:
     if os.environ.get("WAIEXPORT_MODEL_CACHE", "").lower() in ("off", "0", "false", "no"):
         return None
@@ -226,7 +260,7 @@ def _sweep(folder: Path, adding: int) -> None:
             continue
         if p.name.startswith(".part-") and s.st_mtime < now - 3600:
             p.unlink(missing_ok=True)
-        elif p.suffix in (".model", ".probe"):
+        elif p.suffix in (".model", ".probe", ".graph"):
             entries.append((s.st_mtime, s.st_size, p))
     held = sum(size for _, size, _ in entries) + adding
     for _, size, p in sorted(entries):

@@ -299,3 +299,76 @@ def test_the_main_job_run_again_builds_no_model(kept, monkeypatch):
     def lines(run):            # what each run says, less its timings
         return [line for line in run if not line.strip().startswith("(")]
     assert lines(said[0]) == lines(said[1])
+
+
+@pytest.fixture
+def sessions(monkeypatch):
+    """Each onnxruntime session opened from here on: (the model it was given, its
+    optimisation level, where it saved its graph)."""
+    import onnxruntime as ort
+    opened = []
+    real = ort.InferenceSession.__init__
+
+    def spied(self, model, opts=None, *args, **kw):
+        opened.append((model, opts.graph_optimization_level, opts.optimized_model_filepath))
+        return real(self, model, opts, *args, **kw)
+    monkeypatch.setattr(ort.InferenceSession, "__init__", spied)
+    return opened
+
+
+def graphs(folder) -> list:
+    return sorted(folder.glob("*.graph"))
+
+
+def test_a_session_opens_the_graph_onnxruntime_made_of_the_model_before(kept, sessions):
+    # onnxruntime's offline mode: its optimised graph kept, opened with optimisations off
+    import onnxruntime as ort
+    from waiexport.targets.onnx.format import ONNX
+    level = ort.GraphOptimizationLevel
+    model = engine("ort-cpu").export(SMALL).built()
+    rng = np.random.default_rng(2)
+    inputs, scalars = [rng.integers(-128, 128, (4, 8, 8))], [3]
+    feed = ONNX.feed(small_builder().build(), model, inputs, scalars)
+    sessions.clear()
+    first = ONNX.runner(model)(feed)
+    ((given, made_at, saved),) = sessions
+    assert given == model.data and made_at == level.ORT_ENABLE_ALL and saved
+    assert len(graphs(kept)) == 1
+    second = ONNX.runner(model)(feed)
+    assert len(sessions) == 2 and sessions[1][1:] == (level.ORT_DISABLE_ALL, "")
+    assert sessions[1][0] != model.data and sessions[1][0] in graphs(kept)[0].read_bytes()
+    assert sorted(first) == sorted(second) and all((first[k] == second[k]).all() for k in first)
+    want = decode(small_builder().build(), inputs, scalars)
+    got = engine("ort-cpu").load(SMALL).decode(inputs, scalars)
+    assert all((a == b).all() for a, b in zip(want, got, strict=True))
+
+
+@pytest.mark.parametrize("spoil", ["truncated", "not a model"])
+def test_a_kept_graph_that_does_not_read_back_or_open_is_made_again(kept, sessions, spoil):
+    import onnxruntime as ort
+    from waiexport.targets.onnx.format import ONNX
+    model = engine("ort-cpu").export(SMALL).built()
+    ONNX.runner(model)
+    (path,) = graphs(kept)
+    good = path.read_bytes()
+    if spoil == "truncated":
+        path.write_bytes(good[:-10])
+    else:                       # whole, as far as its digests say, but not a graph
+        stored._write(path, {}, [b"not a model"])
+    sessions.clear()
+    ONNX.runner(model)
+    assert sessions[-1][1] == ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    assert path.read_bytes() == good and not [p for p in kept.iterdir()
+                                              if p.name.startswith(".part-")]
+
+
+def test_no_graph_is_kept_where_the_cache_is_off(kept, sessions, monkeypatch):
+    import onnxruntime as ort
+    from waiexport.targets.onnx.format import ONNX
+    monkeypatch.setenv("WAIEXPORT_MODEL_CACHE", "off")
+    model = engine("ort-cpu").export(SMALL).built()
+    sessions.clear()
+    for _ in range(2):
+        ONNX.runner(model)
+    assert sessions == [(model.data, ort.GraphOptimizationLevel.ORT_ENABLE_ALL, "")] * 2
+    assert not kept.exists()
