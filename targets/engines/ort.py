@@ -32,7 +32,7 @@ class OrtSession:
 
     def __init__(self, model: bytes, provider: str, fallback: bool, profiled: bool):
         import onnxruntime as ort
-        from ..onnx.format import cpu_session, quiet
+        from ..onnx.format import CpuSession, quiet
         opts = quiet(ort, provider, fallback)
         self._dir = None
         if profiled:
@@ -41,7 +41,7 @@ class OrtSession:
             opts.profile_file_prefix = os.path.join(self._dir, "run")
         providers = [provider, CPU] if fallback and provider != CPU else [provider]
         try:
-            self._s = cpu_session(ort, model) if providers == [CPU] and not profiled else \
+            self._s = CpuSession(ort, model) if providers == [CPU] and not profiled else \
                 ort.InferenceSession(model, opts, providers=providers)
         except Exception as e:  # onnxruntime's own error types, one per failure kind
             raise NotForEngine(f"{provider} cannot take this model"

@@ -304,13 +304,14 @@ def test_the_main_job_run_again_builds_no_model(kept, monkeypatch):
 @pytest.fixture
 def sessions(monkeypatch):
     """Each onnxruntime session opened from here on: (the model it was given, its
-    optimisation level, where it saved its graph)."""
+    optimisation level, where it saved its graph, its threads)."""
     import onnxruntime as ort
     opened = []
     real = ort.InferenceSession.__init__
 
     def spied(self, model, opts=None, *args, **kw):
-        opened.append((model, opts.graph_optimization_level, opts.optimized_model_filepath))
+        opened.append((model, opts.graph_optimization_level, opts.optimized_model_filepath,
+                       opts.intra_op_num_threads))
         return real(self, model, opts, *args, **kw)
     monkeypatch.setattr(ort.InferenceSession, "__init__", spied)
     return opened
@@ -331,11 +332,11 @@ def test_a_session_opens_the_graph_onnxruntime_made_of_the_model_before(kept, se
     feed = ONNX.feed(small_builder().build(), model, inputs, scalars)
     sessions.clear()
     first = ONNX.runner(model)(feed)
-    ((given, made_at, saved),) = sessions
+    ((given, made_at, saved, _),) = sessions
     assert given == model.data and made_at == level.ORT_ENABLE_ALL and saved
     assert len(graphs(kept)) == 1
     second = ONNX.runner(model)(feed)
-    assert len(sessions) == 2 and sessions[1][1:] == (level.ORT_DISABLE_ALL, "")
+    assert len(sessions) == 2 and sessions[1][1:3] == (level.ORT_DISABLE_ALL, "")
     assert sessions[1][0] != model.data and sessions[1][0] in graphs(kept)[0].read_bytes()
     assert sorted(first) == sorted(second) and all((first[k] == second[k]).all() for k in first)
     want = decode(small_builder().build(), inputs, scalars)
@@ -370,5 +371,25 @@ def test_no_graph_is_kept_where_the_cache_is_off(kept, sessions, monkeypatch):
     sessions.clear()
     for _ in range(2):
         ONNX.runner(model)
-    assert sessions == [(model.data, ort.GraphOptimizationLevel.ORT_ENABLE_ALL, "")] * 2
+    assert sessions == [(model.data, ort.GraphOptimizationLevel.ORT_ENABLE_ALL, "", 1)] * 2
     assert not kept.exists()
+
+
+def test_a_run_on_large_inputs_takes_onnxruntime_s_threads_and_computes_the_same(sessions):
+    # a pool's threads cost a third of a small model's session and split no small work: a
+    # session runs small inputs on one thread and opens the pool when an input is large
+    from waiexport.targets.onnx.format import ONNX, THREADED
+    g = small_builder(max_h=96, max_w=96).build()
+    model = engine("ort-cpu").export(write(g)).built()
+    sessions.clear()
+    run = ONNX.runner(model)
+    rng = np.random.default_rng(3)
+    threads = []
+    for h in (8, 96, 8, 96):
+        inputs = [rng.integers(-128, 128, (4, h, h))]
+        feed = ONNX.feed(g, model, inputs, [2])
+        assert (sum(v.size for v in feed.values()) >= THREADED) == (h == 96)
+        got = [run(feed)[f"out{j}"][0] for j in range(len(g.outputs))]
+        assert all((a == b).all() for a, b in zip(decode(g, inputs, [2]), got, strict=True))
+        threads.append([s[3] for s in sessions])
+    assert threads == [[1], [1, 0], [1, 0], [1, 0]]     # the pool opened once, when needed
