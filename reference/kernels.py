@@ -20,7 +20,18 @@ from waiexport.caches import user_cache
 CACHE = Path(os.environ.get("NUMBA_CACHE_DIR") or user_cache("numba"))
 os.environ.setdefault("NUMBA_CACHE_DIR", str(CACHE))
 
-from numba import __version__ as _numba, njit, prange  # noqa: E402  (reads the variable)
+#: What numba's import reads only to check and that nothing here needs, kept out of it where
+#: nothing has imported it yet: scipy, whose version numba checks if it is installed (18 ms
+#: here), and PyYAML, which it uses for a ``.numba_config.yaml`` in the working folder, where
+#: there is none (17 ms). A later import of either works as before.
+_KEPT_OUT = [m for m in ("scipy", "yaml") if m not in sys.modules
+             and (m != "yaml" or not os.path.isfile(".numba_config.yaml"))]
+sys.modules.update(dict.fromkeys(_KEPT_OUT))      # an import of one raises ImportError
+try:
+    from numba import __version__ as _numba, njit, prange  # noqa: E402
+finally:
+    for _m in _KEPT_OUT:
+        del sys.modules[_m]
 
 __all__ = ["conv_acc", "conv_transpose_acc", "announced", "CACHE"]
 

@@ -123,6 +123,31 @@ def test_numba_is_imported_where_a_sum_runs_compiled():
     assert json.loads(out.strip().splitlines()[-1]) == [False, True]
 
 
+KEPT_OUT = """
+import json, sys
+from waiexport.reference import kernels
+print(json.dumps([m in sys.modules for m in ("numba", "scipy", "yaml")]))
+"""
+
+
+def test_numba_s_import_reads_neither_scipy_nor_pyyaml_only_to_check(tmp_path):
+    # numba imports scipy to check its version (18 ms here) and PyYAML for a config file in
+    # the working folder (17 ms): stand-ins on the path say whether they were imported
+    (tmp_path / "scipy").mkdir()
+    (tmp_path / "scipy" / "__init__.py").write_text("__version__ = '1.10.0'\n")
+    (tmp_path / "yaml.py").write_text("def safe_load(f):\n    return {}\n")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
+        [str(tmp_path), *filter(None, [os.environ.get("PYTHONPATH")])])}
+
+    def imported():
+        out = subprocess.run([sys.executable, "-c", KEPT_OUT], capture_output=True, text=True,
+                             env=env, cwd=tmp_path, check=True).stdout
+        return json.loads(out.strip().splitlines()[-1])
+    assert imported() == [True, False, False]
+    (tmp_path / ".numba_config.yaml").write_text("{}\n")     # numba reads it with PyYAML
+    assert imported() == [True, False, True]
+
+
 def test_an_unwritable_cache_folder_runs_on_a_temporary_one_and_says_so(tmp_path):
     # a folder that cannot be made runs a command that compiles (numba writes its cache
     # there); a file in the folder's place is refused the same way, by user_cache alone
