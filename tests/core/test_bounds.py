@@ -349,6 +349,40 @@ def test_the_rq_rules_on_many_channels_at_once_equal_them_channel_by_channel(dat
     assert fast is None or (fast == slow and not sat.hit)
 
 
+@settings(max_examples=examples(300), deadline=None)
+@given(data=st.data())
+def test_the_partial_sums_of_many_channels_at_once_equal_them_channel_by_channel(data):
+    # the int64 path must give the loop's integers wherever it takes a case, and take every
+    # case whose values fit with room (input ends and sums to 2^28, biases to 2^40)
+    from waiexport.bounds.interval import Sat, hull
+    from waiexport.bounds.linear import _accs_i64, partial_sums
+    small = data.draw(st.booleans())
+    n, groups, taps = data.draw(st.integers(16, 40)), data.draw(st.integers(1, 4)), \
+        data.draw(st.integers(0, 64))
+    wmax = data.draw(st.integers(0, 1 << 16) if small else _magnitudes(62).map(abs))
+    end, bias = (_magnitudes(28), _magnitudes(40)) if small else \
+        (st.just(0) | _magnitudes(70), st.integers(-(1 << 63), (1 << 63) - 1))
+    sums = [(data.draw(st.lists(st.integers(0, taps * wmax), min_size=n, max_size=n)),
+             data.draw(st.lists(st.integers(-taps * wmax, 0), min_size=n, max_size=n)))
+            for _ in range(groups)]
+    iv = tuple(sorted(data.draw(st.tuples(end, end))))
+    bias_kind = data.draw(st.sampled_from(["none", "pre", "post"]))
+    rq = P.RQ(bias_kind=bias_kind, bias=P.as_array(data.draw(st.lists(
+        bias, min_size=0 if bias_kind == "none" else n, max_size=0 if bias_kind == "none"
+        else n))))
+    fast, sat = _accs_i64(sums, iv, rq, taps, wmax), Sat()
+    slow = [hull(*(partial_sums(sat, iv, pos[o], neg[o], rq.pre_bias(o), wmax)
+                   for pos, neg in sums)) for o in range(n)]
+    assert fast is not None or not small
+    assert fast is None or (fast == slow and not sat.hit)
+
+
+def test_partial_sums_past_i64_on_an_input_of_zeros_are_left_to_the_loop():
+    # every end is the bias alone, but the sums themselves do not fit int64
+    from waiexport.bounds.linear import _accs_i64
+    assert _accs_i64([([1 << 66] * 16, [-(1 << 66)] * 16)], (0, 0), P.RQ(), 1, 1 << 66) is None
+
+
 def test_rq_rules_of_ends_past_i64_times_a_zero_multiplier():
     # t·m = 0 fits, but the ends themselves do not fit int64: the loop takes them
     from waiexport.bounds.interval import Sat

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from .interval import LIMIT, Iv, Sat, hull
-from .requant import rq_rules
+from .requant import _MANY, rq_rules
 from .result import Result, Rules, mac
 
 RULES = Rules()
@@ -52,6 +52,24 @@ def partial_sums(sat: Sat, iv: Iv, s_pos: int, s_neg: int, b: int, wmax: int) ->
     return (sat.sat(min(0, b) + l * s_pos + h * s_neg), sat.sat(max(0, b) + h * s_pos + l * s_neg))
 
 
+def _accs_i64(sums: list, iv: Iv, rq, taps: int, wmax: int) -> list[Iv] | None:
+    """:func:`partial_sums` hulled over the groups of ``sums`` (each group's ``S⁺`` and
+    ``S⁻`` per output channel), for every channel at once in int64, where there are at least
+    :data:`~.requant._MANY` channels and each end, at most ``2·taps·max|w|·max|x|`` plus the
+    bias in magnitude, and each sum stay below ``2^62``: no value then nears ``2^255``, so
+    ``sat`` changes none (§8.1) and the same integers come out. ``None`` elsewhere."""
+    l, h = min(0, iv[0]), max(0, iv[1])
+    b = rq.bias if rq.bias_kind == "pre" else np.zeros(1, np.int64)
+    if len(sums[0][0]) < _MANY or \
+            2 * taps * wmax * max(-l, h, 1) + max(-int(b.min()), int(b.max())) >= 1 << 62:
+        return None
+    pos = np.array([group[0] for group in sums], np.int64)      # groups × channels
+    neg = np.array([group[1] for group in sums], np.int64)
+    lo = (np.minimum(b, 0) + l * pos + h * neg).min(axis=0)
+    hi = (np.maximum(b, 0) + h * pos + l * neg).max(axis=0)
+    return list(zip(lo.tolist(), hi.tolist()))
+
+
 def folded(sat: Sat, iv: Iv, weights, b: int) -> Iv:
     """§8.2 ``A(K, b)`` as written: each tap's term interval, then the two ends folded term
     by term from the bias, saturating after each addition (§8.1)."""
@@ -71,10 +89,11 @@ def _linear(prefix: str, groups: list, ins: list, p, ctx) -> Result:
                        for g in groups))
                 for o in range(p.cout)]
     else:
-        sums = [_sign_sums(g, max(-wmin, wmax)) for g in groups]
-        accs = [hull(*(partial_sums(sat, ins[0], pos[o], neg[o], p.rq.pre_bias(o),
-                                    max(-wmin, wmax)) for pos, neg in sums))
-                for o in range(p.cout)]
+        top = max(-wmin, wmax)
+        sums = [_sign_sums(g, top) for g in groups]
+        accs = _accs_i64(sums, ins[0], p.rq, max(g[:1].size for g in groups), top) or \
+            [hull(*(partial_sums(sat, ins[0], pos[o], neg[o], p.rq.pre_bias(o), top)
+                    for pos, neg in sums)) for o in range(p.cout)]
     inter, y = rq_rules(sat, accs, p.rq)
     return Result({f"{prefix}.term": term, f"{prefix}.acc": hull(*accs), **inter}, [y],
                   k_c=term, mac=mac(ins, (wmin, wmax)))
