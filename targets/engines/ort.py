@@ -32,23 +32,30 @@ class OrtSession:
 
     def __init__(self, model: bytes, provider: str, fallback: bool, profiled: bool):
         import onnxruntime as ort
-        from ..onnx.format import CpuSession, quiet
-        opts = quiet(ort, provider, fallback)
+        from ..onnx.format import CpuSession
         self._dir = None
-        if profiled:
-            self._dir = tempfile.mkdtemp(prefix="waiexport-profile-")
-            opts.enable_profiling = True
-            opts.profile_file_prefix = os.path.join(self._dir, "run")
         providers = [provider, CPU] if fallback and provider != CPU else [provider]
         try:
             self._s = CpuSession(ort, model) if providers == [CPU] and not profiled else \
-                ort.InferenceSession(model, opts, providers=providers)
+                ort.InferenceSession(model, self._options(ort, provider, fallback, profiled),
+                                     providers=providers)
         except Exception as e:  # onnxruntime's own error types, one per failure kind
             raise NotForEngine(f"{provider} cannot take this model"
                                f"{'' if fallback else ' without CPU fallback'}: "
                                f"{str(e).strip().splitlines()[0][:300]}") from None
         self._placed: Counter | None = None
         self._provider, self._profiled = provider, profiled
+
+    def _options(self, ort, provider: str, fallback: bool, profiled: bool):
+        """:func:`~..onnx.format.quiet`'s options for a provider other than the CPU's alone,
+        profiled into a folder of this session's own where ``profiled``."""
+        from ..onnx.format import quiet
+        opts = quiet(ort, provider, fallback)
+        if profiled:
+            self._dir = tempfile.mkdtemp(prefix="waiexport-profile-")
+            opts.enable_profiling = True
+            opts.profile_file_prefix = os.path.join(self._dir, "run")
+        return opts
 
     def output_names(self) -> list[str]:
         return [o.name for o in self._s.get_outputs()]
