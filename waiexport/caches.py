@@ -11,9 +11,10 @@ import platform
 import shutil
 import sys
 import tempfile
+from functools import cache
 from pathlib import Path
 
-__all__ = ["user_cache", "code_digest", "host_cpu"]
+__all__ = ["user_cache", "code_digest", "host_cpu", "cpu_key"]
 
 _TEMPORARY: dict = {}
 _WRITABLE: dict = {}     # the folders found writable, by kind and $XDG_CACHE_HOME
@@ -78,3 +79,18 @@ def host_cpu() -> str:
     except OSError:
         model = ""
     return f"{platform.machine()} {model or platform.processor()}".strip()
+
+
+@cache
+def cpu_key() -> str:
+    """This CPU in a cache key of what was built for it: :func:`host_cpu` and a digest of the
+    features its kernel reports (``/proc/cpuinfo``'s flags), so what was built where a
+    feature was there is not reused where a machine of the same model name hides it (a
+    virtual machine's)."""
+    import hashlib
+    try:
+        with open("/proc/cpuinfo") as f:
+            flags = next((line for line in f if line.startswith("flags")), "")
+    except OSError:
+        flags = ""
+    return f"{host_cpu()} {hashlib.sha256(flags.encode()).hexdigest()[:16]}"

@@ -15,7 +15,7 @@ from importlib import import_module
 
 import numpy as np
 
-from waiexport.caches import host_cpu, user_cache
+from waiexport.caches import cpu_key, host_cpu, user_cache
 
 from ..errors import EngineFailure, EngineUnavailable
 from .base import versions
@@ -64,7 +64,7 @@ class IreeCpuEngine(TosaRefEngine):
     def _vmfb(self, data: bytes) -> bytes:
         import subprocess
         import iree.compiler as ic
-        key = hashlib.sha256(data + json.dumps([self._versions, self._cpu]).encode())
+        key = hashlib.sha256(data + json.dumps([self._versions, cpu_key()]).encode())
         folder = user_cache("iree")
         path = os.path.join(folder, key.hexdigest() + ".vmfb")
         if os.path.exists(path):

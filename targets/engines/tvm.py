@@ -12,7 +12,7 @@ import os
 
 import numpy as np
 
-from waiexport.caches import host_cpu, user_cache
+from waiexport.caches import cpu_key, host_cpu, user_cache
 
 from ..errors import EngineFailure, EngineUnavailable, NotForEngine
 from .base import ModelEngine, versions
@@ -65,7 +65,7 @@ class TvmEngine(ModelEngine):
         from tvm.relax.frontend.onnx import from_onnx
         shapes = {k: list(v.shape) for k, v in feed.items()}
         key = hashlib.sha256(model.data + json.dumps(
-            [shapes, versions("apache-tvm"), self._cpu]).encode()).hexdigest()
+            [shapes, versions("apache-tvm"), cpu_key()]).encode()).hexdigest()
         folder = user_cache("tvm")
         path = folder / f"{key}.so"
         if not path.exists():

@@ -216,7 +216,7 @@ def _offline(ort, data: bytes, threads: int):
     0.7 ms, not 1.2; a scale graph in 4 ms, not 8; measured)."""
     import hashlib
 
-    from waiexport.caches import host_cpu
+    from waiexport.caches import cpu_key
 
     from ..stored import optimised
     cpu = ["CPUExecutionProvider"]
@@ -236,7 +236,7 @@ def _offline(ort, data: bytes, threads: int):
         if path:
             opts.optimized_model_filepath = path
         return ort.InferenceSession(data, opts, providers=cpu)
-    return optimised(["onnxruntime", ort.__version__, host_cpu(),
+    return optimised(["onnxruntime", ort.__version__, cpu_key(),
                       hashlib.sha256(data).hexdigest()], opened, made)
 
 

@@ -344,6 +344,19 @@ def test_a_session_opens_the_graph_onnxruntime_made_of_the_model_before(kept, se
     assert all((a == b).all() for a, b in zip(want, got, strict=True))
 
 
+def test_a_graph_kept_for_another_cpu_is_not_opened(kept, sessions, monkeypatch):
+    # onnxruntime's offline mode asks for the same hardware: a machine of the same model name
+    # whose features differ (a virtual machine's) makes its own
+    import onnxruntime as ort
+    from waiexport.targets.onnx.format import ONNX
+    model = engine("ort-cpu").export(SMALL).built()
+    ONNX.runner(model)
+    monkeypatch.setattr(caches, "cpu_key", lambda: caches.host_cpu() + " other features")
+    sessions.clear()
+    ONNX.runner(model)
+    assert sessions[-1][1] == ort.GraphOptimizationLevel.ORT_ENABLE_ALL and len(graphs(kept)) == 2
+
+
 @pytest.mark.parametrize("spoil", ["truncated", "not a model"])
 def test_a_kept_graph_that_does_not_read_back_or_open_is_made_again(kept, sessions, spoil):
     import onnxruntime as ort
