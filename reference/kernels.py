@@ -9,6 +9,7 @@ partial sum in every order (§8.2).
 import hashlib
 import os
 import sys
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -20,20 +21,28 @@ from waiexport.caches import user_cache
 CACHE = Path(os.environ.get("NUMBA_CACHE_DIR") or user_cache("numba"))
 os.environ.setdefault("NUMBA_CACHE_DIR", str(CACHE))
 
-#: What numba's import reads only to check and that nothing here needs, kept out of it where
-#: nothing has imported it yet: scipy, whose version numba checks if it is installed (18 ms
-#: here), and PyYAML, which it uses for a ``.numba_config.yaml`` in the working folder, where
-#: there is none (17 ms). A later import of either works as before.
-_KEPT_OUT = [m for m in ("scipy", "yaml") if m not in sys.modules
-             and (m != "yaml" or not os.path.isfile(".numba_config.yaml"))]
-sys.modules.update(dict.fromkeys(_KEPT_OUT))      # an import of one raises ImportError
-try:
+
+@contextmanager
+def _kept_out(*modules: str):
+    """Inside, each of ``modules`` that nothing has imported yet is absent to an import (it
+    raises ImportError); afterwards each imports as before."""
+    absent = [m for m in modules if m not in sys.modules]
+    sys.modules.update(dict.fromkeys(absent))
+    try:
+        yield
+    finally:
+        for m in absent:
+            del sys.modules[m]
+
+
+# numba's import reads scipy only to check its version where scipy is installed (18 ms here),
+# and PyYAML only for a ``.numba_config.yaml`` in the working folder (17 ms), where there is
+# none: nothing here needs either.
+with _kept_out("scipy", *(() if os.path.isfile(".numba_config.yaml") else ("yaml",))):
     from numba import __version__ as _numba, njit, prange  # noqa: E402
-finally:
-    for _m in _KEPT_OUT:
-        del sys.modules[_m]
 
 __all__ = ["conv_acc", "conv_transpose_acc", "announced", "CACHE"]
+
 
 def _numpy_support_without_scipy() -> None:
     """Import numba's numpy support (``numba.np.arraymath``, which numba's registries import)
@@ -44,11 +53,8 @@ def _numpy_support_without_scipy() -> None:
     linear algebra imports scipy when compiled, as before."""
     if "numba.np.arraymath" in sys.modules or "scipy.linalg" in sys.modules:
         return
-    sys.modules["scipy.linalg"] = None      # an import of it raises ImportError meanwhile
-    try:
+    with _kept_out("scipy.linalg"):
         import numba.np.arraymath  # noqa: F401
-    finally:
-        del sys.modules["scipy.linalg"]
 
 
 def _cached_without_registries(kernel) -> None:

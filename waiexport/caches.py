@@ -70,8 +70,7 @@ def code_digest() -> str:
 
 
 def host_cpu() -> str:
-    """This CPU, for a cache key of what was built for it and a claim: the machine and its
-    model name."""
+    """This CPU, for a claim (and in :func:`cpu_key`): the machine and its model name."""
     try:
         with open("/proc/cpuinfo") as f:
             model = next((line.split(":", 1)[1].strip() for line in f
