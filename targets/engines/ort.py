@@ -235,11 +235,8 @@ class OrtEngine(ModelEngine):
             return built[key]
 
         def run_all(inputs, scalars):
-            from ..onnx.export import build_model
-            from ..onnx.probes import SATURATION
-            s = made("exposed", lambda: self._session(build_model(
-                exp.graph, exp.metadata, expose=True, target=self.target,
-                u8s8=self.probe()[SATURATION] is None).SerializeToString()))
+            s = made("exposed", lambda: self._session(
+                exp.format.exposed(exp.whole()).SerializeToString()))
             return run_session(exp.graph, s, inputs, scalars, every=True)
 
         def inside(op_index, inputs, scalars):

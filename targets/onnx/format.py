@@ -68,15 +68,21 @@ class OnnxFormat(Format):
                                 bounds=exp.outcome.member.bounds)
         _runtime_fits(exp)
 
-    def prefix(self, exp, t: int) -> Model:
+    def exposed(self, exp):
+        """The export's model with every graph tensor ``t`` an output ``tensor<t>`` too
+        (:func:`~.export.build_model`'s ``expose``), built as the export's own model is,
+        once."""
         from .export import build_model
         if "exposed" not in exp._models:
             exp._models["exposed"] = build_model(
                 exp.graph, exp.metadata, expose=True, target=exp.target,
                 label=exp.outcome.label, u8s8=exp.u8s8, bounds=exp.outcome.member.bounds)
+        return exp._models["exposed"]
+
+    def prefix(self, exp, t: int) -> Model:
         import onnx
         m = onnx.ModelProto()
-        m.CopyFrom(exp._models["exposed"])
+        m.CopyFrom(self.exposed(exp))
         keep = [o for o in m.graph.output if o.name in (f"tensor{t}",) or
                 o.name.startswith("check")]
         del m.graph.output[:]
