@@ -14,6 +14,10 @@ from .errors import EngineFailure
 
 __all__ = ["OutputMismatch", "by_name", "in_order"]
 
+#: The types an element of an object array may have: Python's and numpy's integers, exactly
+#: (a subclass may say it equals what it does not).
+_INTEGERS = {int, *(np.dtype(c).type for c in np.typecodes["AllInteger"])}
+
 
 class OutputMismatch(EngineFailure):
     """An engine's outputs are not the graph's: one missing, extra, of another shape or not
@@ -47,8 +51,11 @@ def in_order(g: Graph, got, inputs, scalars) -> list[np.ndarray]:
         if not isinstance(v, np.ndarray) or v.dtype.kind not in "iuO":
             kind = v.dtype.name if isinstance(v, np.ndarray) else type(v).__name__
             raise OutputMismatch(f"output {name} is {kind}, not an integer array")
-        if v.dtype.kind == "O" and not all(isinstance(x, int) for x in v.reshape(-1)[:1000]):
-            raise OutputMismatch(f"output {name} holds values that are not integers")
+        v = np.asarray(v)    # a subclass's own comparison, mask or shape is not the values'
+        if v.dtype.kind == "O" and not (kinds := set(map(type, v.reshape(-1)))) <= _INTEGERS:
+            raise OutputMismatch(f"output {name} holds values that are not integers ("
+                                 + ", ".join(sorted(k.__name__ for k in kinds - _INTEGERS)[:3])
+                                 + ")")
         if tuple(v.shape) != tuple(planned[t]):
             raise OutputMismatch(f"output {name} has shape {list(v.shape)}; the graph gives "
                                  f"{list(planned[t])}")

@@ -305,6 +305,22 @@ class Returning(ReferenceEngine):
         return Loaded(loaded.graph, lambda i, s: self.mistake(loaded.run(i, s)))
 
 
+class _Agreeable(int):
+    """An integer that says it equals anything."""
+
+    def __eq__(self, other):
+        return True
+
+    __hash__ = int.__hash__
+
+
+def _agreeable(v: np.ndarray) -> np.ndarray:
+    """``v + 1`` as :class:`_Agreeable` integers in an object array."""
+    out = np.empty(v.shape, object)
+    out.reshape(-1)[:] = [_Agreeable(int(x) + 1) for x in v.reshape(-1)]
+    return out
+
+
 RETURNING = {
     "no outputs": (lambda got: {}, "output out0, out1, out2, out3 missing"),
     "a renamed output": (lambda got: {"max_2" if k == "out0" else k: v for k, v in got.items()},
@@ -316,7 +332,25 @@ RETURNING = {
                       "output out0 has shape"),
     "a wrong type": (lambda got: {k: v.astype(np.float64) for k, v in got.items()},
                      "output out0 is float64, not an integer array"),
+    "integers that say they equal anything": (
+        lambda got: {k: _agreeable(v) for k, v in got.items()},
+        "output out0 holds values that are not integers (_Agreeable)"),
 }
+
+
+def test_an_object_output_is_checked_to_its_last_element():
+    from waiexport import write
+    from waiexport.builder import GraphBuilder
+    from waiexport.targets.outputs import OutputMismatch, in_order
+    b = GraphBuilder()
+    b.output(b.op("relu", b.input(2, -9, 9)))
+    g = b.build()
+    x = np.arange(2 * 40 * 40).reshape(2, 40, 40) % 19 - 9
+    got = ReferenceEngine().load(write(g)).run([x], [])["out0"].astype(object)
+    assert in_order(g, {"out0": got}, [x], [])[0].tolist() == np.maximum(x, 0).tolist()
+    got.reshape(-1)[-1] = float(got.reshape(-1)[-1])     # its 3,200th element: 8.0, not 8
+    with pytest.raises(OutputMismatch, match=r"out0 holds values that are not integers \(float\)"):
+        in_order(g, {"out0": got}, [x], [])
 
 
 @pytest.mark.parametrize("double", sorted(RETURNING))
