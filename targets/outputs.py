@@ -12,11 +12,11 @@ from waiexport.plan import run_plan
 
 from .errors import EngineFailure
 
-__all__ = ["OutputMismatch", "by_name", "in_order"]
+__all__ = ["INTEGERS", "OutputMismatch", "by_name", "in_order"]
 
 #: The types an element of an object array may have: Python's and numpy's integers, exactly
 #: (a subclass may say it equals what it does not).
-_INTEGERS = {int, *(np.dtype(c).type for c in np.typecodes["AllInteger"])}
+INTEGERS = {int, *(np.dtype(c).type for c in np.typecodes["AllInteger"])}
 
 
 class OutputMismatch(EngineFailure):
@@ -52,9 +52,9 @@ def in_order(g: Graph, got, inputs, scalars) -> list[np.ndarray]:
             kind = v.dtype.name if isinstance(v, np.ndarray) else type(v).__name__
             raise OutputMismatch(f"output {name} is {kind}, not an integer array")
         v = np.asarray(v)    # a subclass's own comparison, mask or shape is not the values'
-        if v.dtype.kind == "O" and not (kinds := set(map(type, v.reshape(-1)))) <= _INTEGERS:
+        if v.dtype.kind == "O" and not (kinds := set(map(type, v.reshape(-1)))) <= INTEGERS:
             raise OutputMismatch(f"output {name} holds values that are not integers ("
-                                 + ", ".join(sorted(k.__name__ for k in kinds - _INTEGERS)[:3])
+                                 + ", ".join(sorted(k.__name__ for k in kinds - INTEGERS)[:3])
                                  + ")")
         if tuple(v.shape) != tuple(planned[t]):
             raise OutputMismatch(f"output {name} has shape {list(v.shape)}; the graph gives "

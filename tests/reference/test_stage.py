@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from waiexport.conformance.checker import check_dir
 from waiexport.conformance.generate import CORPUS
 from waiexport.conformance.validate import files_under, report, validate
+from waiexport.conformance.vectors import read_vectors
 from waiexport.reference.literal.stage import LITERAL_STAGE as LITERAL
 from waiexport.reference.stage import ELSEWHERE, STAGE_OPS, StageRefusal, run
 from waiexport.reference.stage.bucket import bucket
@@ -365,6 +366,76 @@ def test_a_stage_engine_that_is_off_by_one_fails_by_id():
     bad = [r for r in results if r.status == "fail"]
     assert bad and all("expected" in r.reason for r in bad)
     assert all(r.status == "pass" for r in results if "refused" in r.vid)
+
+
+class _Agreeable:
+    """A value that says it equals anything."""
+
+    def __eq__(self, other):
+        return True
+
+
+class ReturningStage(OffByOneStage):
+    """The reference engine, except that each stage result is given ``mistake``."""
+
+    def __init__(self, mistake):
+        self.mistake = mistake
+
+    def stage(self, op, inp, modes):
+        return self.mistake(run(op, inp, modes))
+
+
+def _deep(f, x):
+    """``x`` with ``f`` applied to each integer inside it."""
+    if isinstance(x, dict):
+        return {k: _deep(f, v) for k, v in x.items()}
+    if isinstance(x, list):
+        return [_deep(f, v) for v in x]
+    return f(x) if type(x) is int else x
+
+
+def _has_int(x) -> bool:
+    return _deep(lambda v: None, x) != x
+
+
+STAGE_MISTAKES = {
+    "an object that says it equals anything": (lambda out: _Agreeable(), lambda out: True,
+                                               "result is _Agreeable"),
+    "integers as floats": (lambda out: _deep(float, out), _has_int, "is float"),
+    "one past, as an integer that says it is equal": (
+        lambda out: _deep(lambda v: type("Same", (int,), {"__eq__": lambda s, o: True,
+                                                          "__hash__": int.__hash__})(v + 1),
+                          out), _has_int, "is Same"),
+    "lists as integer arrays and integers as numpy's": (
+        lambda out: _deep(np.int64, {k: np.array(v) if isinstance(v, list) and v and
+                                     all(type(x) is int for x in v) else v
+                                     for k, v in out.items()}), None, ""),
+}
+
+
+@pytest.mark.parametrize("mistake", sorted(STAGE_MISTAKES))
+def test_a_stage_result_passes_only_as_the_values_expected(mistake):
+    # every stage file, so each kind of result (lists, refusals, nested dicts) is met; a
+    # result the mistake changes fails, naming the type, and one it leaves alone passes
+    change, applies, words = STAGE_MISTAKES[mistake]
+    files = files_under([CORPUS / "stage"])
+    changed = set()
+    for path in files:
+        for v in read_vectors(path):
+            if v["op"] in ELSEWHERE:
+                continue
+            try:
+                out = run(v["op"], v["stage"]["in"], v["stage"]["modes"])
+            except StageRefusal:
+                continue
+            if applies is not None and applies(out):
+                changed.add(v["id"])
+    results = {r.vid: r for r in validate(ReturningStage(change), files) if r.status != "skip"}
+    assert len(results) > 100 and (changed or applies is None)
+    assert all(r.status == "fail" and words in r.reason for k, r in results.items()
+               if k in changed), [r.reason for k, r in results.items() if k in changed][:3]
+    assert all(r.status == "pass" for k, r in results.items() if k not in changed), \
+        [(k, r.reason) for k, r in results.items() if k not in changed and r.status != "pass"][:3]
 
 
 @pytest.mark.parametrize("dtype", [np.int64, np.uint64, np.int32, np.uint32, np.int8])
