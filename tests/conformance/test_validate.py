@@ -338,6 +338,27 @@ RETURNING = {
 }
 
 
+class Graphless(Returning):
+    """:class:`Returning`, whose loaded graph is ``None`` (a plug-in that sees no use for
+    it): what it returns is checked against this toolchain's reading of the graph."""
+
+    def load(self, data):
+        from dataclasses import replace
+        return replace(super().load(data), graph=None)
+
+
+@pytest.mark.parametrize("mistake, words", [(lambda got: got, None),
+                                            (RETURNING["the second dropped"])])
+def test_what_an_engine_returns_is_checked_against_this_toolchain_s_graph(mistake, words):
+    file = VECTORS / "subpos_split.jsonl"
+    results = validate(Graphless("graphless", mistake), [file])
+    computes = {v["id"] for v in read_vectors(file)
+                if any("outputs" in d["expect"] for d in v["decodes"])}
+    assert computes and {r.vid for r in results if r.status != "pass"} == \
+        (set() if words is None else computes)
+    assert all(words in r.reason for r in results if r.vid in computes and words)
+
+
 def test_an_object_output_is_checked_to_its_last_element():
     from waiexport import write
     from waiexport.builder import GraphBuilder
