@@ -11,8 +11,10 @@
    export`` exports it, self-check included: for ``ort-cpu`` (ONNX), and for ``tosa`` and
    ``ethos-u55-128`` at ``--size 64x64``, interleaved. Vela's compile is timed apart and not
    counted; IREE's compile (cached by the model's digest) falls in the first round only,
-   which is timed apart too. With them, the TOSA reference model's decode of that model at
-   its check size against 8×8, the smallest size checked before.
+   which is timed apart too; the ``tosa`` export's check at the model's size on IREE is
+   timed apart as well (the reference's decodes in it, and the rest of it), with the export
+   without it against the ONNX export. With them, the TOSA reference model's decode of that
+   model at its check size against 8×8, the smallest size checked before.
 
 For each graph: median times, onnxruntime against the reference (ratio), and the integer
 multiply-accumulates per second achieved, against a peak estimated as cores × clock × 32
@@ -104,17 +106,29 @@ def real_sizes(rounds: int = 5) -> None:
 
     from _graphs import int_synth_full
     from waiexport.cli import main as cli
+    import waiexport.cli.export as export_command
+    import waiexport.targets.exporter as exporter
     import waiexport.targets.vela.format as vela_format
-    spent: list = []
-    real = vela_format.compile_vela
+    spent: dict = {"vela": [], "at size": [], "its reference": []}
+    inside: list = []    # non-empty while the check at the model's size runs
 
-    def timed(*args, **kw):
-        t = time.perf_counter()
-        try:
-            return real(*args, **kw)
-        finally:
-            spent.append(time.perf_counter() - t)
-    vela_format.compile_vela = timed
+    def spy(module, name: str, into: str, when=lambda: True, mark: bool = False) -> None:
+        """``module.name`` timed into ``spent[into]`` (where ``when()``)."""
+        real = getattr(module, name)
+
+        def timed(*args, **kw):
+            t, counted = time.perf_counter(), when()
+            inside.extend([True] if mark else [])
+            try:
+                return real(*args, **kw)
+            finally:
+                del inside[len(inside) - mark:]
+                if counted:
+                    spent[into].append(time.perf_counter() - t)
+        setattr(module, name, timed)
+    spy(vela_format, "compile_vela", "vela")
+    spy(export_command, "_at_size", "at size", mark=True)
+    spy(exporter, "decode", "its reference", when=lambda: bool(inside))
     folder = Path(tempfile.mkdtemp())
     (folder / "synth.whg1").write_bytes(write(int_synth_full()))
     runs = {"ort-cpu": ["-o", str(folder / "m.onnx")],
@@ -122,15 +136,20 @@ def real_sizes(rounds: int = 5) -> None:
             "ethos-u55-128 64x64": ["--target", "ethos-u55-128", "--size", "64x64", "-o",
                                     str(folder / "u55")]}
     times: dict = {name: [] for name in runs}
+    parts: dict = {"at size": [], "its reference": []}
     vela: list = []
     for _ in range(rounds):
         for name, args in runs.items():
-            spent.clear()
+            for v in spent.values():
+                v.clear()
             t = time.perf_counter()
             r = CliRunner().invoke(cli, ["export", str(folder / "synth.whg1"), *args])
             assert r.exit_code == 0, r.output
-            times[name].append(time.perf_counter() - t - sum(spent))
-            vela += spent
+            times[name].append(time.perf_counter() - t - sum(spent["vela"]))
+            vela += spent["vela"]
+            if name.startswith("tosa"):
+                for k in parts:
+                    parts[k].append(sum(spent[k]))
     print(f"realistic int_synth exported, self-check included, {rounds} rounds interleaved, "
           f"load {os.getloadavg()[0]:.1f}:")
     later = {name: t[1:] for name, t in times.items()}   # IREE's compile falls in round 1
@@ -138,6 +157,13 @@ def real_sizes(rounds: int = 5) -> None:
         print(f"  {name}: {statistics.median(t[1:]):.1f} s"
               + (f", {ratio(later, name, 'ort-cpu')} the ONNX export; first round "
                  f"{t[0]:.1f} s" if name != "ort-cpu" else ""))
+    at, ref = parts["at size"][1:], parts["its reference"][1:]
+    later["tosa 64x64 without"] = [a - b for a, b in zip(later["tosa 64x64"], at)]
+    print(f"  of tosa 64x64, its check at 64x64 on iree-cpu {statistics.median(at):.1f} s: the "
+          f"reference's decodes {statistics.median(ref):.1f} s, the rest of it (IREE's worker's "
+          f"start and load, its decodes, the comparisons) "
+          f"{statistics.median([a - b for a, b in zip(at, ref)]):.1f} s; the export without it {statistics.median(later['tosa 64x64 without']):.1f} s, "
+          f"{ratio(later, 'tosa 64x64 without', 'ort-cpu')} the ONNX export")
     print(f"  Vela's compile, apart: {statistics.median(vela):.1f} s a run")
     check_size_decode(int_synth_full())
 
