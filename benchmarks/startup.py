@@ -1,8 +1,9 @@
 """Start-up time of the command line, each command a fresh process, interleaved over rounds
 (A B C … A B C), as median ratios with their spread against a bare import in the same
 rounds: ``waiexport --help`` and ``waiexport check`` of a small graph against ``python -c
-"import numpy"``, and the main job, ``waiexport examples run`` (warm: numba's kernels
-compiled), against ``python -c "import numpy, onnxruntime"``. The load average is printed
+"import numpy"``, and ``waiexport export`` of that graph (its self-check included) and the
+main job, ``waiexport examples run`` (warm: numba's kernels compiled, the models kept),
+against ``python -c "import numpy, onnxruntime"``. The load average is printed
 with them, and then the main job's validations timed apart in this process.
 
 Run: ``python benchmarks/startup.py [ROUNDS]``.
@@ -31,10 +32,13 @@ def main(rounds: int = 9) -> None:
                                               "import numpy, onnxruntime"],
                 "waiexport --help": [exe, "--help"],
                 "waiexport check": [exe, "check", str(small)],
+                "waiexport export": [exe, "export", str(small), "-o",
+                                     str(small.with_suffix(".onnx"))],
                 "waiexport examples run": [exe, "examples", "run"]}
     fresh(commands["waiexport examples run"])()          # numba's kernels compiled
     times = interleaved({name: fresh(cmd) for name, cmd in commands.items()}, rounds)
     for name, peer in (("waiexport --help", "import numpy"), ("waiexport check", "import numpy"),
+                       ("waiexport export", "import numpy, onnxruntime"),
                        ("waiexport examples run", "import numpy, onnxruntime")):
         print(f"{name}: {statistics.median(times[name]) * 1e3:.0f} ms, "
               f"{ratio(times, name, peer)} {peer} "

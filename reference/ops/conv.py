@@ -4,14 +4,15 @@ import numpy as np
 
 from waiexport.params import Conv
 
-from ..arrays import compact, pad, reached, sum_width, wide
+from ..arrays import compact, compiled, pad, reached, sum_width, wide
 from ..rq import rq
 
 
 def run(p: Conv, ins, ctx):
     """``acc[o][y][x] = Σ Wt[o][ci][i][j] · X̃[g·cg + ci][y·sh + i − ph][x·sw + j − pw]``;
-    ``out = rq_o(acc)``. The sum runs compiled in ``int32`` or ``int64`` when
-    ``cg·kh·kw·max|w|·max|x|`` fits, else in Python integers."""
+    ``out = rq_o(acc)``. The sum runs in ``int32`` or ``int64`` when ``cg·kh·kw·max|w|·max|x|``
+    fits (compiled where it has many products, :func:`~..arrays.compiled`), else in Python
+    integers."""
     x, = ins
     cin, h, w = x.shape
     cg = cin // p.groups
@@ -24,22 +25,25 @@ def run(p: Conv, ins, ctx):
         return [rq(acc, p.rq, ctx.rounding)]
     (y0, y1, r0, r1, top, bottom), (x0, x1, c0, c1, left, right) = rows, cols
     xp = pad(x[:, r0:r1 + 1, c0:c1 + 1], top, left, bottom, right)
-    if dtype is None:
-        acc = acc.astype(object)
-        acc[:, y0:y1 + 1, x0:x1 + 1] = _exact(p, xp, y1 - y0 + 1, x1 - x0 + 1)
+    ho, wo = y1 - y0 + 1, x1 - x0 + 1
+    if dtype is None or not compiled(p.cout * cg * p.kh * p.kw * ho * wo):
+        acc = acc if dtype else acc.astype(object)
+        acc[:, y0:y1 + 1, x0:x1 + 1] = _taps(p, xp, ho, wo, dtype)
         return [rq(compact(acc), p.rq, ctx.rounding)]
-    part = np.zeros((p.cout, y1 - y0 + 1, x1 - x0 + 1), dtype)
+    part = np.zeros((p.cout, ho, wo), dtype)
     from ..kernels import conv_acc     # numba, imported where a sum runs compiled
     conv_acc(xp.astype(dtype), p.weights.astype(dtype), p.sh, p.sw, p.groups, part)
     acc[:, y0:y1 + 1, x0:x1 + 1] = part
     return [rq(compact(acc), p.rq, ctx.rounding)]
 
 
-def _exact(p: Conv, xp, ho, wo):
-    """The same sum on Python integers, one tap at a time, over the padded input ``xp``."""
+def _taps(p: Conv, xp, ho, wo, dtype):
+    """The same sum one tap at a time over the padded input ``xp``, by numpy: in ``dtype``,
+    which holds every partial sum, or on Python integers (``None``)."""
     cg, og = xp.shape[0] // p.groups, p.cout // p.groups
-    xp, wt = wide(xp), wide(p.weights)
-    acc = np.zeros((p.cout, ho, wo), dtype=object)
+    xp, wt = (xp.astype(dtype), p.weights.astype(dtype)) if dtype else \
+        (wide(xp), wide(p.weights))
+    acc = np.zeros((p.cout, ho, wo), dtype=dtype or object)
     for g in range(p.groups):
         xg = xp[g * cg:(g + 1) * cg]
         for i in range(p.kh):

@@ -4,7 +4,7 @@ import numpy as np
 
 from waiexport.params import ConvTranspose
 
-from ..arrays import compact, sum_width, wide
+from ..arrays import compact, compiled, sum_width, wide
 from ..rq import rq
 
 
@@ -12,8 +12,8 @@ def run(p: ConvTranspose, ins, ctx):
     """Add every ``Wt[ci][o][i][j]·X[ci][u][v]`` into an uncropped plane at ``(u·sh + i,
     v·sw + j)``, keep rows ``[ph, ph + Ho)`` and columns ``[pw, pw + Wo)`` (§5.3, informative:
     the same set of products as the definition); positions no tap reaches hold ``rq_o(0)``.
-    The sum runs compiled in ``int32`` or ``int64`` when ``cin·kh·kw·max|w|·max|x|`` fits,
-    else in Python integers."""
+    The sum runs in ``int32`` or ``int64`` when ``cin·kh·kw·max|w|·max|x|`` fits (compiled
+    where it has many products, :func:`~..arrays.compiled`), else in Python integers."""
     x, = ins
     cin, h, w = x.shape
     uh, uw = (h - 1) * p.sh + p.kh + p.oph, (w - 1) * p.sw + p.kw + p.opw
@@ -22,8 +22,9 @@ def run(p: ConvTranspose, ins, ctx):
     if uh * uw > 4 * ho * wo + p.kh * p.kw:
         return [rq(compact(_gathered(p, x, ho, wo, dtype)), p.rq, ctx.rounding)]
     plane = np.zeros((p.cout, uh, uw), dtype or object)
-    if dtype is None:
-        xs, wt = wide(x), wide(p.weights)
+    if dtype is None or not compiled(cin * p.cout * p.kh * p.kw * h * w):
+        xs, wt = (x.astype(dtype), p.weights.astype(dtype)) if dtype else \
+            (wide(x), wide(p.weights))
         for i in range(p.kh):
             for j in range(p.kw):
                 plane[:, i:i + p.sh * (h - 1) + 1:p.sh, j:j + p.sw * (w - 1) + 1:p.sw] += \

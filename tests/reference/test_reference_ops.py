@@ -2,6 +2,7 @@
 against a float64 oracle for the convolutions, and against the spec's own numbers (§5)."""
 
 import math
+from contextlib import contextmanager
 
 import numpy as np
 import pytest
@@ -12,7 +13,7 @@ from waiexport import Refusal
 from waiexport import params as P
 from waiexport.builder import GraphBuilder, conv, conv_transpose, igdn, layernorm, rq
 from waiexport.optable import BY_NAME
-from waiexport.reference import REFERENCE, decode
+from waiexport.reference import REFERENCE, arrays, decode
 from waiexport.reference.literal import LITERAL
 
 from _helpers import examples
@@ -47,6 +48,20 @@ def test_vectorised_matches_literal(name, data):
 
 
 # --- convolutions against float64 (exact while every partial sum stays below 2^53) ---------
+# each sum both ways, whatever its size: compiled (numba's kernels) and by numpy, tap by tap
+
+SUMS = pytest.mark.parametrize("sums", ["compiled", "taps"])
+
+
+@contextmanager
+def summed(sums: str):
+    saved = arrays.COMPILED
+    arrays.COMPILED = 0 if sums == "compiled" else 1 << 62
+    try:
+        yield
+    finally:
+        arrays.COMPILED = saved
+
 
 def _acc_graph(kind, cin, shape, params):
     b = GraphBuilder()
@@ -64,20 +79,23 @@ CONV_T_CASES = [  # (H, W), kernel, stride, pad, out_pad: the awkward ones of §
 ]
 
 
+@SUMS
 @pytest.mark.parametrize("hw, k, s, p, op", CONV_T_CASES)
-def test_conv_transpose_against_float64(hw, k, s, p, op):
+def test_conv_transpose_against_float64(hw, k, s, p, op, sums):
     rng = np.random.default_rng(hash((hw, k, s)) % 2**32)
     x = rng.integers(-100, 101, (3,) + hw)
     w = rng.integers(-100, 101, (3, 2) + k)
     g = _acc_graph("conv_transpose", 3, hw, conv_transpose(w, stride=s, pad=p, out_pad=op))
-    got = np.array(run1(g, x)[0], dtype=np.int64)
+    with summed(sums):
+        got = np.array(run1(g, x)[0], dtype=np.int64)
     want = conv_transpose_f64(x, w, s, p, op)
     np.testing.assert_array_equal(got, want.astype(np.int64))
 
 
+@SUMS
 @settings(max_examples=examples(60), deadline=None)
-@given(st.data())
-def test_conv_against_float64(data):
+@given(data=st.data())
+def test_conv_against_float64(data, sums):
     c = data.draw(st.integers(1, 3))
     h, w_ = data.draw(st.integers(1, 6)), data.draw(st.integers(1, 6))
     kh, kw = data.draw(st.integers(1, 4)), data.draw(st.integers(1, 4))
@@ -88,13 +106,15 @@ def test_conv_against_float64(data):
     rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
     x, wt = rng.integers(-100, 101, (c, h, w_)), rng.integers(-100, 101, (2, c, kh, kw))
     g = _acc_graph("conv", c, (h, w_), conv(wt, stride=s, pad=(ph, pw)))
-    np.testing.assert_array_equal(np.array(run1(g, x)[0], dtype=np.int64),
-                                  conv_f64(x, wt, s, (ph, pw)).astype(np.int64))
+    with summed(sums):
+        got = np.array(run1(g, x)[0], dtype=np.int64)
+    np.testing.assert_array_equal(got, conv_f64(x, wt, s, (ph, pw)).astype(np.int64))
 
 
+@SUMS
 @settings(max_examples=examples(60), deadline=None)
-@given(st.data())
-def test_conv_transpose_random_against_float64(data):
+@given(data=st.data())
+def test_conv_transpose_random_against_float64(data, sums):
     h, w_ = data.draw(st.integers(1, 4)), data.draw(st.integers(1, 4))
     k = (data.draw(st.integers(1, 5)), data.draw(st.integers(1, 5)))
     s = (data.draw(st.integers(1, 3)), data.draw(st.integers(1, 3)))
@@ -106,16 +126,20 @@ def test_conv_transpose_random_against_float64(data):
     rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
     x, wt = rng.integers(-100, 101, (c, h, w_)), rng.integers(-100, 101, (c, 3) + k)
     g = _acc_graph("conv_transpose", c, (h, w_), conv_transpose(wt, stride=s, pad=p, out_pad=op))
-    np.testing.assert_array_equal(np.array(run1(g, x)[0], dtype=np.int64),
-                                  conv_transpose_f64(x, wt, s, p, op).astype(np.int64))
+    with summed(sums):
+        got = np.array(run1(g, x)[0], dtype=np.int64)
+    np.testing.assert_array_equal(got, conv_transpose_f64(x, wt, s, p, op).astype(np.int64))
 
 
-def test_depthwise_conv_against_float64():
+@SUMS
+def test_depthwise_conv_against_float64(sums):
     rng = np.random.default_rng(7)
     x, wt = rng.integers(-100, 101, (4, 5, 5)), rng.integers(-100, 101, (4, 1, 3, 3))
     g = _acc_graph("conv", 4, (5, 5), conv(wt, pad=1, groups=4))
     want = np.stack([conv_f64(x[i:i + 1], wt[i:i + 1], (1, 1), (1, 1))[0] for i in range(4)])
-    np.testing.assert_array_equal(np.array(run1(g, x)[0], dtype=np.int64), want.astype(np.int64))
+    with summed(sums):
+        got = np.array(run1(g, x)[0], dtype=np.int64)
+    np.testing.assert_array_equal(got, want.astype(np.int64))
 
 
 def test_conv_transpose_unreached_positions_hold_rq_of_zero():
