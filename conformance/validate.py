@@ -117,8 +117,9 @@ def validate_stage(engine, file: str, v: dict) -> VectorOutcome:
                                               f"{type(e).__name__}: {str(e)[:120]}")
     try:
         got = _plain(got)
-    except TypeError as e:
-        return VectorOutcome(file, v["id"], "fail", f"its result is not a stage result: {e}")
+    except (TypeError, RecursionError) as e:   # a value of another type; a list inside itself
+        return VectorOutcome(file, v["id"], "fail", f"its result is not a stage result: "
+                                                    f"{str(e)[:120]}")
     if dumps(got, strict=False) == dumps(st["expect"], strict=False):
         return VectorOutcome(file, v["id"], "pass")
     return VectorOutcome(file, v["id"], "fail", _first_difference(st["expect"], got) or
