@@ -48,14 +48,14 @@ def in_order(g: Graph, got, inputs, scalars) -> list[np.ndarray]:
     out = []
     for name, t in zip(names, g.outputs):
         v = got[name]
+        if isinstance(v, np.ndarray):   # a subclass's own type, comparison, mask or shape
+            v = np.asarray(v)           # is not its values'
         if not isinstance(v, np.ndarray) or v.dtype.kind not in "iuO":
-            kind = v.dtype.name if isinstance(v, np.ndarray) else type(v).__name__
+            kind = v.dtype.name if isinstance(v, np.ndarray) else type(v).__name__[:40]
             raise OutputMismatch(f"output {name} is {kind}, not an integer array")
-        v = np.asarray(v)    # a subclass's own comparison, mask or shape is not the values'
         if v.dtype.kind == "O" and not (kinds := set(map(type, v.reshape(-1)))) <= INTEGERS:
-            raise OutputMismatch(f"output {name} holds values that are not integers ("
-                                 + ", ".join(sorted(k.__name__ for k in kinds - INTEGERS)[:3])
-                                 + ")")
+            raise OutputMismatch(f"output {name} holds values that are not integers (" + ", ".join(
+                sorted(k.__name__[:40] for k in kinds - INTEGERS)[:3]) + ")")
         if tuple(v.shape) != tuple(planned[t]):
             raise OutputMismatch(f"output {name} has shape {list(v.shape)}; the graph gives "
                                  f"{list(planned[t])}")
