@@ -12,13 +12,12 @@ from pathlib import Path
 import numpy as np
 
 from waiexport.certificate import Verdict
-from waiexport.jsonio import ascii_text, dumps
+from waiexport.jsonio import ascii_text, dumps, plain
 from waiexport.load import read_member
 from waiexport.refusal import Refusal
 from waiexport.targets.errors import EngineCrashed, EngineFailure, EngineTimedOut, NotForEngine
-from waiexport.targets.engines.base import machine
+from waiexport.targets.engines.base import described, machine
 from waiexport.targets.errors import ExportError
-from waiexport.targets.outputs import INTEGERS
 
 from .locate import locate as find_first, sentence
 from .vectors import parse_expect, read_vectors, vector_inputs
@@ -116,33 +115,13 @@ def validate_stage(engine, file: str, v: dict) -> VectorOutcome:
         return VectorOutcome(file, v["id"], "fail", f"the operator could not read this in: "
                                               f"{type(e).__name__}: {str(e)[:120]}")
     try:
-        got = _plain(got)
-    except (TypeError, RecursionError) as e:   # a value of another type; a list inside itself
-        return VectorOutcome(file, v["id"], "fail", f"its result is not a stage result: "
-                                                    f"{str(e)[:120]}")
+        got = plain(got, "result")
+    except TypeError as e:   # a value of another type; a list inside itself
+        return VectorOutcome(file, v["id"], "fail", f"its result is not a stage result: {e}")
     if dumps(got, strict=False) == dumps(st["expect"], strict=False):
         return VectorOutcome(file, v["id"], "pass")
     return VectorOutcome(file, v["id"], "fail", _first_difference(st["expect"], got) or
                          "the values expected, of other types (a boolean for an integer)")
-
-
-def _plain(x, where: str = "result"):
-    """A stage result as the values a vector's ``expect`` holds (dicts by name, lists,
-    integers, strings, booleans, None), each of exactly its type (an integer array becomes a
-    list); ``TypeError`` says where one is not (a float, an object that says it equals what
-    it does not)."""
-    kind = type(x)
-    if x is None or kind in (bool, str):
-        return x
-    if kind in INTEGERS:
-        return int(x)
-    if kind is np.ndarray and x.dtype.kind in "iu":
-        return x.tolist()
-    if kind is dict and all(type(k) is str for k in x):
-        return {k: _plain(v, f"{where}.{k}") for k, v in x.items()}
-    if kind in (list, tuple):
-        return [_plain(v, f"{where}[{i}]") for i, v in enumerate(x)]
-    raise TypeError(f"{where} is {ascii_text(kind.__name__)[:40]}")
 
 
 def _broke(file: str, vid: str, e: EngineFailure, where: str = "") -> VectorOutcome:
@@ -283,7 +262,7 @@ def claim(engine, results: list[VectorOutcome]) -> dict | None:
     if any(r.status in NO_CLAIM for r in results) or \
             not any(r.status == "pass" for r in results):
         return None
-    ran = engine.describe() if hasattr(engine, "describe") else \
+    ran = described(engine.describe()) if hasattr(engine, "describe") else \
         {"packages": "not reported by the engine"}
     subset = "wai-ops/1-npu" if engine.subset == "npu" else \
         "wai-ops/1-i32" if engine.profile == "acc32" else "wai-ops/1"

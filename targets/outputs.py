@@ -8,15 +8,12 @@ from __future__ import annotations
 import numpy as np
 
 from waiexport.graph import Graph
+from waiexport.jsonio import INTEGERS
 from waiexport.plan import run_plan
 
 from .errors import EngineFailure
 
-__all__ = ["INTEGERS", "OutputMismatch", "by_name", "in_order"]
-
-#: The types an element of an object array may have: Python's and numpy's integers, exactly
-#: (a subclass may say it equals what it does not).
-INTEGERS = {int, *(np.dtype(c).type for c in np.typecodes["AllInteger"])}
+__all__ = ["OutputMismatch", "by_name", "in_order"]
 
 
 class OutputMismatch(EngineFailure):

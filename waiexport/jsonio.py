@@ -12,8 +12,8 @@ import re
 
 import numpy as np
 
-__all__ = ["dumps", "loads", "BadInput", "parse_int", "decimals", "parse_tensor",
-           "parse_decode", "tensor_json", "ascii_text", "MAX_DEPTH"]
+__all__ = ["dumps", "loads", "plain", "BadInput", "parse_int", "decimals", "parse_tensor",
+           "parse_decode", "tensor_json", "ascii_text", "INTEGERS", "MAX_DEPTH"]
 
 _INTEGER = r"(?:0|-?[1-9][0-9]*)"
 _DECIMAL = re.compile(_INTEGER + r"\Z")
@@ -23,6 +23,9 @@ _DECIMALS = re.compile(rf"(?:{_INTEGER},)*{_INTEGER}\Z")    # joined by commas
 #: every reader walks what it reads, so a deeper one is refused before it is parsed.
 MAX_DEPTH = 32
 _STRING = re.compile(r'"(?:[^"\\]|\\.)*+"')
+#: The types an integer may have here, exactly: Python's and numpy's (a subclass may say it
+#: equals what it does not).
+INTEGERS = frozenset({int, *(np.dtype(c).type for c in np.typecodes["AllInteger"])})
 
 
 class BadInput(ValueError):
@@ -72,6 +75,30 @@ _ASCII = {"§": "section ", "≤": "<=", "≥": ">=", "≠": "!=", "×": "x", "�
           "–": "-", "—": "-", "…": "...", "→": "->", "←": "<-", "²": "^2", "⌊": "floor(",
           "⌋": ")", "⌈": "ceil(", "⌉": ")", "′": "'", "‘": "'", "’": "'", "“": '"', "”": '"',
           "⁺": "+", "⁻": "-"}
+
+
+def plain(value, where: str = "value", other=None, _path: tuple = ()):
+    """``value`` as the values canonical JSON holds (dicts by name, lists, integers, strings,
+    booleans, None), each of exactly its type (a tuple and an integer array become lists);
+    a value of another type, or nested deeper than :data:`MAX_DEPTH`, becomes ``other(it)``,
+    or, without ``other``, ``TypeError`` says where it is."""
+    kind = type(value)
+    if value is None or kind in (bool, str):
+        return value
+    if kind in INTEGERS:
+        return int(value)
+    deep = len(_path) >= MAX_DEPTH
+    if kind is np.ndarray and value.dtype.kind in "iu" and not deep:
+        return value.tolist()
+    if kind is dict and all(type(k) is str for k in value) and not deep:
+        return {k: plain(v, where, other, (*_path, f".{k}")) for k, v in value.items()}
+    if kind in (list, tuple) and not deep:
+        return [plain(v, where, other, (*_path, f"[{i}]")) for i, v in enumerate(value)]
+    if other is not None:
+        return other(value)
+    at = where + "".join(_path)
+    raise TypeError(f"{at[:80]}: nested deeper than {MAX_DEPTH} levels" if deep else
+                    f"{at[:80]} is {ascii_text(kind.__name__)[:40]}")
 
 
 def ascii_text(text: str) -> str:

@@ -31,6 +31,7 @@ import numpy as np
 
 from waiexport.descriptions import target
 from waiexport.graph import Graph
+from waiexport.jsonio import ascii_text, plain
 from waiexport.probes import probe_inputs
 from waiexport.reference import Decoder
 
@@ -38,7 +39,7 @@ from ..errors import ExportError, NotForEngine
 from ..format import Model, graph_outputs
 from ..outputs import in_order
 
-__all__ = ["Engine", "ModelEngine", "Loaded", "versions", "machine"]
+__all__ = ["Engine", "ModelEngine", "Loaded", "versions", "machine", "described"]
 
 
 @dataclass
@@ -77,6 +78,16 @@ def versions(*names: str) -> dict:
         except metadata.PackageNotFoundError:
             out[name] = "not installed"
     return out
+
+
+def described(said) -> dict:
+    """An engine's description (:meth:`Engine.describe`) as a report holds it: its values of
+    JSON's types as they are, any other as its text; one that is not a dict says where the
+    engine runs."""
+    def text(v) -> str:
+        return ascii_text(str(v))[:200]
+    out = plain(said, "description", other=text)
+    return out if type(out) is dict else {"runs_on": text(out)}
 
 
 def machine() -> str:

@@ -25,7 +25,7 @@ import time
 import weakref
 
 from ..errors import EngineCrashed, EngineFailure, EngineTimedOut
-from .base import Engine, Loaded
+from .base import Engine, Loaded, described
 
 __all__ = ["Isolated", "TIME_LIMIT", "MEMORY_LIMIT"]
 
@@ -98,7 +98,7 @@ class Isolated(Engine):
         return found
 
     def describe(self) -> dict:
-        return {**self._describe, "isolation": (
+        return {**described(self._describe), "isolation": (
             f"in a worker process of its own, each call limited to {self.time_limit:g} s and "
             f"{self.memory_limit / 2**30:g} GiB of resident memory")}
 

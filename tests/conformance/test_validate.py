@@ -15,6 +15,7 @@ from waiexport.conformance.diagnose import wrap32
 from waiexport.conformance.generate import CORPUS
 from waiexport.conformance.validate import files_under, report, validate
 from waiexport.conformance.vectors import read_vectors
+from waiexport.jsonio import dumps
 from waiexport.reference.arrays import wide
 from waiexport.targets.engines.base import Loaded
 from waiexport.targets.engines.ort import CPU, OrtEngine, OrtRuntime
@@ -368,6 +369,30 @@ def test_what_an_engine_returns_is_checked_against_this_toolchain_s_graph(mistak
     assert computes and {r.vid for r in results if r.status != "pass"} == \
         (set() if words is None else computes)
     assert all(words in r.reason for r in results if r.vid in computes and words)
+
+
+class Describing(ReferenceEngine):
+    """The reference, describing itself as ``said`` (a plug-in's mistake)."""
+
+    name = "describing"
+
+    def __init__(self, said):
+        self.said = said
+
+    def describe(self):
+        return self.said
+
+
+@pytest.mark.parametrize("said, shown", [
+    ({"runs_on": "here", "packages": {"a": 1.5}, "threads": 4.0},
+     {"runs_on": "here", "packages": {"a": "1.5"}, "threads": "4.0"}),
+    ("a board on the bench", {"runs_on": "a board on the bench"}),
+])
+def test_an_engine_s_description_of_any_type_makes_its_claim_in_text(said, shown):
+    eng = Describing(said)
+    claim = json.loads(dumps(report(eng, validate(eng, [VECTORS / "relu.jsonl"])),
+                             strict=False))["claim"]
+    assert {k: claim[k] for k in shown} == shown
 
 
 def test_an_object_output_is_checked_to_its_last_element():

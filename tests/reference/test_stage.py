@@ -407,7 +407,7 @@ STAGE_MISTAKES = {
                                                           "__hash__": int.__hash__})(v + 1),
                           out), _has_int, "is Same"),
     "a list that holds itself": (lambda out: (lambda a: a.append(a) or a)([]), lambda out: True,
-                                 "recursion"),
+                                 "nested deeper than 32 levels"),
     "lists as integer arrays and integers as numpy's": (
         lambda out: _deep(np.int64, {k: np.array(v) if isinstance(v, list) and v and
                                      all(type(x) is int for x in v) else v
