@@ -395,6 +395,22 @@ def test_an_engine_s_description_of_any_type_makes_its_claim_in_text(said, shown
     assert {k: claim[k] for k in shown} == shown
 
 
+class ListingAll(Returning):
+    """:class:`Returning`, whose every-tensor run gives a list, not tensors by index."""
+
+    def load(self, data):
+        from dataclasses import replace
+        loaded = super().load(data)
+        return replace(loaded, run_all=lambda inputs, scalars: [loaded.run(inputs, scalars)])
+
+
+def test_locate_tells_nothing_where_an_engine_gives_its_tensors_otherwise():
+    eng = ListingAll("listing", lambda got: {k: v + 1 for k, v in got.items()})
+    results = validate(eng, [VECTORS / "relu.jsonl"], locate=True)
+    assert results and all(r.status == "fail" for r in results)
+    assert all(d["located"]["found"] is None for r in results for d in r.diffs)
+
+
 def test_an_object_output_is_checked_to_its_last_element():
     from waiexport import write
     from waiexport.builder import GraphBuilder
