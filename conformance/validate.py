@@ -157,7 +157,10 @@ def _validate_vector(engine, file: str, v: dict, locate: bool) -> VectorOutcome:
         except (ExportError, NotForEngine):
             return VectorOutcome(file, v["id"], "fail", f"not refused with {v['load']} at load")
         return VectorOutcome(file, v["id"], "fail", f"loaded a graph refused with {v['load']}")
-    if engine.subset == "npu" and not Verdict.over([read_member(data)]).npu:
+    # this toolchain's reading of the graph, not the engine's, decides the subset and is
+    # what the engine's outputs are checked against
+    member = read_member(data)
+    if engine.subset == "npu" and not Verdict.over([member]).npu:
         return VectorOutcome(file, v["id"], "skip", "outside wai-ops/1-npu")
     try:
         loaded = engine.load(data)
@@ -165,8 +168,8 @@ def _validate_vector(engine, file: str, v: dict, locate: bool) -> VectorOutcome:
         return VectorOutcome(file, v["id"], "fail", f"refused at load with {r.code}: {r}")
     except (ExportError, NotForEngine) as e:
         return VectorOutcome(file, v["id"], "declined", str(e))
-    g = read_member(data).graph    # this toolchain's reading, not the engine's, is what the
-    seq = replace(loaded, graph=g).sequence()     # engine's outputs are checked against
+    g = member.graph
+    seq = replace(loaded, graph=g).sequence()
     out = VectorOutcome(file, v["id"], "pass")
     for k, ((inputs, scalars), d) in enumerate(zip(vector_inputs(v, g), v["decodes"])):
         kind, want = parse_expect(d)
