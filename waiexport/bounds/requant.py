@@ -8,7 +8,7 @@ import numpy as np
 from .interval import Iv, Sat, hull
 from .result import Result, Rules, mac
 
-__all__ = ["rq_rules", "round_sat"]
+__all__ = ["rq_rules", "round_sat", "MANY"]
 
 RULES = Rules()
 
@@ -58,16 +58,17 @@ def _hulls(sat: Sat, ts: list[Iv], rq, n: int) -> tuple[Iv, Iv, Iv]:
     return hull(*p_all), hull(*q_all), hull(*y_all)
 
 
-#: Below this many channels :func:`_hulls` is as fast.
-_MANY = 16
+#: The fewest channels the requantisation rules and the partial sums (:mod:`.linear`) run
+#: for at once in int64: below, channel by channel is as fast.
+MANY = 16
 
 
 def _hulls_i64(ts: list[Iv], rq, n: int) -> tuple[Iv, Iv, Iv] | None:
     """:func:`_hulls` computed for every channel at once in int64, where there are at least
-    :data:`_MANY` channels and every product ``t·m`` plus its rounding addend and every
+    :data:`MANY` channels and every product ``t·m`` plus its rounding addend and every
     ``q + b`` stays below ``2^62`` in magnitude: no value then nears ``2^255``, so ``sat``
     changes none (§8.1) and the same integers come out. ``None`` elsewhere."""
-    if n < _MANY:
+    if n < MANY:
         return None
     m = np.ones(1, np.int64) if rq.m_kind == 0 else rq.mult if rq.m_kind == 2 else rq.mult[:1]
     b = rq.bias if rq.bias_kind == "post" else np.zeros(1, np.int64)
