@@ -6,6 +6,7 @@ and an untrusted file is read only when it is a regular file no larger than its 
 
 from __future__ import annotations
 
+import errno
 import os
 import shutil
 import stat
@@ -15,6 +16,9 @@ from pathlib import Path
 
 __all__ = ["write_atomic", "new_folder", "into_folder", "read_bounded", "npy_bytes", "TooLarge",
            "NotRegular"]
+
+#: How many times a folder put in place by other writers is moved aside before giving up.
+_RACES = 100
 
 
 class TooLarge(OSError):
@@ -61,18 +65,41 @@ def write_atomic(path: Path | str, data: bytes) -> None:
 
 def _swap_in(src: Path, dest: Path) -> None:
     """Move ``src`` to ``dest``: an existing ``dest`` (a folder, a file or a link, never
-    followed) is moved aside first and removed once ``src`` stands in its place."""
-    old = None
-    if dest.exists() or dest.is_symlink():
-        old = Path(tempfile.mkdtemp(prefix=f".{dest.name}.", suffix=".old", dir=dest.parent))
-        os.rmdir(old)
-        os.replace(dest, old)
-    os.replace(src, dest)
-    _sync_folder(dest.parent)
-    if old is not None and old.is_dir() and not old.is_symlink():
-        shutil.rmtree(old, ignore_errors=True)
-    elif old is not None:
-        old.unlink()
+    followed) is moved aside first and removed once ``src`` stands in its place. A ``dest``
+    another writer puts in place meanwhile is moved aside in turn: the last writer's stands,
+    whole."""
+    olds = []
+    try:
+        for _ in range(_RACES):
+            if dest.exists() or dest.is_symlink():
+                old = Path(tempfile.mkdtemp(prefix=f".{dest.name}.", suffix=".old",
+                                            dir=dest.parent))
+                os.rmdir(old)
+                try:
+                    os.replace(dest, old)
+                    olds.append(old)
+                except FileNotFoundError:       # another writer moved it aside first
+                    pass
+            try:
+                os.replace(src, dest)
+                break
+            except OSError as e:
+                if e.errno not in (errno.ENOTEMPTY, errno.EEXIST):
+                    raise
+        else:
+            raise OSError(errno.EBUSY, f"{_RACES} other writers put {dest.name} in place "
+                                       "while this one did")
+        _sync_folder(dest.parent)
+    except BaseException:
+        if olds and not (dest.exists() or dest.is_symlink()):
+            os.replace(olds.pop(), dest)        # the earlier output back, as it was
+        raise
+    finally:
+        for old in olds:
+            if old.is_dir() and not old.is_symlink():
+                shutil.rmtree(old, ignore_errors=True)
+            else:
+                old.unlink(missing_ok=True)
 
 
 @contextmanager

@@ -1,0 +1,75 @@
+"""Folders written whole when other writers write the same folder at the same moment: the
+last writer's folder stands, whole, and nothing is left aside."""
+
+import os
+
+import pytest
+
+import waiexport.files as files
+
+
+def _tree(root):
+    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*"))
+            if p.is_file()}
+
+
+def _writer_between(monkeypatch, dest, times: int) -> list:
+    """Another writer that puts its whole folder at ``dest`` just before this writer's
+    rename into place, ``times`` times: the moment the two writers' renames race."""
+    real = os.replace
+    others = []
+
+    def replace(src, dst):
+        if str(dst) == str(dest) and str(src).endswith(".part") and len(others) < times:
+            other = dest.parent / f"other{len(others)}"
+            other.mkdir()
+            (other / "g.json").write_text(f"other {len(others)}")
+            real(other, dest)
+            others.append(other)
+        return real(src, dst)
+    monkeypatch.setattr(files.os, "replace", replace)
+    return others
+
+
+@pytest.mark.parametrize("times", [1, 3])
+def test_a_folder_another_writer_puts_in_place_meanwhile_is_replaced_whole(
+        tmp_path, monkeypatch, times):
+    dest = tmp_path / "D"
+    dest.mkdir()
+    (dest / "g.json").write_text("earlier")
+    others = _writer_between(monkeypatch, dest, times)
+    with files.new_folder(dest) as work:
+        (work / "g.json").write_text("mine")
+        (work / "g.tosa").write_bytes(b"\x01")
+    assert len(others) == times
+    assert _tree(dest) == {"g.json": b"mine", "g.tosa": b"\x01"}
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["D"], "nothing left aside"
+
+
+def test_writers_that_never_stop_end_in_an_error_with_the_folder_whole(tmp_path,
+                                                                       monkeypatch):
+    dest = tmp_path / "D"
+    _writer_between(monkeypatch, dest, files._RACES)
+    with pytest.raises(OSError, match="other writers"):
+        with files.new_folder(dest) as work:
+            (work / "g.json").write_text("mine")
+    assert _tree(dest) == {"g.json": f"other {files._RACES - 1}".encode()}
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["D"]
+
+
+def test_a_failed_rename_puts_the_earlier_folder_back(tmp_path, monkeypatch):
+    dest = tmp_path / "D"
+    dest.mkdir()
+    (dest / "g.json").write_text("earlier")
+    real = os.replace
+
+    def replace(src, dst):
+        if str(src).endswith(".part"):
+            raise PermissionError(13, "Permission denied")
+        return real(src, dst)
+    monkeypatch.setattr(files.os, "replace", replace)
+    with pytest.raises(PermissionError):
+        with files.new_folder(dest) as work:
+            (work / "g.json").write_text("mine")
+    assert _tree(dest) == {"g.json": b"earlier"}
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["D"]
