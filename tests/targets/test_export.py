@@ -327,6 +327,24 @@ def test_a_kernel_that_fails_the_probe_is_not_used(monkeypatch):
     assert "u8 x u8 ConvInteger" in eng.describe()["probed"]
 
 
+def _matmul_integer(pairs_in):
+    """A double of a ``MatMulInteger`` kernel that adds each pair of products by
+    ``pairs_in`` (a function of the pairs' sums) before the rest of the sum."""
+    from onnx.reference.op_run import OpRun
+
+    class MatMulInteger(OpRun):
+        op_domain = ""
+
+        def _run(self, a, b, a_zero_point=None, b_zero_point=None):
+            a, b = a.astype(np.int64), b.astype(np.int64)
+            if a.shape[-1] % 2:
+                a, b = np.pad(a, [(0, 0), (0, 1)]), np.pad(b, [(0, 1), (0, 0)])
+            terms = a[:, :, None] * b[None, :, :]
+            return (pairs_in(terms.reshape(a.shape[0], -1, 2, b.shape[1]).sum(axis=2))
+                    .astype(np.int32),)
+    return MatMulInteger
+
+
 @pytest.mark.parametrize("lo,hi,exact", [(-(1 << 15), (1 << 15) - 1, True),
                                          (-(1 << 15) + 1, (1 << 15) - 1, False),
                                          (-(1 << 15), 32639, False)])
@@ -336,22 +354,42 @@ def test_the_pair_probe_sits_at_the_int16_ends_its_digits_reach(lo, hi, exact):
     # -32768 no more fails it (128 × -128, both operand orders), and one that holds 32640
     # no more fails it too (255 × 64, the base-256 digits)
     from onnx.reference import ReferenceEvaluator
-    from onnx.reference.op_run import OpRun
 
     from waiexport.targets.onnx.probes import PROBES, SATURATION
-
-    class MatMulInteger(OpRun):
-        op_domain = ""
-
-        def _run(self, a, b, a_zero_point=None, b_zero_point=None):
-            terms = a.astype(np.int64)[:, :, None] * b.astype(np.int64)[None, :, :]
-            pairs = terms.reshape(a.shape[0], -1, 2, b.shape[1]).sum(axis=2)
-            return (np.clip(pairs, lo, hi).sum(axis=1).astype(np.int32),)
-
+    double = _matmul_integer(lambda pairs: np.clip(pairs, lo, hi).sum(axis=1))
     probe = next(p for p in PROBES if p.name == SATURATION)
-    got = ReferenceEvaluator(probe.model(), new_ops=[MatMulInteger]).run(None,
-                                                                         dict(probe.feed))[0]
+    got = ReferenceEvaluator(probe.model(), new_ops=[double]).run(None, dict(probe.feed))[0]
     assert (probe.wrong(got) is None) == exact
+
+
+@pytest.mark.parametrize("kernel,exact", [
+    ("AVX2's int16 pairs", True), ("float32 sums", False)])
+def test_the_matmul_integer_probes_fail_float32_sums_and_not_avx2_s_pairs(kernel, exact):
+    # AVX2's u8×s8 kernel saturates a pair of 255 × 127 in int16, which no model of ours
+    # multiplies: every probe of MatMulInteger passes it (the float32 probe did not, so
+    # onnxruntime on such a CPU had no claim for any model using it); a kernel that sums in
+    # float32 fails the float32 probe
+    from onnx.reference import ReferenceEvaluator
+
+    from waiexport.targets.onnx.probes import FLOAT32, PROBES
+
+    def avx2(pairs):
+        return np.clip(pairs, -(1 << 15), (1 << 15) - 1).sum(axis=1)
+
+    def float32(pairs):
+        out = np.zeros((pairs.shape[0], pairs.shape[2]), np.float32)
+        for k in range(pairs.shape[1]):
+            out += pairs[:, k, :].astype(np.float32)
+        return out
+    double = _matmul_integer(avx2 if kernel.startswith("AVX2") else float32)
+    probes = [p for p in PROBES if any(n[0] == "MatMulInteger" for n in p.nodes)]
+    wrong = {p.name: p.wrong(ReferenceEvaluator(p.model(), new_ops=[double]).run(
+        None, dict(p.feed))[0]) for p in probes}
+    assert len(probes) == 3
+    if exact:
+        assert not any(wrong.values()), wrong
+    else:
+        assert [w.split(":")[0] for w in wrong.values() if w] == [FLOAT32], wrong
 
 
 def test_the_u8_s8_path_at_the_int16_pair_ends():
