@@ -20,7 +20,7 @@ __all__ = ["VELA", "VelaFormat"]
 
 
 class VelaFormat(TosaFormat):
-    name, writes_folder = "vela", True
+    name, writes_folder = "vela", "*.tosa.json"
     judge_at_size = ""    # IREE runs the tosa target's models, not one narrowed for Vela
 
     def require(self) -> None:

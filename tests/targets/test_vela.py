@@ -112,6 +112,23 @@ def test_a_second_target_into_the_same_folder_replaces_the_first_cleanly(tmp_pat
         "ethos-u85-256"
 
 
+def test_a_folder_holding_someone_s_files_is_refused_before_any_work(tmp_path, monkeypatch):
+    import waiexport.targets.exporter as exporter
+
+    def no_export(*args, **kw):
+        raise AssertionError("exported into a folder that is not ours")
+    monkeypatch.setattr(exporter, "export", no_export)
+    (tmp_path / "D").mkdir()
+    (tmp_path / "D" / "thesis.txt").write_text("mine")
+    src = tmp_path / "g.whg1"
+    src.write_bytes(write(_conv_relu()))
+    r = CliRunner().invoke(main, ["export", str(src), "--target", "ethos-u55-128", "-o",
+                                  str(tmp_path / "D")])
+    assert r.exit_code == 2 and "not-empty" in r.output and "*.tosa.json" in r.output, r.output
+    assert len(r.output.splitlines()) == 1, r.output
+    assert [p.name for p in (tmp_path / "D").iterdir()] == ["thesis.txt"]
+
+
 def test_two_exports_into_one_folder_at_once_each_report_their_own_model(tmp_path):
     import subprocess
     import sys

@@ -104,9 +104,7 @@ def write_folder(path: str, files: dict, own: str) -> None:
         fail("''", "unwritable", "-", "an empty path")
     if p.exists() and not p.is_dir():
         fail(path, "not-a-folder", "-", "a file, where a folder is expected")
-    if p.is_dir() and any(p.iterdir()) and not (p / own).is_file():
-        fail(path, "not-empty", "-", f"holds files but no {own}: give a new or an empty "
-                                     "folder, or an earlier output of this command")
+    _ours_or_empty(path, own)
     try:
         with new_folder(p) as work:
             for name, data in files.items():
@@ -115,15 +113,32 @@ def write_folder(path: str, files: dict, own: str) -> None:
         fail(path, "unwritable", "-", e.strerror or str(e))
 
 
-def writable(path: str, folder: bool = False) -> None:
+def _ours_or_empty(path: str, own: str) -> None:
+    """End in one line where the folder ``path`` holds entries but none named like ``own``
+    (a glob): someone's files, which writing the folder whole would remove. One listing, so
+    a folder another writer replaces meanwhile is read in one of its states."""
+    import fnmatch
+    import os
+    try:
+        names = [e.name for e in os.scandir(path)]
+    except OSError:
+        return
+    if names and not any(fnmatch.fnmatchcase(n, own) for n in names):
+        fail(path, "not-empty", "-", f"holds files but no {own}: give a new or an empty "
+                                     "folder, or an earlier output of this command")
+
+
+def writable(path: str, folder: str = "") -> None:
     """End in one line, before any work, when a file (or with ``folder``, a folder written
-    whole) cannot be written at ``path``."""
+    whole, an earlier output of the command holding an entry named like ``folder``, a glob)
+    cannot be written at ``path``."""
     import os
     if folder:
         if not path:
             fail("''", "unwritable", "-", "an empty path")
         if Path(path).exists() and not Path(path).is_dir():
             fail(path, "not-a-folder", "-", "a file, where a folder is expected")
+        _ours_or_empty(path, folder)
     p = Path(path) if folder else _a_file(path, "unwritable")
     parent = p.parent if str(p.parent) else Path(".")
     if not parent.is_dir():

@@ -92,7 +92,7 @@ def jpegai_decode(bundle, soz, sorp, sors, grfs_y, grfs_uv, engine_name, compare
         except Refusal as r:
             fail(path, r.code, r.where, r.detail)
     eng = engine_named(engine_name)
-    writable(output, folder=True)
+    writable(output, folder="summary.json")
     sides = {"engine": eng} | ({"reference": engine_named("reference")} if compare else {})
     planes: dict = {}
     latents = {k: payloads[k][1] for k in ("SORP", "SORS")}
