@@ -40,12 +40,14 @@ GRAPHS = _graphs()
 
 def _runs_for(target: str) -> set:
     """The names of the graphs that ``export`` and ``validate`` run: every graph; for a
-    target whose export starts a third-party runtime (its self-check, a worker process per
-    export) or a compiler (Vela) per graph, the examples and every eighth corpus graph.
-    ``rewrite`` and ``check`` answer for every graph on every target; ``fit`` is the one
-    verdict, and the runtime targets' own tests run the rest."""
+    target whose export starts processes per graph (a third-party runtime's worker for its
+    self-check, the TOSA reference model's forked decodes, Vela's compile), the examples and
+    every eighth corpus graph. ``rewrite`` and ``check`` answer for every graph on every
+    target; ``fit`` is the one verdict, and the targets' own tests run the rest (the TOSA
+    reference model and IREE every corpus vector, tests/targets/test_iree.py)."""
     t = TARGETS[target]
-    return {name for k, name in enumerate(GRAPHS) if not (t.checked_on or t.vela)
+    return {name for k, name in enumerate(GRAPHS)
+            if not (t.checked_on or t.vela or format_of(t).forks)
             or ":" in name or name == "tiny_synth" or k % 8 == 0}
 
 
