@@ -20,7 +20,8 @@ __all__ = ["VELA", "VelaFormat"]
 
 
 class VelaFormat(TosaFormat):
-    name, writes_folder = "vela", "*.tosa.json"
+    name = "vela"
+    writes_folder = ("*.tosa", "*.tosa.json", "*_vela.tflite", "*_summary_*.csv")
     judge_at_size = ""    # IREE runs the tosa target's models, not one narrowed for Vela
 
     def require(self) -> None:

@@ -247,7 +247,12 @@ def test_a_decode_replaces_an_earlier_one_whole_and_keeps_it_when_it_cannot_fini
     assert not [p for p in tmp_path.iterdir() if p.name.endswith(".part")]
 
 
-def test_a_folder_holding_other_files_is_not_replaced(tmp_path):
+@pytest.mark.parametrize("beside", [[], ["summary.json"]])
+def test_a_folder_holding_other_files_is_not_replaced(tmp_path, beside):
+    # alone, or beside a summary of an earlier decode
     (tmp_path / "notes.txt").write_text("mine")
+    for name in beside:
+        (tmp_path / name).write_text("{}")
     out = _one_line(CliRunner().invoke(main, ["jpegai", "decode", *_args(tmp_path)]))
-    assert "not-empty" in out and (tmp_path / "notes.txt").read_text() == "mine"
+    assert "not-empty" in out and "holds notes.txt" in out
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["notes.txt", *beside])

@@ -118,15 +118,19 @@ def test_a_folder_holding_someone_s_files_is_refused_before_any_work(tmp_path, m
     def no_export(*args, **kw):
         raise AssertionError("exported into a folder that is not ours")
     monkeypatch.setattr(exporter, "export", no_export)
+    # beside a tosa export's model and provenance, which an Ethos-U export also writes
+    theirs = {"thesis.txt": b"mine", "m.tosa": b"\x00", "m.tosa.json": b"{}"}
     (tmp_path / "D").mkdir()
-    (tmp_path / "D" / "thesis.txt").write_text("mine")
+    for name, data in theirs.items():
+        (tmp_path / "D" / name).write_bytes(data)
     src = tmp_path / "g.whg1"
     src.write_bytes(write(_conv_relu()))
     r = CliRunner().invoke(main, ["export", str(src), "--target", "ethos-u55-128", "-o",
                                   str(tmp_path / "D")])
-    assert r.exit_code == 2 and "not-empty" in r.output and "*.tosa.json" in r.output, r.output
+    assert r.exit_code == 2 and "not-empty" in r.output and "holds thesis.txt" in r.output, \
+        r.output
     assert len(r.output.splitlines()) == 1, r.output
-    assert [p.name for p in (tmp_path / "D").iterdir()] == ["thesis.txt"]
+    assert {p.name: p.read_bytes() for p in (tmp_path / "D").iterdir()} == theirs
 
 
 def test_two_exports_into_one_folder_at_once_each_report_their_own_model(tmp_path):

@@ -94,10 +94,11 @@ def write_file(path: str, data: bytes) -> None:
         fail(path, "unwritable", "-", e.strerror or str(e))
 
 
-def write_folder(path: str, files: dict, own: str) -> None:
+def write_folder(path: str, files: dict, own: tuple) -> None:
     """Write ``files`` (name → bytes) as the folder ``path``, as a whole: an earlier one is
     replaced only by a complete one. A folder that holds anything but an earlier output of
-    this kind (one holding ``own``) is refused, so no user's files are removed."""
+    this kind (entries named like ``own``, globs) is refused, so no user's files are
+    removed."""
     from waiexport.files import new_folder
     p = Path(path)
     if not path:
@@ -113,25 +114,28 @@ def write_folder(path: str, files: dict, own: str) -> None:
         fail(path, "unwritable", "-", e.strerror or str(e))
 
 
-def _ours_or_empty(path: str, own: str) -> None:
-    """End in one line where the folder ``path`` holds entries but none named like ``own``
-    (a glob): someone's files, which writing the folder whole would remove. One listing, so
-    a folder another writer replaces meanwhile is read in one of its states."""
+def _ours_or_empty(path: str, own: tuple) -> None:
+    """End in one line where the folder ``path`` holds an entry named like none of ``own``
+    (globs of what the command writes there): someone's file, which writing the folder whole
+    would remove. One listing, so a folder another writer replaces meanwhile is read in one
+    of its states."""
     import fnmatch
     import os
     try:
-        names = [e.name for e in os.scandir(path)]
+        names = sorted(e.name for e in os.scandir(path))
     except OSError:
         return
-    if names and not any(fnmatch.fnmatchcase(n, own) for n in names):
-        fail(path, "not-empty", "-", f"holds files but no {own}: give a new or an empty "
-                                     "folder, or an earlier output of this command")
+    foreign = [n for n in names if not any(fnmatch.fnmatchcase(n, g) for g in own)]
+    if foreign:
+        fail(path, "not-empty", "-", f"holds {foreign[0]}, which this command does not write "
+                                     f"({', '.join(own)}): give a new or an empty folder, or "
+                                     "an earlier output of this command")
 
 
-def writable(path: str, folder: str = "") -> None:
+def writable(path: str, folder: tuple = ()) -> None:
     """End in one line, before any work, when a file (or with ``folder``, a folder written
-    whole, an earlier output of the command holding an entry named like ``folder``, a glob)
-    cannot be written at ``path``."""
+    whole, whose entries the command names like ``folder``'s globs) cannot be written at
+    ``path``."""
     import os
     if folder:
         if not path:

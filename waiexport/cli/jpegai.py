@@ -18,6 +18,8 @@ from .common import (engine_option, fail, read_file, writable, write_folder, eng
 PAYLOAD_LIMIT = 1 << 28
 #: The most a GRFS flags file may hold (160 flags, as characters or a JSON array, with room).
 FLAGS_LIMIT = 1 << 20
+#: What a decode writes in its folder: each plane's arrays and the summary.
+_WRITES = ("*_*.npy", "summary.json")
 
 
 @click.group("jpegai")
@@ -92,7 +94,7 @@ def jpegai_decode(bundle, soz, sorp, sors, grfs_y, grfs_uv, engine_name, compare
         except Refusal as r:
             fail(path, r.code, r.where, r.detail)
     eng = engine_named(engine_name)
-    writable(output, folder="summary.json")
+    writable(output, folder=_WRITES)
     sides = {"engine": eng} | ({"reference": engine_named("reference")} if compare else {})
     planes: dict = {}
     latents = {k: payloads[k][1] for k in ("SORP", "SORS")}
@@ -131,7 +133,7 @@ def jpegai_decode(bundle, soz, sorp, sors, grfs_y, grfs_uv, engine_name, compare
     if not no_validate:
         summary["validated"] = _validated(eng)
     files["summary.json"] = (dumps(summary) + "\n").encode()
-    write_folder(output, files, "summary.json")
+    write_folder(output, files, _WRITES)
     out = Path(output)
     if as_json:
         click.echo(dumps(summary))
