@@ -39,6 +39,8 @@ from .vectors import FILE_LIMIT, parse_expect, read_vectors, vector_inputs
 __all__ = ["make_pack", "judge", "PackEngine", "FORMAT", "identity", "key"]
 
 FORMAT = "waiexport-pack/2"
+#: A pack folder's entries: what packing writes, and what its runner writes into it.
+WRITES = ("manifest.json", "models", "inputs", "outputs", "errors", "results.json")
 MANIFEST_LIMIT = 64 << 20        # the largest manifest.json the judge reads
 RESULTS_LIMIT = 64 << 10         # results.json: a pack identity and a line of text
 ERROR_LIMIT = 4096               # what the report keeps of a runner's error file

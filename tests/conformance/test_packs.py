@@ -157,3 +157,23 @@ def test_an_acc64_pack_runs_as_a_runner_runs_it(tmp_path):
     d = json.loads(r.stdout)
     assert r.exit_code == 0, r.output
     assert int(d["totals"]["pass"]) > 40 and d["claim"]["profile"] == "acc64"
+
+
+@with_extra("onnxruntime", "ort")
+def test_a_folder_of_someone_s_files_is_refused_and_a_run_pack_is_packed_again(pack, tmp_path):
+    out, execute = pack
+    relu = str(CORPUS / "vectors" / "relu.jsonl")
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "thesis.txt").write_text("mine")
+    (mine / "manifest.json").write_text("{}")
+    r = CliRunner().invoke(main, ["vectors", "pack", str(mine), relu])
+    assert r.exit_code == 2 and "not-empty" in r.output and "holds thesis.txt" in r.output
+    assert sorted(p.name for p in mine.iterdir()) == ["manifest.json", "thesis.txt"]
+    # a pack its runner has filled is an earlier output of the command: packed again
+    work = tmp_path / "p"
+    shutil.copytree(out, work)
+    run_pack(work, execute)
+    r = CliRunner().invoke(main, ["vectors", "pack", str(work), relu])
+    assert r.exit_code == 0, r.output
+    assert sorted(p.name for p in work.iterdir()) == ["inputs", "manifest.json", "models"]

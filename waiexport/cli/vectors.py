@@ -9,7 +9,7 @@ import click
 
 from waiexport.jsonio import BadInput, ascii_text, dumps
 
-from .common import fail, fail_bad_input, folder, progress, target_named
+from .common import fail, fail_bad_input, folder, progress, target_named, writable
 
 
 @click.group("vectors")
@@ -91,12 +91,13 @@ def vectors_pack(target_name, directory, paths, as_json):
     'waiexport validate --results DIRECTORY' judges them.
 
     \b
-    Exit status: 0 when written; 2 for an unknown target, an unreadable vector file or an
-    unwritable DIRECTORY.
+    Exit status: 0 when written (an earlier pack in DIRECTORY, with what its runner wrote,
+    replaced whole); 2 for an unknown target, an unreadable vector file, an unwritable
+    DIRECTORY or one holding files that neither a pack nor its runner writes.
     Example: waiexport vectors pack --target ethos-u55-128 /tmp/pack conformance/corpus/vectors/relu.jsonl
     """
     from waiexport.conformance.generate import CORPUS
-    from waiexport.conformance.packs import make_pack
+    from waiexport.conformance.packs import WRITES, make_pack
     from waiexport.conformance.validate import files_under, read_all
     from waiexport.targets.errors import EngineUnavailable
     from waiexport.targets.format import format_of
@@ -108,8 +109,7 @@ def vectors_pack(target_name, directory, paths, as_json):
         fail(f"--target {tgt.name}", "unavailable", "-", str(e))
     out = Path(directory)
     folder(str(out.parent) if str(out.parent) else ".")
-    if out.exists() and not out.is_dir():
-        fail(directory, "not-a-folder", "-", "a file, where a folder is expected")
+    writable(directory, folder=WRITES)
     files = files_under([Path(p) for p in paths] or [CORPUS])
     try:
         total = sum(len(vectors) for _, vectors in read_all(files))
