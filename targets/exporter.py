@@ -7,6 +7,8 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from waiexport import __version__
 from waiexport.certificate import Member, certificate_bytes, certify
 from waiexport.descriptions import Target
@@ -181,8 +183,11 @@ def self_check(exp: Export, sizes=None, engine=None, progress=None) -> tuple[int
                     in_order(g, graph_outputs(g, fmt, judge[n]()), inputs, scalars)
             except (OutputMismatch, EngineFailure) as e:
                 return len(probes), f"decode {n}: {e}"
-            for k, (a, b) in enumerate(zip(want, got, strict=True)):
-                if not (a == b).all():
+            if len(got) != len(want):
+                return len(probes), (f"decode {n}: {len(got)} outputs, where the graph has "
+                                     f"{len(want)}")
+            for k, (a, b) in enumerate(zip(want, got)):
+                if not np.array_equal(a, b):    # shapes too: one value broadcast is not all
                     return len(probes), f"decode {n}, output {k} differs from the reference"
             if tick:
                 tick(1)

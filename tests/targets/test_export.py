@@ -688,3 +688,22 @@ def test_the_self_check_opens_its_model_once_for_every_decode(monkeypatch):
     exp = export(write(b.build()), target("ort-cpu"))
     opened.clear()
     assert self_check(exp) == (4, None) and len(opened) == 1
+
+
+@pytest.mark.parametrize("returns,said", [
+    ([np.zeros(1, np.int64)], "output 0 differs"), ([], "0 outputs, where the graph has 1")])
+def test_the_self_check_on_an_engine_takes_no_broadcast_value_or_missing_output(returns, said):
+    # a relu of negative inputs is 0 everywhere: one 0 broadcast over it compared equal
+    from waiexport.targets.exporter import self_check
+    b = GraphBuilder()
+    b.output(b.op("relu", b.input(2, -128, -1)))
+    exp = export(write(b.build()), ORT)
+
+    class Double:
+        def load(self, data):
+            return self
+
+        def decode(self, inputs, scalars):
+            return returns
+    n, found = self_check(exp, engine=Double())
+    assert found is not None and said in found, found
