@@ -25,6 +25,7 @@ from .common import fail, writable, load_file, progress, target_named, size_of
                    "provenance beside it in OUTPUT.json). Ethos-U targets: a folder, for "
                    "GRAPH.tosa, its provenance, and Vela's GRAPH_vela.tflite and summary.")
 @click.option("--size", "sizes", multiple=True,
+              callback=lambda ctx, param, given: [size_of(s) for s in given],
               help="HxW of each data input, for a TOSA model (TOSA shapes are static) when "
                    "the graph declares no sizes.")
 @click.option("--json", "as_json", is_flag=True,
@@ -84,7 +85,7 @@ def _export(graph: str, tgt, member, output: str, sizes, as_json: bool) -> None:
         for line in rewrites:
             click.echo(f"rewrite: {line}")
     fmt = exp.format
-    shapes = _static_shapes(graph, exp, [size_of(s) for s in sizes]) if fmt.static else None
+    shapes = _static_shapes(graph, exp, sizes) if fmt.static else None
     judge, judged_on, unchecked = _judge(tgt, fmt)
     size, checked = _check_sizes(exp, shapes)
     try:
