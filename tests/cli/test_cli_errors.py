@@ -55,6 +55,8 @@ def cases(d):
         ["targets", "show", "nope"],
         # options that conflict (issue 31.6) or do not parse, refused before any work (31.9)
         ["export", G, "--target", "tosa", "-o", str(d / "x"), "--size", "axb"],
+        ["validate", "--engine", "ort-cpu", "--time-limit", "nan", VECTORS],
+        ["validate", "--engine", "ort-cpu", "--memory-limit", "inf", VECTORS],
         ["validate", "--pack", str(d), VECTORS], ["validate", "--results", str(d), "--pack",
                                                   str(d), "--engine", "ort-cpu"],
         ["validate", "--results", str(d), "--pack-sha256", "0" * 64, "--locate"],
@@ -76,11 +78,15 @@ def _jpegai(output="/tmp/waiexport-decoded", **files):
     return args
 
 
+#: How many cases :func:`cases` gives.
+CASES = 37
+
+
 def test_every_case_is_run(decodes):
-    assert len(cases(decodes)) == 35
+    assert len(cases(decodes)) == CASES
 
 
-@pytest.mark.parametrize("k", range(32))
+@pytest.mark.parametrize("k", range(CASES))
 def test_one_line_and_exit_2(decodes, k):
     args = cases(decodes)[k]
     r = CliRunner().invoke(main, args)

@@ -12,17 +12,29 @@ from waiexport.jsonio import BadInput, dumps
 from .common import engine_option, fail, fail_bad_input, engine_named, run_vectors
 
 
+class _Limit(click.FloatRange):
+    """A worker's limit, at least 0.1 and finite: NaN passes every comparison and would keep
+    no limit, and infinity is no size of memory."""
+
+    def convert(self, value, param, ctx):
+        import math
+        limit = super().convert(value, param, ctx)
+        if not math.isfinite(limit):
+            self.fail(f"{value!r} is not a finite number", param, ctx)
+        return limit
+
+
 @click.command("validate")
 @click.argument("paths", nargs=-1)
 @engine_option("The engine to validate.")
 @click.option("--target", "target_name", default=None,
               help="The target whose models the engine runs (waiexport targets list), in place "
                    "of its own: the ort-cpu model on another runtime, say. The claim names both.")
-@click.option("--time-limit", type=click.FloatRange(min=0.1), default=300.0, show_default=True,
+@click.option("--time-limit", type=_Limit(min=0.1), default=300.0, show_default=True,
               help="Seconds one decode may take on an engine that runs in a worker process "
                    "(tosa-ref, iree-cpu, the third-party runtimes, plug-ins); past it the vector "
                    "is 'timed out' and the report goes on.")
-@click.option("--memory-limit", type=click.FloatRange(min=0.1), default=8.0, show_default=True,
+@click.option("--memory-limit", type=_Limit(min=0.1), default=8.0, show_default=True,
               help="GiB of resident memory such a worker may use; past it the vector is "
                    "'crashed'.")
 @click.option("--allow-fallback", is_flag=True,
