@@ -183,6 +183,12 @@ def sum_width(x: np.ndarray, w: np.ndarray, terms: int):
     return np.int64 if bound <= I64_MAX else None
 
 
+def summed_in(dtype, *arrays) -> tuple:
+    """``arrays`` in ``dtype`` (:func:`sum_width`'s), or as Python integers where it is
+    ``None``, for a sum taken by numpy."""
+    return tuple(a.astype(dtype) if dtype else wide(a) for a in arrays)
+
+
 #: The fewest products a sum runs compiled for (numba's kernels): below, numpy sums them a
 #: tap at a time (0.4–1.2 G products/s here, numba 10–40× that), where numba's import and
 #: its first kernel's load, about 0.3 s of a process, would cost more than the sum.

@@ -4,7 +4,7 @@ import numpy as np
 
 from waiexport.params import Conv
 
-from ..arrays import compact, compiled, pad, reached, sum_width, wide
+from ..arrays import compact, compiled, pad, reached, sum_width, summed_in
 from ..rq import rq
 
 
@@ -41,8 +41,7 @@ def _taps(p: Conv, xp, ho, wo, dtype):
     """The same sum one tap at a time over the padded input ``xp``, by numpy: in ``dtype``,
     which holds every partial sum, or on Python integers (``None``)."""
     cg, og = xp.shape[0] // p.groups, p.cout // p.groups
-    xp, wt = (xp.astype(dtype), p.weights.astype(dtype)) if dtype else \
-        (wide(xp), wide(p.weights))
+    xp, wt = summed_in(dtype, xp, p.weights)
     acc = np.zeros((p.cout, ho, wo), dtype=dtype or object)
     for g in range(p.groups):
         xg = xp[g * cg:(g + 1) * cg]

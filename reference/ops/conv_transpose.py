@@ -4,7 +4,7 @@ import numpy as np
 
 from waiexport.params import ConvTranspose
 
-from ..arrays import compact, compiled, sum_width, wide
+from ..arrays import compact, compiled, sum_width, summed_in, wide
 from ..rq import rq
 
 
@@ -23,8 +23,7 @@ def run(p: ConvTranspose, ins, ctx):
         return [rq(compact(_gathered(p, x, ho, wo, dtype)), p.rq, ctx.rounding)]
     plane = np.zeros((p.cout, uh, uw), dtype or object)
     if dtype is None or not compiled(cin * p.cout * p.kh * p.kw * h * w):
-        xs, wt = (x.astype(dtype), p.weights.astype(dtype)) if dtype else \
-            (wide(x), wide(p.weights))
+        xs, wt = summed_in(dtype, x, p.weights)
         for i in range(p.kh):
             for j in range(p.kw):
                 plane[:, i:i + p.sh * (h - 1) + 1:p.sh, j:j + p.sw * (w - 1) + 1:p.sw] += \
