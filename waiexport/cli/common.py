@@ -100,14 +100,9 @@ def write_folder(path: str, files: dict, own: tuple) -> None:
     this kind (entries named like ``own``, globs) is refused, so no user's files are
     removed."""
     from waiexport.files import new_folder
-    p = Path(path)
-    if not path:
-        fail("''", "unwritable", "-", "an empty path")
-    if p.exists() and not p.is_dir():
-        fail(path, "not-a-folder", "-", "a file, where a folder is expected")
-    _ours_or_empty(path, own)
+    writable(path, folder=own)          # again at the write: the folder may have changed
     try:
-        with new_folder(p) as work:
+        with new_folder(Path(path)) as work:
             for name, data in files.items():
                 (work / name).write_bytes(data)
     except OSError as e:
