@@ -261,7 +261,7 @@ def _nhwc_parts(e: Emitter, x: str, lo: int, hi: int, base: int) -> list[tuple[i
 
 
 def _im2cols(e: Emitter, planes: list[str], c: int, kh: int, kw: int, strides: tuple,
-             pads: tuple) -> tuple[list[str], str, str]:
+             pads: tuple, trims: tuple = ((0, 0, 0, 0),)) -> tuple[list[list[str]], str, str]:
     """The rows ``[Ho·Wo, kh·kw·c]`` of each NHWC plane ``[1, H, W, c]`` of ``planes`` (all
     one shape): padded, flattened to ``[Hp·Wp, c]`` and gathered by one ``Gather`` of the
     taps' row indices, built once at run time from the shape and shared, so no transpose
@@ -280,11 +280,49 @@ def _im2cols(e: Emitter, planes: list[str], c: int, kh: int, kw: int, strides: t
                                          e.const(k, I64)])
     starts = e.node("Add", [e.node("Mul", [e.reshape(step(ho, sh), [-1, 1]), wp]),
                             e.reshape(step(wo, sw), [1, -1])])
-    taps = e.node("Add", [e.node("Mul", [e.const(np.arange(kh).reshape(kh, 1), I64), wp]),
-                          e.const(np.arange(kw).reshape(1, kw), I64)])
-    idx = e.node("Add", [e.reshape(starts, [-1, 1]), e.reshape(taps, [1, -1])])
-    return ([e.reshape(e.node("Gather", [e.reshape(u, [-1, c]), idx], axis=0),
-                       [-1, kh * kw * c]) for u in padded], ho, wo)
+    starts, flat = e.reshape(starts, [-1, 1]), [e.reshape(u, [-1, c]) for u in padded]
+    rows = [[] for _ in padded]
+    for top, bottom, left, right in trims:
+        taps = e.node("Add", [
+            e.node("Mul", [e.const(np.arange(top, kh - bottom).reshape(-1, 1), I64), wp]),
+            e.const(np.arange(left, kw - right).reshape(1, -1), I64)])
+        idx = e.node("Add", [starts, e.reshape(taps, [1, -1])])
+        n = (kh - top - bottom) * (kw - left - right) * c
+        for got, u in zip(rows, flat):
+            got.append(e.reshape(e.node("Gather", [u, idx], axis=0), [-1, n]))
+    return rows, ho, wo
+
+
+#: Output channels are summed in groups of equal support where the groups' products are at
+#: most this share of one product over every tap: a stride-2 k5 ``conv_transpose``'s phases
+#: (25 of 36 taps) gain a little at a 64×64 latent (the realistic ``int_synth``: 154 against
+#: 160 ms, medians of 40 interleaved runs; none at 16×16), and a k4's (16 of 36) more. The
+#: x-first product (:func:`_column_groups`) groups by the same share where every group keeps
+#: enough columns (:data:`_COLUMNS`).
+_GROUPED = 0.8
+
+
+#: The fewest output channels a group of :func:`_column_groups` may have: a GEMM of a few
+#: columns runs far below the kernel's peak, so the realistic ``int_synth``'s last layer
+#: (3 channels a phase) keeps one product (grouping it too took 1.18× the time at a 64×64
+#: latent, 1.19× at 16×16, interleaved), while grouping its first two layers' phases (128
+#: and 64 channels) makes the whole 0.87× the time at 64×64, 0.92× at 16×16 (measured).
+_COLUMNS = 32
+
+
+def _column_groups(w: np.ndarray, pads: tuple) -> list[tuple[list[int], tuple]]:
+    """The output channels of ``w`` by their trimmed kernel (:func:`_support`), each group
+    with its trims, where that leaves out at least a fifth of the products and every group
+    has :data:`_COLUMNS` channels or more; else one group of every channel, untrimmed."""
+    cout, _, kh, kw = w.shape
+    trims = _support(w, pads)
+    groups = [([o for o, t in enumerate(trims) if t == kind], kind)
+              for kind in sorted(set(trims))]
+    products = sum(len(c) * (kh - t - b) * (kw - left - r) for c, (t, b, left, r) in groups)
+    if len(groups) == 1 or products > _GROUPED * kh * kw * cout or \
+            min(len(c) for c, _ in groups) < _COLUMNS:
+        return [(list(range(cout)), (0, 0, 0, 0))]
+    return groups
 
 
 def _im2col_sum(e: Emitter, x: str, x_range: tuple[int, int], w: np.ndarray, *,
@@ -301,49 +339,51 @@ def _im2col_sum(e: Emitter, x: str, x_range: tuple[int, int], w: np.ndarray, *,
     one index (stacked on the batch axis in one GEMM, the sums' split cost a copy of each:
     the realistic ``int_synth`` 0.92× the time at a 64×64 latent this way, measured); the
     sums are combined in the ``[Ho·Wo, cout]`` layout (int32 where the combination's bound
-    fits, int64 otherwise) and moved to NCHW once. Zero points 0; no offset encoding (§3,
-    *Storage*)."""
+    fits, int64 otherwise) and moved to NCHW once. Output channels whose kernels leave out
+    border rows and columns (the phase form's missing taps, §9.3) are multiplied in groups
+    on their trimmed kernels (:func:`_column_groups`), each group's gather reading its own
+    taps, the groups' columns joined in channel order. Zero points 0; no offset encoding
+    (§3, *Storage*)."""
     cout, cin, kh, kw = w.shape
     wmax = max(1, int(np.abs(w).max()))
-    w2 = np.transpose(w, (2, 3, 1, 0)).reshape(kh * kw, cin, cout)
     parts = _nhwc_parts(e, x, *x_range, 256 if wmax <= 64 else 128)
     chunks = [_chunk(cin, kh * kw, top, wmax) for _, _, top in parts]
     bound = sum(abs(scale) * top * wmax * kh * kw * cin for scale, _, top in parts)
     pieces = [(scale, u if chunk == cin else e.slice(u, [c0], [c0 + chunk], [3]), c0,
                min(chunk, cin - c0))
               for (scale, u, _), chunk in zip(parts, chunks) for c0 in range(0, cin, chunk)]
+    groups = _column_groups(w, pads)
     rows = {}
     for n in sorted({p[3] for p in pieces}):   # one index a width, shared by its gathers
         group = [k for k, p in enumerate(pieces) if p[3] == n]
-        got, ho, wo = _im2cols(e, [pieces[k][1] for k in group], n, kh, kw, strides, pads)
+        got, ho, wo = _im2cols(e, [pieces[k][1] for k in group], n, kh, kw, strides, pads,
+                               tuple(trim for _, trim in groups))
         rows.update(zip(group, got))
-    sums = [(scale, e.node("MatMulInteger", [rows[k], e.const(
-        w2[:, c0:c0 + n].reshape(-1, cout), I8, "w")]))
-        for k, (scale, _, c0, n) in enumerate(pieces)]
-    if not sums:
+    if not pieces:
         return conv_sum(e, x, x_range, w, groups=1, strides=strides, pads=pads, dtype=dtype)
     wide = bound > _I32_MAX
-    total = None
-    for scale, acc in sums:
-        term = e.cast(acc, I64) if wide else acc
-        if abs(scale) != 1:
-            term = e.node("Mul", [term, e.const(abs(scale), I64 if wide else I32)])
-        total = (term if scale > 0 else e.node("Neg", [term])) if total is None else \
-            e.node("Add" if scale > 0 else "Sub", [total, term])
+    totals = []
+    for g, (channels, (top, bottom, left, right)) in enumerate(groups):
+        wg = np.transpose(w[channels][:, :, top:kh - bottom, left:kw - right], (2, 3, 1, 0))
+        total = None
+        for k, (scale, _, c0, n) in enumerate(pieces):
+            acc = e.node("MatMulInteger", [rows[k][g], e.const(
+                wg[:, :, c0:c0 + n].reshape(-1, len(channels)), I8, "w")])
+            term = e.cast(acc, I64) if wide else acc
+            if abs(scale) != 1:
+                term = e.node("Mul", [term, e.const(abs(scale), I64 if wide else I32)])
+            total = (term if scale > 0 else e.node("Neg", [term])) if total is None else \
+                e.node("Add" if scale > 0 else "Sub", [total, term])
+        totals.append(total)
+    total = totals[0] if len(totals) == 1 else e.node("Concat", totals, axis=1)
+    order = [o for channels, _ in groups for o in channels]
+    if order != sorted(order):
+        total = e.node("Gather", [total, e.const(np.argsort(order), I64)], axis=1)
     nhwc = _typed(e, e.reshape(total, [1, ho, wo, cout]), I64 if wide else I32, dtype)
     total = e.node("Transpose", [nhwc], perm=[0, 3, 1, 2])
     e.nhwc[total] = nhwc
     return total
 
-
-#: Output channels are summed in groups of equal support where the groups' products are at
-#: most this share of one product over every tap: a stride-2 k5 ``conv_transpose``'s phases
-#: (25 of 36 taps) gain a little at a 64×64 latent (the realistic ``int_synth``: 154 against
-#: 160 ms, medians of 40 interleaved runs; none at 16×16), and a k4's (16 of 36) more. Only
-#: the weights-first product groups: there a group has fewer rows, while in
-#: :func:`_im2col_sum` it would have fewer columns (3 for ``int_synth``'s last layer), and
-#: the realistic ``int_synth`` took 266 against 181 ms grouped there (measured).
-_GROUPED = 0.8
 
 
 def _weights_first_sum(e: Emitter, x: str, x_range: tuple[int, int], w: np.ndarray, *,
@@ -442,7 +482,7 @@ def _im2col_i32_sum(e: Emitter, x: str, w: np.ndarray, *, strides: tuple, pads: 
     §8.2)."""
     cout, cin, kh, kw = w.shape
     u = e.node("Transpose", [e.cast(x, I32)], perm=[0, 2, 3, 1])
-    (rows,), ho, wo = _im2cols(e, [u], cin, kh, kw, strides, pads)
+    ((rows,),), ho, wo = _im2cols(e, [u], cin, kh, kw, strides, pads)
     w2 = np.transpose(w, (2, 3, 1, 0)).reshape(kh * kw * cin, cout)
     acc = e.node("MatMul", [rows, e.const(w2, I32, "w")])
     total = e.node("Transpose", [e.reshape(acc, [1, ho, wo, cout])], perm=[0, 3, 1, 2])

@@ -535,6 +535,62 @@ def test_the_weights_first_product_by_groups_of_support(data):
         agree(write(g), [x.reshape(cin, h, wd)], [])
 
 
+@settings(max_examples=examples(25), deadline=None, suppress_health_check=list(HealthCheck))
+@given(data=st.data())
+def test_the_x_first_product_by_groups_of_trimmed_kernels(data):
+    # an input the x-first product takes (non-negative, or past int8) against output
+    # channels whose kernels leave out border rows and columns of their own (the phase
+    # form's missing taps): one gather and one GEMM per group of equal trims and digit, the
+    # groups' columns put back in channel order, exact at the ends of the input and weights
+    from unittest import mock
+
+    import waiexport.targets.onnx.mac as mac
+    cin, cout = data.draw(st.integers(1, 3)), data.draw(st.integers(2, 6))
+    k, stride, pad = data.draw(st.integers(2, 4)), data.draw(st.integers(1, 2)), \
+        data.draw(st.integers(1, 2))
+    w = np.array(data.draw(st.lists(st.sampled_from([-64, -1, 1, 63]),
+                                    min_size=cout * cin * k * k,
+                                    max_size=cout * cin * k * k))).reshape(cout, cin, k, k)
+    for o in range(cout):
+        top, bottom, left, right = (data.draw(st.integers(0, min(pad, (k - 1) // 2)))
+                                    for _ in range(4))
+        w[o, :, :top], w[o, :, k - bottom:], w[o, :, :, :left], w[o, :, :, k - right:] = 0, 0, 0, 0
+    lo, hi = data.draw(st.sampled_from([(0, 255), (0, 2269), (-2269, 2269), (-129, 0)]))
+    b = GraphBuilder()
+    b.output(b.op("conv", b.input(cin, lo, hi), conv(w, stride=stride, pad=pad,
+                                                     rq=rq(shift=data.draw(st.integers(0, 12))))))
+    g = b.build()
+    assume(in_subset(g) and mac.u8s8_exact())
+    h, wd = data.draw(st.integers(k, k + 3)), data.draw(st.integers(k, k + 3))
+    n = cin * h * wd
+    inputs = [np.full(n, lo), np.full(n, hi), np.resize([lo, hi], n),
+              np.array(data.draw(st.lists(st.sampled_from([lo, hi, 0, 255, 256]),
+                                          min_size=n, max_size=n))).clip(lo, hi)]
+    with mock.patch.object(mac, "_COLUMNS", 1), mock.patch.object(mac, "_GROUPED", 1.0):
+        ops = [n.op_type for n in export(write(g), ORT).model.graph.node]
+        groups = len(mac._column_groups(w, (pad,) * 4))
+        for x in inputs:
+            agree(write(g), [x.reshape(cin, h, wd)], [])
+    digits = sum(len(mac._tops(bound, 256)) for bound in (hi, -lo) if bound > 0)
+    assert ops.count("MatMulInteger") == digits * groups
+
+
+def test_the_realistic_int_synth_takes_its_phases_apart_where_they_are_wide():
+    # its first two layers' phases (128 and 64 channels each) are multiplied on their own
+    # taps, 25 of the 36 of one 3 x 3 kernel; its last layer's (3 channels each) together
+    import tempfile
+    from pathlib import Path
+
+    import waiexport.targets.onnx.mac as mac
+    from waiexport.capabilities.examples import int_synth_source
+    from waiexport.capabilities.lower import lower_set
+    with tempfile.TemporaryDirectory() as d:
+        (Path(d) / "s.json").write_bytes(int_synth_source())
+        g = lower_set("int_synth", Path(d) / "s.json")[0]["synth"]
+    ops = [n.op_type for n in export(write(g), ORT, "synth").model.graph.node]
+    assert not mac.u8s8_exact() or ops.count("MatMulInteger") == 2 * 4 + 2 * 4 + 2
+
+
 def test_a_digit_sum_past_int32_is_split_over_channels():
     # x in [0, 129] has digits of 127 and 1; 140,000 channels of weights 127 and −128 meet
     # acc32 (the certificate's sums stay under 2^31) while the low digit's sum does not fit
