@@ -35,6 +35,7 @@ class Emitter:
         self.channel_axis = 1  # where per-channel constants broadcast (3 for an NHWC twin)
         self._n = 0
         self._consts: dict = {}
+        self._widened: dict = {}   # a widening cast's output: (its input, that input's type)
 
     def exact(self, op: str, dtype: int) -> bool:
         """Whether the target's runtime computes ONNX ``op`` on ``dtype`` exactly in integers
@@ -93,7 +94,20 @@ class Emitter:
         return outs[0] if n_out == 1 else outs
 
     def cast(self, x: str, dtype: int) -> str:
+        """``x`` as ``dtype``: where ``x`` widened (:meth:`widen`) a ``dtype`` tensor, that
+        tensor, with no cast."""
+        narrow = self._widened.get(x)
+        if narrow is not None and narrow[1] == dtype:
+            return narrow[0]
         return self.node("Cast", [x], to=dtype)
+
+    def widen(self, x: str, have: int, want: int) -> str:
+        """``x``, of type ``have``, cast to ``want``, a type that holds every ``have`` value,
+        so a cast of the result back to ``have`` is ``x`` itself (an int8 move between int32
+        tensors, then an int8 GEMM operand: no cast there and back)."""
+        out = self.cast(x, want)
+        self._widened[out] = (x, have)
+        return out
 
     def dims(self, x: str) -> str:
         """The runtime shape of ``x`` (int64, 1-D)."""

@@ -317,7 +317,7 @@ def _column_groups(w: np.ndarray, pads: tuple) -> list[tuple[list[int], tuple]]:
     cout, _, kh, kw = w.shape
     trims = _support(w, pads)
     groups = [([o for o, t in enumerate(trims) if t == kind], kind)
-              for kind in sorted(set(trims))]
+              for kind in dict.fromkeys(trims)]
     products = sum(len(c) * (kh - t - b) * (kw - left - r) for c, (t, b, left, r) in groups)
     if len(groups) == 1 or products > _GROUPED * kh * kw * cout or \
             min(len(c) for c, _ in groups) < _COLUMNS:
@@ -410,7 +410,7 @@ def _weights_first_sum(e: Emitter, x: str, x_range: tuple[int, int], w: np.ndarr
     every = tuple(sorted(set().union(*support)))
     some = next(s for s in support if s)
     support = [s or some for s in support]   # a channel of zero weights joins a group
-    kinds = sorted(set(support))
+    kinds = list(dict.fromkeys(support))   # by first channel: phase-major needs no reorder
     if sum(len(k) * support.count(k) for k in kinds) > _GROUPED * len(every) * cout:
         kinds, support = [every], [every] * cout
     xp = e.node("Pad", [e.node("Squeeze", [e.cast(x, I8), e.const([0], I64)]),

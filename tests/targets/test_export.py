@@ -475,6 +475,42 @@ def test_the_int8_phase_interleave_at_the_clamp_ends(sh, sw, k, data):
         agree(write(g), [x], [])
 
 
+@settings(max_examples=examples(15), deadline=None, suppress_health_check=list(HealthCheck))
+@given(k=st.sampled_from([2, 4]), data=st.data())
+def test_a_clamped_int8_phase_stack_moves_its_phases_once(k, data):
+    # two stride-2 conv_transposes of twice the size (no crop), clamped to int8, their
+    # phases weights first: the phase form's channels come phase-major (the shuffle's DCR
+    # order folded into the weights), so the groups of equal taps (each phase's own) join
+    # in channel order with no Gather, the shuffle is two int8 Transposes, and the next
+    # GEMM reads the int8 result with no cast to int32 and back; exact at the clamp ends
+    import waiexport.targets.onnx.mac as mac
+    draw = lambda *shape: np.array(data.draw(st.lists(  # noqa: E731
+        st.sampled_from([-128, -1, 1, 127]), min_size=int(np.prod(shape)),
+        max_size=int(np.prod(shape))))).reshape(shape)
+    b = GraphBuilder()
+    y = b.input(2, -128, 127)
+    for cout in (3, 2):
+        y = b.op("conv_transpose", y, conv_transpose(draw(2 if cout == 3 else 3, cout, k, k),
+                                                      stride=2, pad=k // 2 - 1,
+                                                      rq=rq(shift=9)),
+                 policy="clamp", lo=-128, hi=127)
+    b.output(y)
+    g = b.build()
+    assume(in_subset(g) and mac.u8s8_exact())
+    model = export(write(g), ORT).model
+    made = {o: n for n in model.graph.node for o in n.output}
+    ops = [n.op_type for n in model.graph.node]
+    assert "Gather" not in ops and "DepthToSpace" not in ops
+    assert [t for _, op, t in typed_nodes(model) if op == "Transpose"] == ["int8"] * 4
+    assert not [n for n in model.graph.node if n.op_type == "Cast"
+                and made.get(n.input[0]) is not None and made[n.input[0]].op_type == "Cast"]
+    rng = np.random.default_rng(k)
+    for x in (np.full((2, 3, 4), -128), np.full((2, 3, 4), 127),
+              np.where(np.arange(24).reshape(2, 3, 4) % 2, -128, 127),
+              rng.integers(-128, 128, (2, 3, 4))):
+        agree(write(g), [x], [])
+
+
 @pytest.mark.parametrize("lo,hi", [(0, 128), (0, 129), (-129, 0), (0, 255), (0, 256),
                                    (0, 2269), (-3000, 56463), (-900000, 900000)])
 def test_the_digits_at_the_ends_of_the_input(lo, hi):

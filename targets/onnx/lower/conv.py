@@ -16,11 +16,14 @@ from ._common import phase_major, shuffled_alone, stored
 def lower(e, op, ins, ctx):
     p, t, x_range = op.params, op.outputs[0], ctx.range_of(op.inputs[0])
     shuffle = shuffled_alone(ctx.graph, t)
+    path = lambda nhwc: matmul_path(e, x_range, p.weights, ctx.target, p.groups,  # noqa: E731
+                                    ctx.u8s8, nhwc_read=nhwc)
     nhwc_read = bool(shuffle) and ctx.graph.tensor(t).policy == "derived" and \
-        t not in ctx.perms and matmul_path(e, x_range, p.weights, ctx.target, p.groups,
-                                           ctx.u8s8, nhwc_read=True) == "x-first"
+        t not in ctx.perms and path(True) == "x-first"
     if nhwc_read:   # the sum comes NHWC: the shuffle moves it in whole runs (a policy's
         ctx.perms[t] = phase_major(p.cout, shuffle.params.r)   # clamp gives no twin)
+    elif shuffle and t not in ctx.perms and path(False) == "weights-first":
+        ctx.perms[t] = phase_major(p.cout, shuffle.params.r)
     perm = ctx.perms.get(t, np.arange(p.cout))
     w = p.weights[perm]
     args = {k: [v[i] for i in perm] if isinstance(v, list) else v

@@ -28,7 +28,7 @@ def _from_nhwc(e, x: str, c: int, r: int, in8: bool) -> str:
     y = e.cast(x, I8) if in8 else x
     y = e.node("Transpose", [e.reshape(y, [1, h, w, r, r, c])], perm=[0, 1, 3, 2, 4, 5])
     y = e.reshape(y, [1, e.times(h, r), e.times(w, r), c])
-    y = e.cast(y, e.storage) if in8 else y
+    y = e.widen(y, I8, e.storage) if in8 else y
     out = e.node("Transpose", [y], perm=[0, 3, 1, 2])
     e.nhwc[out] = y
     return out
