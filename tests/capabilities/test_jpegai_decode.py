@@ -3,7 +3,9 @@ they were made from, an engine's scale path is compared with the reference's whe
 (σ_idx, the mask, the latents), and bad input is one line."""
 
 import json
+from pathlib import Path
 
+import click
 import numpy as np
 import pytest
 from click.testing import CliRunner
@@ -12,6 +14,7 @@ import waiexport.targets.engines as engines
 from waiexport.capabilities.jpegai import lower_jpegai, read_norm
 from waiexport.capabilities.jpegai_entropy import (
     PLANES,
+    Plane,
     compare,
     decode_planes,
     digest,
@@ -162,6 +165,22 @@ def test_an_error_that_changes_only_v_leaves_the_rest_agreeing(inputs):
     c = compare(mine["y"], ref["y"])
     assert not c["v"]["agree"] and c["v"]["first"]["count"] == 1
     assert all(c[k]["agree"] for k in ("z", "mask", "likely", "sigma_idx", "y_q"))
+
+
+def test_an_array_of_another_shape_never_agrees():
+    # one channel of zeros broadcast over three of zeros compared equal value by value
+    ref = Plane("y", {"v": np.zeros((3, 4, 4), np.int64), "z": np.arange(6).reshape(1, 2, 3)})
+    mine = Plane("y", {"v": np.zeros((1, 4, 4), np.int64), "z": np.arange(6).reshape(1, 3, 2)})
+    c = compare(mine, ref)
+    assert c == {"z": {"agree": False, "shapes": [[1, 3, 2], [1, 2, 3]]},
+                 "v": {"agree": False, "shapes": [[1, 4, 4], [3, 4, 4]]}}
+    from waiexport.cli.jpegai import _say_decode
+    r = CliRunner().invoke(click.command()(lambda: _say_decode(
+        {"planes": {}, "compare": {"y": c}, "validated": None}, Path("out"))))
+    assert r.output.splitlines()[:3] == [
+        "plane y against the reference: nothing agrees",
+        "  z: the engine's has shape [1, 3, 2], the reference's [1, 2, 3]",
+        "  v: the engine's has shape [1, 4, 4], the reference's [3, 4, 4]"]
 
 
 def _one_line(r):

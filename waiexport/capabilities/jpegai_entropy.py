@@ -148,7 +148,9 @@ def digest(a: np.ndarray) -> str:
 
 
 def _first(a: np.ndarray, b: np.ndarray) -> dict | None:
-    bad = np.argwhere(np.asarray(a) != np.asarray(b))
+    """Where the engine's ``a`` first differs from the reference's ``b`` (of the same
+    shape), or None."""
+    bad = np.argwhere(a != b)
     if not len(bad):
         return None
     c, y, x = (int(i) for i in bad[0])
@@ -158,11 +160,16 @@ def _first(a: np.ndarray, b: np.ndarray) -> dict | None:
 
 def compare(mine: Plane, ref: Plane) -> dict:
     """Per array, whether the engine's plane agrees with the reference's, and where it first
-    differs; a latent decode refused on one side only says which and with what code."""
+    differs (or the two shapes, where they differ); a latent decode refused on one side only
+    says which and with what code."""
     out = {}
     for name in VALUES:
         a, b = mine.values.get(name), ref.values.get(name)
         if a is None or b is None:
+            continue
+        a, b = np.asarray(a), np.asarray(b)
+        if a.shape != b.shape:   # no comparison broadcasts one side over the other
+            out[name] = {"agree": False, "shapes": [list(a.shape), list(b.shape)]}
             continue
         first = _first(a, b)
         out[name] = {"agree": first is None, **({"first": first} if first else {})}

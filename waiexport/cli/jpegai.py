@@ -186,6 +186,10 @@ def _say_decode(summary: dict, out: Path) -> None:
                 click.echo(f"  {name}: the latent decode is refused on the {d['refused_on']} "
                            f"side ({d['code']} at position {d['at']})")
                 continue
+            if "shapes" in d:
+                click.echo(f"  {name}: the engine's has shape {d['shapes'][0]}, the "
+                           f"reference's {d['shapes'][1]}")
+                continue
             f = d["first"]
             click.echo(f"  {name} differs first at channel {f['channel']}, position "
                        f"({f['y']}, {f['x']}): engine {f['engine']}, reference "
