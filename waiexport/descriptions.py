@@ -172,6 +172,7 @@ _OV_NARROW = "in int32 (int64 narrowed, it wraps)"
 #: What OpenVINO 2026.4.1's CPU plugin computes through float or narrows, by values.
 _OPENVINO_INEXACT = tuple(
     [((op, "uint8"), _OV_FLOAT) for op in ("MatMulInteger", "ConvInteger")]
+    + [(("ConvInteger", "int8"), _OV_FLOAT)]
     + [((op, "int32"), _OV_FLOAT) for op in ("MatMul", "ReduceSum", "Div", "Mod", "Equal",
                                              "Greater")]
     + [(("BitShift", "uint32"), _OV_FLOAT),

@@ -1,8 +1,9 @@
 """Convolution sums on onnxruntime's integer GEMMs, with zero points 0 and no offset
 encoding (§3, *Storage*).
 
-The fast paths are ``MatMulInteger`` u8×s8. A signed int8 ``x`` is the s8 operand, whole,
-against the weights' sign parts (:func:`_weights_first_sum`, in NCHW's own order); any other
+The fast paths are onnxruntime's u8×s8 kernel. A signed int8 ``x`` is the s8 operand, whole,
+against the weights' sign parts (:func:`_weights_first_sum`, in NCHW's own order: a
+``ConvInteger`` of the int8 input, or a ``MatMulInteger`` of its windows); any other
 ``x`` is split by sign into non-negative parts and each part into base-128 digits of at most
 128 (base 256, at most 255, where no weight passes 64 in magnitude), the u8 operand of an
 NHWC im2col (:func:`_im2col_sum`); so each pair of products the AVX2 kernel adds in int16
@@ -388,21 +389,27 @@ def _im2col_sum(e: Emitter, x: str, x_range: tuple[int, int], w: np.ndarray, *,
 
 def _weights_first_sum(e: Emitter, x: str, x_range: tuple[int, int], w: np.ndarray, *,
                        strides: tuple, pads: tuple, dtype: int) -> str:
-    """``Σ w·x̃`` of a groups-1 convolution of a signed int8 ``x`` and int8 weights as
-    ``MatMulInteger`` u8×s8 with the weights first: their sign parts ``max(±w, 0)`` (each at
-    most 128, the u8 operand) stacked on the rows, times the im2col ``[taps·cin, Ho·Wo]``
-    of ``x`` cast to int8 once (the s8 operand, whole: no sign split of ``x``), whose rows
-    are the taps' windows of the padded input, each a strided slice. That order is NCHW's
-    own, so neither operand nor the result is transposed: 10.2 against 14.6 ms for
-    :func:`_im2col_sum` on a 3×3 64→64 convolution of 128×128 (interleaved, measured).
-    Output channels are summed in groups of equal support (the taps where their weights
-    are not all zero), one product per group, where that leaves out at least a fifth of the
-    products (:data:`_GROUPED`; the phase form's missing taps, §9.3: 4 groups of 4 taps
-    instead of 9 on a stride-2 k4 ``conv_transpose``), the groups' rows then put back in
-    channel order. The pairs the kernel adds in int16 are those :func:`u8s8_exact` probes
-    (u8 up to 128 against any s8); the caller has checked that ``taps·cin·128·128`` fits
-    the int32 accumulator. Each part's sum is a subset sum of the certified terms (§8.2);
-    their difference is the sum. Zero points 0; no offset encoding (§3, *Storage*)."""
+    """``Σ w·x̃`` of a groups-1 convolution of a signed int8 ``x`` and int8 weights on the
+    u8×s8 kernel with the weights first: their sign parts ``max(±w, 0)`` (each at most 128,
+    the u8 operand) stacked on the output channels, against ``x`` cast to int8 once (the s8
+    operand, whole: no sign split of ``x``). Where the runtime takes ``ConvInteger`` on int8
+    (its target's facts; probed at load), that is one ``ConvInteger`` (:func:`_signed_conv`):
+    onnxruntime runs it on the same kernel, the weights as its A, with its own im2col, 0.93×
+    the time of the ``MatMulInteger`` form on a 3×3 64→64 convolution of 128×128
+    (interleaved, measured). Elsewhere (TVM has no ``ConvInteger``) it is ``MatMulInteger``
+    times the im2col ``[taps·cin, Ho·Wo]`` whose rows are the taps' windows of the padded
+    input, each a strided slice. Either order is NCHW's own, so neither operand nor the
+    result is transposed: 10.2 against 14.6 ms for :func:`_im2col_sum` there. Output
+    channels are summed in groups of equal support (the taps where their weights are not
+    all zero), one product per group (a ``ConvInteger``'s on the group's bounding kernel,
+    its padding reduced to match), where that leaves out at least a fifth of the products
+    (:data:`_GROUPED`; the phase form's missing taps, §9.3: 4 groups of 4 taps instead of 9
+    on a stride-2 k4 ``conv_transpose``), the groups joined in order of their first channel
+    and put back in channel order where that is not it. The pairs the kernel adds in int16
+    are those :func:`u8s8_exact` probes (u8 up to 128 against any s8); the caller has
+    checked that ``taps·cin·128·128`` fits the int32 accumulator. Each part's sum is a
+    subset sum of the certified terms (§8.2); their difference is the sum. Zero points 0;
+    no offset encoding (§3, *Storage*)."""
     cout, cin, kh, kw = w.shape
     if not w.any():
         return conv_sum(e, x, x_range, w, groups=1, strides=strides, pads=pads, dtype=dtype)
@@ -413,10 +420,25 @@ def _weights_first_sum(e: Emitter, x: str, x_range: tuple[int, int], w: np.ndarr
     kinds = list(dict.fromkeys(support))   # by first channel: phase-major needs no reorder
     if sum(len(k) * support.count(k) for k in kinds) > _GROUPED * len(every) * cout:
         kinds, support = [every], [every] * cout
+    wide = 2 * len(every) * cin * 128 * 128 > _I32_MAX
+    if e.exact("ConvInteger", I8):
+        x8, sums, order = e.cast(x, I8), [], []
+        for kind in kinds:
+            rows = [o for o in range(cout) if support[o] == kind]
+            ys, xs = np.array(kind) // kw, np.array(kind) % kw
+            top, left = min(ys.min(), pads[0]), min(xs.min(), pads[1])
+            bottom, right = min(kh - 1 - ys.max(), pads[2]), min(kw - 1 - xs.max(), pads[3])
+            sums.append(_signed_conv(e, x8, w[rows][:, :, top:kh - bottom, left:kw - right],
+                                     strides, (pads[0] - top, pads[1] - left,
+                                               pads[2] - bottom, pads[3] - right), wide))
+            order += rows
+        total = sums[0] if len(sums) == 1 else e.node("Concat", sums, axis=1)
+        if order != sorted(order):
+            total = e.node("Gather", [total, e.const(np.argsort(order), I64)], axis=1)
+        return _typed(e, total, I64 if wide else I32, dtype)
     xp = e.node("Pad", [e.node("Squeeze", [e.cast(x, I8), e.const([0], I64)]),
                         e.const([0, pads[0], pads[1], 0, pads[2], pads[3]], I64)])
     windows = {t: _window(e, xp, t // kw, t % kw, (kh, kw), [1, 2], strides) for t in every}
-    wide = 2 * len(every) * cin * 128 * 128 > _I32_MAX
     sums, order = [], []
     for kind in kinds:
         rows = [o for o in range(cout) if support[o] == kind]
@@ -431,6 +453,22 @@ def _weights_first_sum(e: Emitter, x: str, x_range: tuple[int, int], w: np.ndarr
     first = windows[every[0]]
     total = e.reshape(total, [1, cout, e.dim(first, 1), e.dim(first, 2)])
     return _typed(e, total, I64 if wide else I32, dtype)
+
+
+def _signed_conv(e: Emitter, x8: str, w: np.ndarray, strides: tuple, pads: tuple,
+                 wide: bool) -> str:
+    """``Σ w·x̃`` of an int8 ``x8`` and int8 weights ``w``: one ``ConvInteger`` of the
+    weights' sign parts stacked on the output channels, their difference."""
+    kh, kw = w.shape[2:]
+    parts = [(sign, np.maximum(sign * w, 0)) for sign in (1, -1) if (sign * w > 0).any()]
+    acc = e.node("ConvInteger", [x8, e.const(np.concatenate([p for _, p in parts]), U8, "w")],
+                 strides=list(strides), pads=list(pads), kernel_shape=[kh, kw])
+    if len(parts) == 2:
+        n = w.shape[0]
+        pos, neg = (e.slice(acc, [k * n], [(k + 1) * n], [1]) for k in (0, 1))
+        return e.node("Sub", [e.cast(pos, I64), e.cast(neg, I64)] if wide else [pos, neg])
+    acc = e.cast(acc, I64) if wide else acc
+    return e.node("Neg", [acc]) if parts[0][0] < 0 else acc
 
 
 def _signed_product(e: Emitter, w: np.ndarray, cols: str, wide: bool) -> str:

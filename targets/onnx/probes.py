@@ -145,6 +145,13 @@ def _probes() -> tuple:
     xc = np.array([255] * 1024 + [1], np.uint8).reshape(1, 1025, 1, 1)
     out.append(Probe(FLOAT32, "ConvInteger", "uint8", (("ConvInteger", ["x", "w"], ["out0"]),),
                      {"w": wu8}, {"x": xc}, np.array([[[[255 * 255 * 1024 + 255]]]], np.int32)))
+    # the weights-first product's ConvInteger: an int8 x against u8 weight sign parts of at
+    # most 128, pairs of 128 x -128 and 128 x 127 (which an int16 pair still holds) and one
+    # of 1 x -1: -2^24 - 1, odd past 2^24
+    xs8 = np.array([-128] * 1024 + [127, -1], np.int8).reshape(1, 1026, 1, 1)
+    wc = np.array([128] * 1024 + [0, 1], np.uint8).reshape(1, 1026, 1, 1)
+    out.append(Probe(FLOAT32, "ConvInteger", "int8", (("ConvInteger", ["x", "w"], ["out0"]),),
+                     {"w": wc}, {"x": xs8}, np.array([[[[-(1 << 24) - 1]]]], np.int32)))
     for dtype, big in ((np.int32, (1 << 24) + 1), (np.int64, (1 << 40) + 1)):
         a = np.array([[big, 1]], dtype)
         b = np.array([[1], [1]], dtype)

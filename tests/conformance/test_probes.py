@@ -29,16 +29,17 @@ def _through(model, op: str, dtype: int, via: int, then=None):
     types.update({t.name: t.data_type for t in model.graph.initializer})
     nodes = []
     for k, n in enumerate(model.graph.node):
-        if n.op_type != op or types.get(n.input[0]) not in (dtype, TensorProto.UINT8):
+        if n.op_type != op or types.get(n.input[0]) not in (dtype, TensorProto.UINT8,
+                                                             TensorProto.INT8):
             nodes.append(n)
             continue
         ins = []
         for j, name in enumerate(n.input):
             nodes.append(helper.make_node("Cast", [name], [f"{op}{k}_{j}"], to=via))
             ins.append(f"{op}{k}_{j}")
-        kind = "MatMul" if op == "MatMulInteger" else op
+        kind = {"MatMulInteger": "MatMul", "ConvInteger": "Conv"}.get(op, op)
         attrs = {a.name: helper.get_attribute_value(a) for a in n.attribute}
-        nodes.append(helper.make_node(kind, ins[:2] if op == "MatMulInteger" else ins,
+        nodes.append(helper.make_node(kind, ins[:2] if op != kind else ins,
                                       [f"{op}{k}_v"], **attrs))
         last = f"{op}{k}_v"
         if then:
@@ -53,7 +54,8 @@ def _through(model, op: str, dtype: int, via: int, then=None):
 
 
 MISTAKES = {
-    FLOAT32: lambda m: _through(m, "MatMulInteger", I32, F32),
+    FLOAT32: lambda m: _through(_through(m, "MatMulInteger", I32, F32), "ConvInteger", I32,
+                                F32),
     NARROWED: lambda m: _through(_through(m, "Mul", I64, I32), "Add", I64, I32),
     NEAREST: lambda m: _through(m, "Div", I32, F32, then="Round"),
 }
@@ -81,7 +83,7 @@ def test_onnxruntime_passes_every_probe():
     assert len(found) == len(PROBES) and not any(found.values()), found
 
 
-@pytest.mark.parametrize("failure, ops", [(FLOAT32, ("MatMulInteger",)),
+@pytest.mark.parametrize("failure, ops", [(FLOAT32, ("MatMulInteger", "ConvInteger")),
                                           (NARROWED, ("Mul", "Add")), (NEAREST, ("Div",))])
 @with_extra("onnxruntime", "ort")
 def test_each_failure_class_is_named_by_its_probe_and_means_no_claim(failure, ops):
