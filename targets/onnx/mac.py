@@ -393,7 +393,7 @@ def _weights_first_sum(e: Emitter, x: str, x_range: tuple[int, int], w: np.ndarr
     u8×s8 kernel with the weights first: their sign parts ``max(±w, 0)`` (each at most 128,
     the u8 operand) stacked on the output channels, against ``x`` cast to int8 once (the s8
     operand, whole: no sign split of ``x``). Where the runtime takes ``ConvInteger`` on int8
-    (its target's facts; probed at load), that is one ``ConvInteger`` (:func:`_signed_conv`):
+    (its target's facts; probed at load), that is one ``ConvInteger`` (:func:`_signed`):
     onnxruntime runs it on the same kernel, the weights as its A, with its own im2col, 0.93×
     the time of the ``MatMulInteger`` form on a 3×3 64→64 convolution of 128×128
     (interleaved, measured). Elsewhere (TVM has no ``ConvInteger``) it is ``MatMulInteger``
@@ -422,66 +422,55 @@ def _weights_first_sum(e: Emitter, x: str, x_range: tuple[int, int], w: np.ndarr
         kinds, support = [every], [every] * cout
     wide = 2 * len(every) * cin * 128 * 128 > _I32_MAX
     if e.exact("ConvInteger", I8):
-        x8, sums, order = e.cast(x, I8), [], []
-        for kind in kinds:
-            rows = [o for o in range(cout) if support[o] == kind]
+        axis, x8 = 1, e.cast(x, I8)
+
+        def product(rows: list, kind: tuple) -> str:
             ys, xs = np.array(kind) // kw, np.array(kind) % kw
             top, left = min(ys.min(), pads[0]), min(xs.min(), pads[1])
             bottom, right = min(kh - 1 - ys.max(), pads[2]), min(kw - 1 - xs.max(), pads[3])
-            sums.append(_signed_conv(e, x8, w[rows][:, :, top:kh - bottom, left:kw - right],
-                                     strides, (pads[0] - top, pads[1] - left,
-                                               pads[2] - bottom, pads[3] - right), wide))
-            order += rows
-        total = sums[0] if len(sums) == 1 else e.node("Concat", sums, axis=1)
-        if order != sorted(order):
-            total = e.node("Gather", [total, e.const(np.argsort(order), I64)], axis=1)
-        return _typed(e, total, I64 if wide else I32, dtype)
-    xp = e.node("Pad", [e.node("Squeeze", [e.cast(x, I8), e.const([0], I64)]),
-                        e.const([0, pads[0], pads[1], 0, pads[2], pads[3]], I64)])
-    windows = {t: _window(e, xp, t // kw, t % kw, (kh, kw), [1, 2], strides) for t in every}
+            sub = w[rows][:, :, top:kh - bottom, left:kw - right]
+            attrs = dict(strides=list(strides), kernel_shape=list(sub.shape[2:]),
+                         pads=[pads[0] - top, pads[1] - left, pads[2] - bottom, pads[3] - right])
+            return _signed(e, sub, lambda ws: e.node("ConvInteger", [x8, ws], **attrs), axis,
+                           wide)
+    else:
+        axis = 0
+        xp = e.node("Pad", [e.node("Squeeze", [e.cast(x, I8), e.const([0], I64)]),
+                            e.const([0, pads[0], pads[1], 0, pads[2], pads[3]], I64)])
+        windows = {t: _window(e, xp, t // kw, t % kw, (kh, kw), [1, 2], strides)
+                   for t in every}
+
+        def product(rows: list, kind: tuple) -> str:
+            cols = e.node("Concat", [windows[t] for t in kind], axis=0) if len(kind) > 1 \
+                else windows[kind[0]]
+            wk = np.transpose(w[rows].reshape(len(rows), cin, -1)[:, :, kind], (0, 2, 1))
+            cols = e.reshape(cols, [len(kind) * cin, -1])
+            return _signed(e, wk.reshape(len(rows), -1),
+                           lambda ws: e.node("MatMulInteger", [ws, cols]), axis, wide)
     sums, order = [], []
     for kind in kinds:
         rows = [o for o in range(cout) if support[o] == kind]
-        cols = e.node("Concat", [windows[t] for t in kind], axis=0) if len(kind) > 1 else \
-            windows[kind[0]]
-        sums.append(_signed_product(e, w[rows].reshape(len(rows), cin, -1)[:, :, kind],
-                                    e.reshape(cols, [len(kind) * cin, -1]), wide))
+        sums.append(product(rows, kind))
         order += rows
-    total = sums[0] if len(sums) == 1 else e.node("Concat", sums, axis=0)
+    total = sums[0] if len(sums) == 1 else e.node("Concat", sums, axis=axis)
     if order != sorted(order):
-        total = e.node("Gather", [total, e.const(np.argsort(order), I64)], axis=0)
-    first = windows[every[0]]
-    total = e.reshape(total, [1, cout, e.dim(first, 1), e.dim(first, 2)])
+        total = e.node("Gather", [total, e.const(np.argsort(order), I64)], axis=axis)
+    if axis == 0:   # the product's rows by the windows' positions
+        first = windows[every[0]]
+        total = e.reshape(total, [1, cout, e.dim(first, 1), e.dim(first, 2)])
     return _typed(e, total, I64 if wide else I32, dtype)
 
 
-def _signed_conv(e: Emitter, x8: str, w: np.ndarray, strides: tuple, pads: tuple,
-                 wide: bool) -> str:
-    """``Σ w·x̃`` of an int8 ``x8`` and int8 weights ``w``: one ``ConvInteger`` of the
-    weights' sign parts stacked on the output channels, their difference."""
-    kh, kw = w.shape[2:]
+def _signed(e: Emitter, w: np.ndarray, product, axis: int, wide: bool) -> str:
+    """The sum of int8 weights ``w`` against an int8 operand: ``product`` of the weights'
+    sign parts ``max(±w, 0)`` (each a u8 of at most 128) stacked on ``w``'s first axis, which
+    is ``axis`` of the product's result (a GEMM's rows, a convolution's output channels),
+    then their difference (in int64 where ``wide``)."""
     parts = [(sign, np.maximum(sign * w, 0)) for sign in (1, -1) if (sign * w > 0).any()]
-    acc = e.node("ConvInteger", [x8, e.const(np.concatenate([p for _, p in parts]), U8, "w")],
-                 strides=list(strides), pads=list(pads), kernel_shape=[kh, kw])
+    acc = product(e.const(np.concatenate([part for _, part in parts]), U8, "w"))
     if len(parts) == 2:
         n = w.shape[0]
-        pos, neg = (e.slice(acc, [k * n], [(k + 1) * n], [1]) for k in (0, 1))
-        return e.node("Sub", [e.cast(pos, I64), e.cast(neg, I64)] if wide else [pos, neg])
-    acc = e.cast(acc, I64) if wide else acc
-    return e.node("Neg", [acc]) if parts[0][0] < 0 else acc
-
-
-def _signed_product(e: Emitter, w: np.ndarray, cols: str, wide: bool) -> str:
-    """``w · cols`` for int8 weights ``w`` ``[rows, cin, taps]`` and the int8 im2col
-    ``cols`` ``[taps·cin, M]`` (tap-major): one ``MatMulInteger`` of the weights' sign parts
-    stacked on the rows, their difference (in int64 where ``wide``)."""
-    wk = np.transpose(w, (0, 2, 1)).reshape(w.shape[0], -1)
-    parts = [(sign, np.maximum(sign * wk, 0)) for sign in (1, -1) if (sign * wk > 0).any()]
-    acc = e.node("MatMulInteger", [
-        e.const(np.concatenate([part for _, part in parts]), U8, "w"), cols])
-    if len(parts) == 2:
-        n = w.shape[0]
-        pos, neg = (e.slice(acc, [k * n], [(k + 1) * n], [0]) for k in (0, 1))
+        pos, neg = (e.slice(acc, [k * n], [(k + 1) * n], [axis]) for k in (0, 1))
         return e.node("Sub", [e.cast(pos, I64), e.cast(neg, I64)] if wide else [pos, neg])
     acc = e.cast(acc, I64) if wide else acc
     return e.node("Neg", [acc]) if parts[0][0] < 0 else acc

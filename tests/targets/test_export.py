@@ -542,6 +542,17 @@ def test_the_digits_at_the_ends_of_the_input(lo, hi):
             agree(write(g), [x], [])
 
 
+def _conv_case(data, values: list, cout: tuple, k: tuple, pad: tuple):
+    """A conv's channels in, out (in the range ``cout``), kernel side, stride, padding and
+    weights ``[cout, cin, k, k]`` drawn from ``values``."""
+    cin, cout = data.draw(st.integers(1, 3)), data.draw(st.integers(*cout))
+    k, stride, pad = data.draw(st.integers(*k)), data.draw(st.integers(1, 2)), \
+        data.draw(st.integers(*pad))
+    n = cout * cin * k * k
+    w = np.array(data.draw(st.lists(st.sampled_from(values), min_size=n, max_size=n)))
+    return cin, cout, k, stride, pad, w.reshape(cout, cin, k, k)
+
+
 @settings(max_examples=examples(25), deadline=None, suppress_health_check=list(HealthCheck))
 @given(data=st.data())
 def test_the_weights_first_product_by_groups_of_support(data):
@@ -549,12 +560,8 @@ def test_the_weights_first_product_by_groups_of_support(data):
     # their own (the phase form's missing taps): one product per group of channels with the
     # same taps, put back in channel order, exact at the ends of the input and the weights
     import waiexport.targets.onnx.mac as mac
-    cin, cout = data.draw(st.integers(1, 3)), data.draw(st.integers(1, 6))
-    k, stride, pad = data.draw(st.integers(1, 3)), data.draw(st.integers(1, 2)), \
-        data.draw(st.integers(0, 2))
-    w = np.array(data.draw(st.lists(st.sampled_from([-128, -1, 1, 127]),
-                                    min_size=cout * cin * k * k,
-                                    max_size=cout * cin * k * k))).reshape(cout, cin, k, k)
+    cin, cout, k, stride, pad, w = _conv_case(data, [-128, -1, 1, 127], cout=(1, 6),
+                                               k=(1, 3), pad=(0, 2))
     masks = data.draw(st.lists(st.lists(st.booleans(), min_size=k * k, max_size=k * k),
                                min_size=cout, max_size=cout))
     w = w * np.array(masks).reshape(cout, 1, k, k)
@@ -586,12 +593,8 @@ def test_the_x_first_product_by_groups_of_trimmed_kernels(data):
     from unittest import mock
 
     import waiexport.targets.onnx.mac as mac
-    cin, cout = data.draw(st.integers(1, 3)), data.draw(st.integers(2, 6))
-    k, stride, pad = data.draw(st.integers(2, 4)), data.draw(st.integers(1, 2)), \
-        data.draw(st.integers(1, 2))
-    w = np.array(data.draw(st.lists(st.sampled_from([-64, -1, 1, 63]),
-                                    min_size=cout * cin * k * k,
-                                    max_size=cout * cin * k * k))).reshape(cout, cin, k, k)
+    cin, cout, k, stride, pad, w = _conv_case(data, [-64, -1, 1, 63], cout=(2, 6), k=(2, 4),
+                                               pad=(1, 2))
     for o in range(cout):
         top, bottom, left, right = (data.draw(st.integers(0, min(pad, (k - 1) // 2)))
                                     for _ in range(4))
