@@ -121,16 +121,45 @@ def _support(w: np.ndarray, pads: tuple) -> list[tuple]:
     """Per output channel, how many all-zero kernel rows (top, bottom) and columns (left,
     right) it has, each at most the padding on that side (a trim past it would need a
     negative pad)."""
-    _, _, kh, kw = w.shape
     out = []
     for wo in w:
         rows, cols = np.flatnonzero(wo.any(axis=(0, 2))), np.flatnonzero(wo.any(axis=(0, 1)))
-        if not rows.size:
-            out.append((0, 0, 0, 0))
-            continue
-        out.append((min(rows[0], pads[0]), min(kh - 1 - rows[-1], pads[2]),
-                    min(cols[0], pads[1]), min(kw - 1 - cols[-1], pads[3])))
+        out.append(_trim(rows, cols, w.shape, pads) if rows.size else (0, 0, 0, 0))
     return out
+
+
+def _trim(rows, cols, shape: tuple, pads: tuple) -> tuple:
+    """The kernel rows above and below the sorted ``rows`` a kernel of ``shape`` uses, and
+    its columns left and right of ``cols``: ``(top, bottom, left, right)``, each at most the
+    padding on that side."""
+    kh, kw = shape[2:]
+    return (min(rows[0], pads[0]), min(kh - 1 - rows[-1], pads[2]),
+            min(cols[0], pads[1]), min(kw - 1 - cols[-1], pads[3]))
+
+
+def _trimmed(w: np.ndarray, pads: tuple, trim: tuple) -> tuple[np.ndarray, tuple]:
+    """``w`` without the border rows and columns ``trim`` names, and the padding reduced to
+    match, so every output position reads the same input elements."""
+    top, bottom, left, right = trim
+    kh, kw = w.shape[2:]
+    return (w[:, :, top:kh - bottom, left:kw - right],
+            (pads[0] - top, pads[1] - left, pads[2] - bottom, pads[3] - right))
+
+
+def _by_trim(trims: list) -> list[tuple[list[int], tuple]]:
+    """The output channels of each trim in ``trims`` (one per channel), with it, in order
+    of each trim's first channel."""
+    return [([o for o, t in enumerate(trims) if t == kind], kind)
+            for kind in dict.fromkeys(trims)]
+
+
+def _joined(e: Emitter, sums: list[str], order: list[int], axis: int) -> str:
+    """The groups' ``sums`` joined on ``axis``, whose channels ``order`` lists group by
+    group, put in channel order (no ``Gather`` where they are in it already)."""
+    total = sums[0] if len(sums) == 1 else e.node("Concat", sums, axis=axis)
+    if order != sorted(order):
+        total = e.node("Gather", [total, e.const(np.argsort(order), I64)], axis=axis)
+    return total
 
 
 def mac_sum(e: Emitter, x: str, x_range: tuple[int, int], w: np.ndarray, target, *,
@@ -159,22 +188,17 @@ def mac_sum(e: Emitter, x: str, x_range: tuple[int, int], w: np.ndarray, target,
             _subset_sums_fit_i32(x_range, w):
         return _im2col_i32_sum(e, x, w, strides=strides, pads=pads, dtype=dtype)
     trims = _support(w, pads) if groups == 1 else [(0, 0, 0, 0)] * w.shape[0]
-    kinds = sorted(set(trims))
-    if len(kinds) == 1 and kinds[0] == (0, 0, 0, 0):
+    kinds = _by_trim(trims)
+    if len(kinds) == 1 and kinds[0][1] == (0, 0, 0, 0):
         return _mac_sum(e, x, x_range, w, target, groups=groups, strides=strides, pads=pads,
                         dtype=dtype)
     parts, order = [], []
-    _, _, kh, kw = w.shape
-    for top, bottom, left, right in kinds:
-        idx = [o for o, t in enumerate(trims) if t == (top, bottom, left, right)]
-        sub = w[idx][:, :, top:kh - bottom, left:kw - right]
+    for channels, trim in kinds:
+        sub, reduced = _trimmed(w[channels], pads, trim)
         parts.append(_mac_sum(e, x, x_range, sub, target, groups=1, strides=strides,
-                              pads=(pads[0] - top, pads[1] - left, pads[2] - bottom,
-                                    pads[3] - right), dtype=dtype))
-        order += idx
-    joined = parts[0] if len(parts) == 1 else e.node("Concat", parts, axis=1)
-    inverse = np.argsort(order)
-    return e.node("Gather", [joined, e.const(inverse, I64)], axis=1)
+                              pads=reduced, dtype=dtype))
+        order += channels
+    return _joined(e, parts, order, 1)
 
 
 def matmul_path(e: Emitter, x_range: tuple[int, int], w: np.ndarray, target, groups: int,
@@ -316,9 +340,7 @@ def _column_groups(w: np.ndarray, pads: tuple) -> list[tuple[list[int], tuple]]:
     with its trims, where that leaves out at least a fifth of the products and every group
     has :data:`_COLUMNS` channels or more; else one group of every channel, untrimmed."""
     cout, _, kh, kw = w.shape
-    trims = _support(w, pads)
-    groups = [([o for o, t in enumerate(trims) if t == kind], kind)
-              for kind in dict.fromkeys(trims)]
+    groups = _by_trim(_support(w, pads))
     products = sum(len(c) * (kh - t - b) * (kw - left - r) for c, (t, b, left, r) in groups)
     if len(groups) == 1 or products > _GROUPED * kh * kw * cout or \
             min(len(c) for c, _ in groups) < _COLUMNS:
@@ -353,6 +375,8 @@ def _im2col_sum(e: Emitter, x: str, x_range: tuple[int, int], w: np.ndarray, *,
     pieces = [(scale, u if chunk == cin else e.slice(u, [c0], [c0 + chunk], [3]), c0,
                min(chunk, cin - c0))
               for (scale, u, _), chunk in zip(parts, chunks) for c0 in range(0, cin, chunk)]
+    if not pieces:
+        return conv_sum(e, x, x_range, w, groups=1, strides=strides, pads=pads, dtype=dtype)
     groups = _column_groups(w, pads)
     rows = {}
     for n in sorted({p[3] for p in pieces}):   # one index a width, shared by its gathers
@@ -360,12 +384,10 @@ def _im2col_sum(e: Emitter, x: str, x_range: tuple[int, int], w: np.ndarray, *,
         got, ho, wo = _im2cols(e, [pieces[k][1] for k in group], n, kh, kw, strides, pads,
                                tuple(trim for _, trim in groups))
         rows.update(zip(group, got))
-    if not pieces:
-        return conv_sum(e, x, x_range, w, groups=1, strides=strides, pads=pads, dtype=dtype)
     wide = bound > _I32_MAX
     totals = []
-    for g, (channels, (top, bottom, left, right)) in enumerate(groups):
-        wg = np.transpose(w[channels][:, :, top:kh - bottom, left:kw - right], (2, 3, 1, 0))
+    for g, (channels, trim) in enumerate(groups):
+        wg = np.transpose(_trimmed(w[channels], pads, trim)[0], (2, 3, 1, 0))
         total = None
         for k, (scale, _, c0, n) in enumerate(pieces):
             acc = e.node("MatMulInteger", [rows[k][g], e.const(
@@ -376,10 +398,7 @@ def _im2col_sum(e: Emitter, x: str, x_range: tuple[int, int], w: np.ndarray, *,
             total = (term if scale > 0 else e.node("Neg", [term])) if total is None else \
                 e.node("Add" if scale > 0 else "Sub", [total, term])
         totals.append(total)
-    total = totals[0] if len(totals) == 1 else e.node("Concat", totals, axis=1)
-    order = [o for channels, _ in groups for o in channels]
-    if order != sorted(order):
-        total = e.node("Gather", [total, e.const(np.argsort(order), I64)], axis=1)
+    total = _joined(e, totals, [o for channels, _ in groups for o in channels], 1)
     nhwc = _typed(e, e.reshape(total, [1, ho, wo, cout]), I64 if wide else I32, dtype)
     total = e.node("Transpose", [nhwc], perm=[0, 3, 1, 2])
     e.nhwc[total] = nhwc
@@ -425,12 +444,11 @@ def _weights_first_sum(e: Emitter, x: str, x_range: tuple[int, int], w: np.ndarr
         axis, x8 = 1, e.cast(x, I8)
 
         def product(rows: list, kind: tuple) -> str:
-            ys, xs = np.array(kind) // kw, np.array(kind) % kw
-            top, left = min(ys.min(), pads[0]), min(xs.min(), pads[1])
-            bottom, right = min(kh - 1 - ys.max(), pads[2]), min(kw - 1 - xs.max(), pads[3])
-            sub = w[rows][:, :, top:kh - bottom, left:kw - right]
+            taps = np.array(kind)
+            sub, reduced = _trimmed(w[rows], pads, _trim(
+                np.unique(taps // kw), np.unique(taps % kw), w.shape, pads))
             attrs = dict(strides=list(strides), kernel_shape=list(sub.shape[2:]),
-                         pads=[pads[0] - top, pads[1] - left, pads[2] - bottom, pads[3] - right])
+                         pads=list(reduced))
             return _signed(e, sub, lambda ws: e.node("ConvInteger", [x8, ws], **attrs), axis,
                            wide)
     else:
@@ -452,9 +470,7 @@ def _weights_first_sum(e: Emitter, x: str, x_range: tuple[int, int], w: np.ndarr
         rows = [o for o in range(cout) if support[o] == kind]
         sums.append(product(rows, kind))
         order += rows
-    total = sums[0] if len(sums) == 1 else e.node("Concat", sums, axis=axis)
-    if order != sorted(order):
-        total = e.node("Gather", [total, e.const(np.argsort(order), I64)], axis=axis)
+    total = _joined(e, sums, order, axis)
     if axis == 0:   # the product's rows by the windows' positions
         first = windows[every[0]]
         total = e.reshape(total, [1, cout, e.dim(first, 1), e.dim(first, 2)])

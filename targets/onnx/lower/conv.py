@@ -4,7 +4,8 @@ depth-to-space in another order, §9.4) reorders its output channels: weights an
 per-channel parameters alike. On the x-first ``MatMulInteger`` path the sum comes with an
 NHWC twin: it is requantised on the twin too, and where a ``pixel_shuffle`` alone reads the
 output, the shuffle's order is folded into the channels so it moves the twin in whole runs
-(:mod:`.pixel_shuffle`)."""
+(:mod:`.pixel_shuffle`); so it is on the weights-first path, whose groups of equal taps (one
+a phase) then join in channel order."""
 
 import numpy as np
 
@@ -20,9 +21,9 @@ def lower(e, op, ins, ctx):
                                     ctx.u8s8, nhwc_read=nhwc)
     nhwc_read = bool(shuffle) and ctx.graph.tensor(t).policy == "derived" and \
         t not in ctx.perms and path(True) == "x-first"
-    if nhwc_read:   # the sum comes NHWC: the shuffle moves it in whole runs (a policy's
-        ctx.perms[t] = phase_major(p.cout, shuffle.params.r)   # clamp gives no twin)
-    elif shuffle and t not in ctx.perms and path(False) == "weights-first":
+    # the sum comes NHWC (a policy's clamp gives no twin), so the shuffle moves it in whole
+    # runs; or weights first, whose groups of equal taps (one a phase) join in that order
+    if shuffle and t not in ctx.perms and (nhwc_read or path(False) == "weights-first"):
         ctx.perms[t] = phase_major(p.cout, shuffle.params.r)
     perm = ctx.perms.get(t, np.arange(p.cout))
     w = p.weights[perm]
