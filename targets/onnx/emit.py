@@ -5,14 +5,46 @@ from __future__ import annotations
 from contextlib import contextmanager
 
 import numpy as np
+import onnx
 from onnx import TensorProto, helper, numpy_helper
 
-__all__ = ["Emitter", "I32", "I64", "U8", "I8", "BOOL", "fits_i8"]
+__all__ = ["Emitter", "I32", "I64", "U8", "I8", "BOOL", "fits_i8", "graphs", "reads",
+           "subgraph_nodes"]
 
 I32, I64, U8, BOOL = TensorProto.INT32, TensorProto.INT64, TensorProto.UINT8, TensorProto.BOOL
 I8 = TensorProto.INT8
 _NP = {I32: np.int32, I64: np.int64, U8: np.uint8, I8: np.int8, BOOL: np.bool_,
        TensorProto.INT16: np.int16}
+
+
+def subgraph_nodes(nodes):
+    """Each node of ``nodes`` and, after it, every node of its subgraphs (an ``If``'s
+    branches), depth first."""
+    for n in nodes:
+        yield n
+        for a in n.attribute:
+            if a.type == onnx.AttributeProto.GRAPH:
+                yield from subgraph_nodes(a.g.node)
+
+
+def graphs(graph):
+    """``graph`` and each of its subgraphs (an ``If``'s branches), depth first."""
+    yield graph
+    for n in graph.node:
+        for a in n.attribute:
+            if a.type == onnx.AttributeProto.GRAPH:
+                yield from graphs(a.g)
+
+
+def reads(node) -> set[str]:
+    """The tensors ``node`` reads: its inputs, and those its subgraphs read from outside
+    them."""
+    got = {i for i in node.input if i}
+    for a in node.attribute:
+        if a.type == onnx.AttributeProto.GRAPH:
+            made = {o for n in subgraph_nodes(a.g.node) for o in n.output}
+            got |= {i for n in a.g.node for i in reads(n)} - made
+    return got
 
 
 def fits_i8(iv: tuple[int, int]) -> bool:
@@ -63,9 +95,35 @@ class Emitter:
         for n in reversed(self.nodes):
             if any(o in needed for o in n.output):
                 kept.append(n)
-                needed.update(n.input)
+                needed.update(reads(n))
         self.nodes = kept[::-1]
         self.inits = [t for t in self.inits if t.name in needed]
+
+    @contextmanager
+    def branch(self):
+        """The nodes added meanwhile go to the list this yields, not the model's: the body
+        of a subgraph (an ``If`` branch, :meth:`when`), which reads the model's tensors by
+        name."""
+        outer, self.nodes = self.nodes, []
+        try:
+            yield self.nodes
+        finally:
+            self.nodes = outer
+
+    def when(self, cond: str, then: tuple, orelse: tuple, dtype: int) -> str:
+        """``If(cond)``: each branch ``(nodes, output)`` from :meth:`branch`, its one output
+        of type ``dtype``; the name of the result."""
+        def body(label: str, nodes: list, out: str):
+            if any(out in n.output for n in nodes):
+                kept = out
+            else:       # a branch's output is its own tensor, not the model's it reads
+                kept = self.name("kept")
+                nodes = nodes + [helper.make_node("Identity", [out], [kept],
+                                                  name=f"{self.scope}/{kept}")]
+            return helper.make_graph(nodes, label, [],
+                                     [helper.make_tensor_value_info(kept, dtype, None)])
+        return self.node("If", [cond], then_branch=body("then", *then),
+                         else_branch=body("else", *orelse))
 
     def name(self, hint: str) -> str:
         self._n += 1

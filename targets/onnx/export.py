@@ -20,7 +20,7 @@ from waiexport import __version__
 from waiexport.bounds import certify_graph
 from waiexport.graph import Graph
 
-from .emit import I32, I64, Emitter
+from .emit import I32, I64, Emitter, graphs, subgraph_nodes
 from ..lowering import lower_ops
 from .lower import LOWER, WIDE, DoesNotFit, ExportError, LowerCtx, clip
 from .lower._common import phase_major, shuffled_alone
@@ -144,20 +144,21 @@ def every_node_model(model: onnx.ModelProto) -> onnx.ModelProto:
 def lowest_opset(nodes) -> int:
     """The lowest opset whose definition of every operator in ``nodes`` is the one of
     :data:`OPSET` the lowerings were written for, so older runtimes load the model."""
-    return max(onnx.defs.get_schema(n.op_type, OPSET, "").since_version for n in nodes)
+    return max(onnx.defs.get_schema(n.op_type, OPSET, "").since_version
+               for n in subgraph_nodes(nodes))
 
 
 def check_integer_only(model: onnx.ModelProto) -> None:
     """Raise ``ExportError`` if any initializer, value or node of ``model`` is floating point
     (§6): every input, output, initializer and inferred intermediate is an integer or bool."""
     inferred = onnx.shape_inference.infer_shapes(model, strict_mode=True)
-    g = inferred.graph
-    for t in g.initializer:
-        if t.data_type in _FLOATS:
-            raise ExportError(f"initializer {t.name} is floating point")
-    for v in list(g.input) + list(g.output) + list(g.value_info):
-        if v.type.tensor_type.elem_type in _FLOATS:
-            raise ExportError(f"tensor {v.name} is floating point")
+    for g in graphs(inferred.graph):
+        for t in g.initializer:
+            if t.data_type in _FLOATS:
+                raise ExportError(f"initializer {t.name} is floating point")
+        for v in list(g.input) + list(g.output) + list(g.value_info):
+            if v.type.tensor_type.elem_type in _FLOATS:
+                raise ExportError(f"tensor {v.name} is floating point")
     for node in g.node:
         for a in node.attribute:
             if a.type in (onnx.AttributeProto.FLOAT, onnx.AttributeProto.FLOATS,

@@ -234,23 +234,25 @@ SATURATION = PROBES[0].name
 
 
 def typed_nodes(model) -> list[tuple[str, str, str]]:
-    """Each node of an ONNX model that computes a graph value, as ``(name, operator, its first
-    input's type)``, the types inferred; a node of sizes alone (from ``Shape`` or ``Size`` and
-    constants, a tensor's dimensions, each below 2^31) is left out, since no runtime's
-    narrowing of those can change a value."""
+    """Each node of an ONNX model (and of its ``If`` branches) that computes a graph value,
+    as ``(name, operator, its first input's type)``, the types inferred; a node of sizes
+    alone (from ``Shape`` or ``Size`` and constants, a tensor's dimensions, each below 2^31)
+    is left out, since no runtime's narrowing of those can change a value."""
     import onnx
     from onnx import helper
+    from .emit import graphs, subgraph_nodes
     inferred = onnx.shape_inference.infer_shapes(model, strict_mode=False)
-    types = {v.name: v.type.tensor_type.elem_type for v in
-             list(inferred.graph.value_info) + list(inferred.graph.input)
-             + list(inferred.graph.output)}
+    every = list(graphs(inferred.graph))
+    types = {v.name: v.type.tensor_type.elem_type for g in every for v in
+             list(g.value_info) + list(g.input) + list(g.output)}
     types.update({t.name: t.data_type for t in inferred.graph.initializer})
     names = {v: np.dtype(helper.tensor_dtype_to_np_dtype(v)).name for v in set(types.values())
              if v}
     out, sizes = [], set()
     constant = {t.name for t in inferred.graph.initializer} | {
-        o for n in inferred.graph.node if n.op_type == "Constant" for o in n.output}
-    for n in inferred.graph.node:
+        o for n in subgraph_nodes(inferred.graph.node) if n.op_type == "Constant"
+        for o in n.output}
+    for n in subgraph_nodes(inferred.graph.node):
         given = [i for i in n.input if i]
         if n.op_type in ("Shape", "Size") or (
                 n.op_type not in _DATA and any(i in sizes for i in given)
