@@ -58,6 +58,8 @@ class Target:
     nhwc_sums: bool = True      # a signed int8 conv whose sum a pixel_shuffle alone reads
     #                             takes the x-first product, for its NHWC sum (the realistic
     #                             int_synth 0.90x on onnxruntime, 2.2x on TVM untuned, measured)
+    skips_digits: bool = False  # its runtime runs ONNX If: the x-first product's high digits
+    #                             (gathers, GEMMs) run only where one is not 0 (onnxruntime)
 
     @property
     def mult_range(self) -> tuple[int, int]:
@@ -126,7 +128,8 @@ TARGETS = {t.name: t for t in (
         mac_bits=64, mac_signed=True, roundings=("floor", "half_up", "half_even"),
         shift_range=(0, 63), mult_bits=64, mult_signed=True, post_bias=True,
         transposed_conv=False, depth_to_space=CRD, padding=("zero", "replicate"),
-        table_lookup=True, row_select=True, state=True, engine="ort-cpu", subset="full"),
+        table_lookup=True, row_select=True, state=True, engine="ort-cpu", subset="full",
+        skips_digits=True),
     Target(
         name="npu-int8",
         summary="a strict fixed-function unit: 8-bit MACs, one half_up requantisation pattern",
@@ -185,6 +188,7 @@ _MEASURED = ("measured by values on this kind of machine (AMD EPYC, AVX2, no VNN
 
 TARGETS.update({t.name: t for t in (
     replace(TARGETS["ort-cpu"], name="openvino-cpu", engine="openvino-cpu", checked_on="openvino-cpu",
+            skips_digits=False,
             summary="OpenVINO's CPU plugin (our ONNX export, f32 inference precision) in the "
                     "integer operations it keeps: convolutions as int32 Mul and Add trees, "
                     "roundings by bits, no int64 tensor",
@@ -192,12 +196,13 @@ TARGETS.update({t.name: t for t in (
     # padding zero only: its frontend takes no Pad whose pads are a run-time input, so
     # replication is built from Slice, Expand and Concat (§9.4)
     replace(TARGETS["ort-cpu"], name="tvm-llvm", engine="tvm-llvm", checked_on="tvm-llvm", conv_integer=False,
-            padding=("zero",), nhwc_sums=False,
+            padding=("zero",), nhwc_sums=False, skips_digits=False,
             summary="Apache TVM, relax ONNX frontend, llvm for this CPU (our ONNX export, static "
                     "shapes per decode): convolutions without ConvInteger",
             lacks=(("ConvInteger", "no ConvInteger in its relax ONNX frontend"),),
             measured=f"Apache TVM 0.27.0, {_MEASURED}"),
     replace(TARGETS["ort-cpu"], name="tract", engine="tract", checked_on="tract",
+            skips_digits=False,
             summary="tract, Sonos' Rust ONNX runtime (our ONNX export, concrete shapes per "
                     "decode): graphs it loads and computes exactly",
             inexact=((("MatMul", "int64"), "by panicking (Can't build a WeightType from TDim)"),

@@ -18,6 +18,7 @@ from waiexport.reference import decode
 from waiexport.targets.engines import engine
 from waiexport.targets.engines.ort import OrtEngine
 from waiexport.targets.exporter import export
+from waiexport.targets.onnx.emit import subgraph_nodes
 from waiexport.targets.onnx.export import ExportError, check_integer_only
 from waiexport.targets.onnx.lower import LOWER
 from waiexport.targets.onnx.probes import typed_nodes, used
@@ -523,19 +524,25 @@ def test_the_digits_at_the_ends_of_the_input(lo, hi):
     # every sign part and digit a u8 against int8 weights at both ends: base 128 (digits of
     # at most 128; the pair sums at ±128·127 and 128·−128, the borrow at 127/128) for
     # weights past 64 in magnitude, base 256 (at most 255; pairs at ±255·64, the borrow at
-    # 255/256) for weights within it
+    # 255/256) for weights within it; where a digit's top passes one u8, the input within
+    # one digit takes the If's one-digit branch, and at its ends too
     import waiexport.targets.onnx.mac as mac
     for wv, base in ((-128, 128), (127, 128), (-64, 256), (64, 256)):
         b = GraphBuilder()
         b.output(b.op("conv", b.input(2, lo, hi), conv(np.full((2, 2, 3, 3), wv), pad=1)))
         g = b.build()
         model = export(write(g), ORT).model
-        ops = [n.op_type for n in model.graph.node]
+        ops = [n.op_type for n in subgraph_nodes(model.graph.node)]
         assert ("MatMulInteger" in ops) == mac.u8s8_exact() and "Mod" not in ops
-        if mac.u8s8_exact():   # each digit moved to NHWC once, as a u8
+        last = min(base, 255)
+        few = (max(lo, -last), min(hi, last))
+        if mac.u8s8_exact():   # each digit moved to NHWC once, as a u8, in each branch
+            assert ("If" in ops) == (few != (lo, hi))
             assert [t for _, op, t in typed_nodes(model) if op == "Transpose"].count(
-                "uint8") == sum(len(mac._tops(bound, base)) for bound in (hi, -lo) if bound > 0)
-        for x in (np.full((2, 4, 4), lo), np.full((2, 4, 4), hi),
+                "uint8") == sum(len(mac._tops(bound, base)) for r in {(lo, hi), few}
+                                for bound in (r[1], -r[0]) if bound > 0)
+        for x in (np.full((2, 4, 4), lo), np.full((2, 4, 4), hi), np.full((2, 4, 4), few[0]),
+                  np.full((2, 4, 4), few[1]),
                   np.where(np.arange(32).reshape(2, 4, 4) % 2, lo, hi),
                   np.where(np.arange(32).reshape(2, 4, 4) % 3, base - 1, base).clip(lo, hi),
                   np.random.default_rng(hi).integers(lo, hi + 1, (2, 4, 4))):
@@ -611,17 +618,21 @@ def test_the_x_first_product_by_groups_of_trimmed_kernels(data):
               np.array(data.draw(st.lists(st.sampled_from([lo, hi, 0, 255, 256]),
                                           min_size=n, max_size=n))).clip(lo, hi)]
     with mock.patch.object(mac, "_COLUMNS", 1), mock.patch.object(mac, "_GROUPED", 1.0):
-        ops = [n.op_type for n in export(write(g), ORT).model.graph.node]
+        ops = [n.op_type for n in subgraph_nodes(export(write(g), ORT).model.graph.node)]
         groups = len(mac._column_groups(w, (pad,) * 4))
         for x in inputs:
             agree(write(g), [x.reshape(cin, h, wd)], [])
-    digits = sum(len(mac._tops(bound, 256)) for bound in (hi, -lo) if bound > 0)
+    few = (max(lo, -255), min(hi, 255))   # the If's one-digit branch, and the whole product
+    digits = sum(len(mac._tops(bound, 256)) for r in {(lo, hi), few} for bound in (r[1], -r[0])
+                 if bound > 0)
     assert ops.count("MatMulInteger") == digits * groups
 
 
 def test_the_realistic_int_synth_takes_its_phases_apart_where_they_are_wide():
     # its first two layers' phases (128 and 64 channels each) are multiplied on their own
-    # taps, 25 of the 36 of one 3 x 3 kernel; its last layer's (3 channels each) together
+    # taps, 25 of the 36 of one 3 x 3 kernel; its last layer's (3 channels each) together;
+    # the int8 latent's two sign parts, then each relu output's two digits, or one in the
+    # If's branch for values within one u8
     import tempfile
     from pathlib import Path
 
@@ -631,8 +642,8 @@ def test_the_realistic_int_synth_takes_its_phases_apart_where_they_are_wide():
     with tempfile.TemporaryDirectory() as d:
         (Path(d) / "s.json").write_bytes(int_synth_source())
         g = lower_set("int_synth", Path(d) / "s.json")[0]["synth"]
-    ops = [n.op_type for n in export(write(g), ORT, "synth").model.graph.node]
-    assert not mac.u8s8_exact() or ops.count("MatMulInteger") == 2 * 4 + 2 * 4 + 2
+    ops = [n.op_type for n in subgraph_nodes(export(write(g), ORT, "synth").model.graph.node)]
+    assert not mac.u8s8_exact() or ops.count("MatMulInteger") == 2 * 4 + (2 + 1) * 4 + (2 + 1)
 
 
 def test_a_digit_sum_past_int32_is_split_over_channels():
@@ -645,8 +656,10 @@ def test_a_digit_sum_past_int32_is_split_over_channels():
                   conv(np.resize([127, -128], cin).reshape(1, cin, 1, 1), rq=rq(shift=20))))
     g = b.build()
     assert in_subset(g)
-    ops = [n.op_type for n in export(write(g), ORT).model.graph.node]
-    assert ops.count("MatMulInteger") == 3   # the low digit in two channel chunks, the high one
+    ops = [n.op_type for n in subgraph_nodes(export(write(g), ORT).model.graph.node)]
+    # the low digit in two channel chunks, the high one; the If's branch for x within 128
+    # (one digit) in two chunks too
+    assert ops.count("MatMulInteger") == 3 + 2
     for x in (np.full((cin, 1, 1), 129), np.resize([127, 0], cin).reshape(cin, 1, 1),
               np.resize([128, 0], cin).reshape(cin, 1, 1)):
         agree(write(g), [x], [])
@@ -719,19 +732,49 @@ def test_a_clamp_the_certificate_leaves_idle_is_left_out():
 def test_the_x_first_digits_take_max_only_where_a_part_can_be_negative(lo, hi):
     # the sign parts max(±x, 0) need no Max where the certificate has the sign already; the
     # low digit is x AND (base − 1); each part's digit is gathered on its own from one shared
-    # index (one Range an axis); exact at the ends either way
+    # index (one Range an axis) in the If's branch of the whole product; exact at the ends
+    # either way, and at the ends of the other branch's one digit
     import waiexport.targets.onnx.mac as mac
     rng = np.random.default_rng(hi - lo)
     b = GraphBuilder()
     b.output(b.op("conv", b.input(3, lo, hi), conv(rng.integers(-64, 64, (2, 3, 3, 3)), pad=1)))
     g = b.build()
-    ops = [n.op_type for n in export(write(g), ORT).model.graph.node]
+    branch = next((n for n in export(write(g), ORT).model.graph.node if n.op_type == "If"), None)
+    ops = [] if branch is None else \
+        [n.op_type for n in next(a.g for a in branch.attribute if a.name == "else_branch").node]
     assert not mac.u8s8_exact() or (
         "BitwiseAnd" in ops and ("Max" in ops) == (lo < 0 < hi) and ops.count("Range") == 2
         and ops.count("Gather") == ops.count("MatMulInteger") == 2 * (1 + (lo < 0 < hi))), ops
     for x in (np.full((3, 4, 5), lo), np.full((3, 4, 5), hi), rng.integers(lo, hi + 1, (3, 4, 5)),
-              np.where(np.arange(60).reshape(3, 4, 5) % 2, lo, hi)):
+              np.where(np.arange(60).reshape(3, 4, 5) % 2, lo, hi),
+              np.where(np.arange(60).reshape(3, 4, 5) % 2, max(lo, -255), min(hi, 255))):
         agree(write(g), [x], [])
+
+
+@settings(max_examples=examples(25), deadline=None, suppress_health_check=list(HealthCheck))
+@given(data=st.data())
+def test_one_value_past_one_digit_takes_the_whole_product(data):
+    # the x-first product's If takes its one-digit branch only where every value of the
+    # input fits one u8 digit: values within it but for one past it, anywhere, at either
+    # end of the range or just past the digit, are summed by the whole product, exactly
+    import waiexport.targets.onnx.mac as mac
+    lo, hi = data.draw(st.sampled_from([(0, 2269), (-2269, 2269), (-3000, 0), (0, 56463)]))
+    cin, cout, k, stride, pad, w = _conv_case(data, [-64, -1, 1, 63], cout=(1, 4), k=(1, 3),
+                                               pad=(0, 1))
+    b = GraphBuilder()
+    b.output(b.op("conv", b.input(cin, lo, hi), conv(w, stride=stride, pad=pad,
+                                                     rq=rq(shift=data.draw(st.integers(0, 12))))))
+    g = b.build()
+    assume(in_subset(g))
+    ops = [n.op_type for n in export(write(g), ORT).model.graph.node]
+    assert not mac.u8s8_exact() or "If" in ops
+    h, wd = data.draw(st.integers(k, k + 2)), data.draw(st.integers(k, k + 2))
+    n = cin * h * wd
+    few = st.integers(max(lo, -255), min(hi, 255))
+    x = np.array(data.draw(st.lists(few, min_size=n, max_size=n)))
+    x[data.draw(st.integers(0, n - 1))] = data.draw(st.sampled_from(
+        [v for v in (lo, hi, 256, -256) if lo <= v <= hi and abs(v) > 255]))
+    agree(write(g), [x.reshape(cin, h, wd)], [])
 
 
 @settings(max_examples=examples(25), deadline=None, suppress_health_check=list(HealthCheck))
