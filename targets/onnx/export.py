@@ -149,8 +149,9 @@ def lowest_opset(nodes) -> int:
 
 
 def check_integer_only(model: onnx.ModelProto) -> None:
-    """Raise ``ExportError`` if any initializer, value or node of ``model`` is floating point
-    (§6): every input, output, initializer and inferred intermediate is an integer or bool."""
+    """Raise ``ExportError`` if any initializer, value or node of ``model`` (its ``If``
+    branches' too) is floating point (§6): every input, output, initializer and inferred
+    intermediate is an integer or bool."""
     inferred = onnx.shape_inference.infer_shapes(model, strict_mode=True)
     for g in graphs(inferred.graph):
         for t in g.initializer:
@@ -159,14 +160,15 @@ def check_integer_only(model: onnx.ModelProto) -> None:
         for v in list(g.input) + list(g.output) + list(g.value_info):
             if v.type.tensor_type.elem_type in _FLOATS:
                 raise ExportError(f"tensor {v.name} is floating point")
-    for node in g.node:
-        for a in node.attribute:
-            if a.type in (onnx.AttributeProto.FLOAT, onnx.AttributeProto.FLOATS,
-                          onnx.AttributeProto.TENSOR) and a.name != "value":
-                raise ExportError(f"node {node.name or node.op_type} has a float attribute")
-        if node.op_type == "Cast" and any(a.name == "to" and a.i in _FLOATS
-                                          for a in node.attribute):
-            raise ExportError("a Cast to floating point")
+        for node in g.node:
+            for a in node.attribute:
+                if a.type in (onnx.AttributeProto.FLOAT, onnx.AttributeProto.FLOATS,
+                              onnx.AttributeProto.TENSOR) and a.name != "value":
+                    raise ExportError(f"node {node.name or node.op_type} has a float "
+                                      "attribute")
+            if node.op_type == "Cast" and any(a.name == "to" and a.i in _FLOATS
+                                              for a in node.attribute):
+                raise ExportError("a Cast to floating point")
 
 
 def sha256(data: bytes) -> str:

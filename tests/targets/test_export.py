@@ -142,6 +142,35 @@ def test_float_anywhere_is_caught():
         check_integer_only(model)
 
 
+@pytest.mark.parametrize("how", ["cast", "attribute"])
+@pytest.mark.parametrize("where", ["graph", "then_branch", "else_branch"])
+def test_float_beside_or_inside_an_if_branch_is_caught(where, how):
+    # float32 in a model with an If, in the graph or in one branch: a value cast to float32
+    # and back (every value outside the branch an integer), or a float attribute on integer
+    # values (Shrink's lambd), so only a check of every graph's nodes and values finds it
+    x = helper.make_tensor_value_info("x", TensorProto.INT32, [1])
+    c = helper.make_tensor_value_info("c", TensorProto.BOOL, [])
+    y = helper.make_tensor_value_info("y", TensorProto.INT32, [1])
+
+    def floated(x: str, out: str) -> list:
+        return [helper.make_node("Cast", [x], [f"{out}_f"], to=TensorProto.FLOAT),
+                helper.make_node("Cast", [f"{out}_f"], [out], to=TensorProto.INT32)] \
+            if how == "cast" else [helper.make_node("Shrink", [x], [out], lambd=0.5)]
+
+    def branch(name: str):
+        nodes = floated("x", f"{name}_y") if name == where else \
+            [helper.make_node("Identity", ["x"], [f"{name}_y"])]
+        return helper.make_graph(nodes, name, [], [helper.make_tensor_value_info(
+            f"{name}_y", TensorProto.INT32, [1])])
+    nodes = [helper.make_node("If", ["c"], ["z"], **{b: branch(b) for b in ("then_branch",
+                                                                          "else_branch")})]
+    nodes += floated("z", "y") if where == "graph" else [helper.make_node("Identity", ["z"], ["y"])]
+    model = helper.make_model(helper.make_graph(nodes, "g", [x, c], [y]),
+                              opset_imports=[helper.make_opsetid("", 21)])
+    with pytest.raises(ExportError, match="floating point|float attribute"):
+        check_integer_only(model)
+
+
 def test_state_scalars_and_host_refusals():
     b = GraphBuilder()
     s = b.scalar(0, 1)
