@@ -371,8 +371,10 @@ def _im2col_sum(e: Emitter, x: str, x_range: tuple[int, int], w: np.ndarray, *,
     where every value fits one (the range ``few``), else the whole product: a bound the
     certificate proves for every input is met by far fewer (the realistic ``int_synth``'s
     ``relu`` outputs, certified to ``[0, 2269]`` and ``[0, 56463]``, peak near 150 on random
-    latents), and either branch is the exact sum for the values it is given. Zero points
-    0; no offset encoding (§3, *Storage*)."""
+    latents), and either branch is the exact sum for the values it is given (the test,
+    the largest value against ``last + 1`` and the smallest against ``−last − 1``, comes out
+    the same where a runtime computes it through float32, which rounds monotonically and
+    holds those ends exactly). Zero points 0; no offset encoding (§3, *Storage*)."""
     if not any(x_range):
         return conv_sum(e, x, x_range, w, groups=1, strides=strides, pads=pads, dtype=dtype)
     base = 256 if np.abs(w).max() <= 64 else 128
