@@ -114,9 +114,12 @@ class OnnxFormat(Format):
         return _Read(data, inputs, outputs, nodes)
 
     def nodes(self, model) -> int:
+        """Every node, those of ``If`` branches too (each branch's, though a decode runs
+        one)."""
+        from .emit import subgraph_nodes
         if isinstance(model, _Read) and model.count is not None:
             return model.count
-        return len(model.native.graph.node)
+        return sum(1 for _ in subgraph_nodes(model.native.graph.node))
 
     def run(self, model, feed) -> dict:
         return self.runner(model)(feed)
