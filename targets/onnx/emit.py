@@ -112,16 +112,10 @@ class Emitter:
 
     def when(self, cond: str, then: tuple, orelse: tuple, dtype: int) -> str:
         """``If(cond)``: each branch ``(nodes, output)`` from :meth:`branch`, its one output
-        of type ``dtype``; the name of the result."""
+        (made by one of its nodes) of type ``dtype``; the name of the result."""
         def body(label: str, nodes: list, out: str):
-            if any(out in n.output for n in nodes):
-                kept = out
-            else:       # a branch's output is its own tensor, not the model's it reads
-                kept = self.name("kept")
-                nodes = nodes + [helper.make_node("Identity", [out], [kept],
-                                                  name=f"{self.scope}/{kept}")]
             return helper.make_graph(nodes, label, [],
-                                     [helper.make_tensor_value_info(kept, dtype, None)])
+                                     [helper.make_tensor_value_info(out, dtype, None)])
         return self.node("If", [cond], then_branch=body("then", *then),
                          else_branch=body("else", *orelse))
 
