@@ -22,8 +22,8 @@ from waiexport.graph import Graph
 
 from .emit import I32, I64, Emitter, graphs, subgraph_nodes
 from ..lowering import lower_ops
-from .lower import LOWER, WIDE, DoesNotFit, ExportError, LowerCtx, clip
-from .lower._common import phase_major, shuffled_alone
+from .lower import LOWER, WIDE, DoesNotFit, ExportError, LowerCtx
+from .lower._common import clamped, phase_major, shuffled_alone
 
 __all__ = ["build_model", "every_node_model", "OPSET", "lowest_opset", "check_integer_only", "ExportError",
            "DoesNotFit"]
@@ -97,7 +97,7 @@ def build_model(g: Graph, metadata: dict, expose: bool = False,
             raise ExportError(f"{label(n.op.index)} ({n.op.name}): {', '.join(past)} pass 64 "
                               "bits, and this lowering forms them in int64")
     lower_ops(g, LOWER, e, ctx, names, label=label, fmt="ONNX",
-              clamp=lambda x, rec: clip(e, x, rec.lo, rec.hi),
+              clamp=lambda x, rec: clamped(e, x, rec.lo, rec.hi),
               before=lambda op: setattr(e, "scope", f"op{op.index}"), checks=checks,
               bounds=gb)
     e.scope = "model"

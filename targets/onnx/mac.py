@@ -212,13 +212,15 @@ def matmul_path(e: Emitter, x_range: tuple[int, int], w: np.ndarray, target, gro
     GEMM's, which outweighs the weights-first product's own lead (the realistic
     ``int_synth`` 0.90× at a 16×16 latent, 1.00× at 64×64, with its first layer x-first,
     measured), where the target's description says so (``nhwc_sums``: not TVM's, 2.2× the
-    time there) and its runtime computes the x-first gather's int64 index arithmetic exactly
-    (not tract's, which takes the weights-first product's strided windows)."""
+    time there), its runtime computes the x-first gather's int64 index arithmetic exactly
+    (not tract's, which takes the weights-first product's strided windows) and the sign
+    parts join in one GEMM (:func:`_signs_join`; the transposed stack x first with its sign
+    parts apart took 1.03× the time of weights first, joined 0.96×, measured)."""
     if not (_on_matmul(x_range, w, target, groups) and e.exact("MatMulInteger", U8) and
             (u8s8_exact() if u8s8 is None else u8s8)):
         return None
     if x_range[0] < 0 and fits_i8(x_range) and w[0].size * 128 * 128 <= _I32_MAX and not (
-            nhwc_read and (target is None or target.nhwc_sums)
+            nhwc_read and (target is None or target.nhwc_sums) and _signs_join(w, 128)
             and all(e.exact(op, I64) for op in ("Add", "Mul", "Div"))):
         return "weights-first"
     return "x-first"
@@ -358,9 +360,11 @@ def _im2col_sum(e: Emitter, x: str, x_range: tuple[int, int], w: np.ndarray, *,
     (at most 128) against any int8 weight, or, where no weight passes 64 in magnitude, of
     base 256 (at most 255; a 16-bit ``x`` in two digits where base 128 takes three). Each
     ``MatMulInteger`` sums few enough channels that its int32 accumulator holds
-    ``taps·top·max|w|``; each part is gathered and multiplied on its own, the gathers sharing
-    one index (stacked on the batch axis in one GEMM, the sums' split cost a copy of each:
-    the realistic ``int_synth`` 0.92× the time at a 64×64 latent this way, measured); the
+    ``taps·top·max|w|``; each digit is gathered and multiplied on its own, its two sign
+    parts joined on the channels against ``[w; −w]`` where they may be
+    (:func:`_signs_joined`), the gathers sharing one index (the digits stacked on the batch
+    axis in one GEMM, the sums' split cost a copy of each: the realistic ``int_synth`` 0.92×
+    the time at a 64×64 latent this way, measured); the
     sums are combined in the ``[Ho·Wo, cout]`` layout (int32 where the combination's bound
     fits, int64 otherwise) and moved to NCHW once. Output channels whose kernels leave out
     border rows and columns (the phase form's missing taps, §9.3) are multiplied in groups
@@ -399,6 +403,37 @@ def _im2col_sum(e: Emitter, x: str, x_range: tuple[int, int], w: np.ndarray, *,
     return total
 
 
+def _signs_join(w: np.ndarray, top: int) -> bool:
+    """Whether an input's two sign parts, each at most ``top``, may be multiplied by
+    ``[w; −w]`` in one GEMM: ``−w`` is an int8 (no weight is −128) and the sum of
+    ``2·cin·taps`` products of at most ``top·max|w|`` fits the int32 accumulator."""
+    return int(w.min()) > -128 and \
+        2 * w[0].size * top * max(1, int(np.abs(w).max())) <= _I32_MAX
+
+
+def _signs_joined(e: Emitter, parts: list, w: np.ndarray) -> list[tuple]:
+    """``parts`` (:func:`_nhwc_parts`, ``(scale, u8 NHWC plane, top)``) as ``(scale, plane,
+    top, signs)``: each digit's two sign parts joined on the channels, ``[x⁺, x⁻]`` with
+    ``signs`` ``(1, −1)``, for one GEMM by ``[w; −w]`` where :func:`_signs_join` allows,
+    in place of two GEMMs and the difference of their sums (the realistic ``int_synth``
+    0.96× the time at a 16×16 latent, 0.98× at 64×64; the transposed stack, x first, 0.96×,
+    interleaved). Each element has one sign part 0, so the GEMM sums the same terms; a
+    part without a twin keeps ``signs`` ``(1,)``."""
+    out, paired = [], set()
+    for k, (scale, u, top) in enumerate(parts):
+        if k in paired:
+            continue
+        twin = next((j for j, part in enumerate(parts) if part[0] == -scale), None) \
+            if scale > 0 else None
+        if twin is not None and _signs_join(w, max(top, parts[twin][2])):
+            paired.add(twin)
+            out.append((scale, e.node("Concat", [u, parts[twin][1]], axis=3),
+                        max(top, parts[twin][2]), (1, -1)))
+        else:
+            out.append((scale, u, top, (1,)))
+    return out
+
+
 def _nhwc_sum(e: Emitter, x: str, x_range: tuple[int, int], w: np.ndarray, base: int, *,
               strides: tuple, pads: tuple, dtype: int) -> str:
     """:func:`_im2col_sum`'s product for ``x`` in ``x_range`` (not all 0), in digits of
@@ -406,15 +441,17 @@ def _nhwc_sum(e: Emitter, x: str, x_range: tuple[int, int], w: np.ndarray, base:
     cout, cin, kh, kw = w.shape
     wmax = max(1, int(np.abs(w).max()))
     parts = _nhwc_parts(e, x, *x_range, base)
-    chunks = [_chunk(cin, kh * kw, top, wmax) for _, _, top in parts]
     bound = sum(abs(scale) * top * wmax * kh * kw * cin for scale, _, top in parts)
-    pieces = [(scale, u if chunk == cin else e.slice(u, [c0], [c0 + chunk], [3]), c0,
-               min(chunk, cin - c0))
-              for (scale, u, _), chunk in zip(parts, chunks) for c0 in range(0, cin, chunk)]
+    pieces = []      # (scale, u8 NHWC plane, first channel, channels, signs of its blocks)
+    for scale, u, top, signs in _signs_joined(e, parts, w):
+        chunk = cin if len(signs) > 1 else _chunk(cin, kh * kw, top, wmax)
+        pieces += [(scale, u if chunk == cin else e.slice(u, [c0], [c0 + chunk], [3]), c0,
+                    min(chunk, cin - c0), signs) for c0 in range(0, cin, chunk)]
     groups = _column_groups(w, pads)
     rows = {}
-    for n in sorted({p[3] for p in pieces}):   # one index a width, shared by its gathers
-        group = [k for k, p in enumerate(pieces) if p[3] == n]
+    widths = [p[3] * len(p[4]) for p in pieces]
+    for n in sorted(set(widths)):   # one index a width, shared by its gathers
+        group = [k for k, width in enumerate(widths) if width == n]
         got, ho, wo = _im2cols(e, [pieces[k][1] for k in group], n, kh, kw, strides, pads,
                                tuple(trim for _, trim in groups))
         rows.update(zip(group, got))
@@ -423,9 +460,10 @@ def _nhwc_sum(e: Emitter, x: str, x_range: tuple[int, int], w: np.ndarray, base:
     for g, (channels, trim) in enumerate(groups):
         wg = np.transpose(_trimmed(w[channels], pads, trim)[0], (2, 3, 1, 0))
         total = None
-        for k, (scale, _, c0, n) in enumerate(pieces):
+        for k, (scale, _, c0, n, signs) in enumerate(pieces):
+            ws = np.concatenate([sign * wg[:, :, c0:c0 + n] for sign in signs], axis=2)
             acc = e.node("MatMulInteger", [rows[k][g], e.const(
-                wg[:, :, c0:c0 + n].reshape(-1, len(channels)), I8, "w")])
+                ws.reshape(-1, len(channels)), I8, "w")])
             term = e.cast(acc, I64) if wide else acc
             if abs(scale) != 1:
                 term = e.node("Mul", [term, e.const(abs(scale), I64 if wide else I32)])

@@ -75,6 +75,16 @@ def clip(e: Emitter, x: str, lo: int, hi: int) -> str:
     return e.node("Clip", [x, e.const(lo, e.storage), e.const(hi, e.storage)])
 
 
+def clamped(e: Emitter, x: str, lo: int, hi: int) -> str:
+    """A ``clamp`` policy on the graph tensor ``x`` (:func:`clip`), and on its NHWC twin
+    where its producer made one (:attr:`..emit.Emitter.nhwc`), so a reader of the twin reads
+    the clamped values."""
+    out = clip(e, x, lo, hi)
+    if x in e.nhwc:
+        e.nhwc[out] = clip(e, e.nhwc[x], lo, hi)
+    return out
+
+
 def depth_to_space(e: Emitter, x: str, c: int, rh: int, rw: int, in8: bool,
                    mode: str = "CRD") -> str:
     """``[1, c·rh·rw, A, B]`` to ``[1, c, A·rh, B·rw]``, channel ``(c′·rh + i)·rw + j``

@@ -19,10 +19,10 @@ def lower(e, op, ins, ctx):
     shuffle = shuffled_alone(ctx.graph, t)
     path = lambda nhwc: matmul_path(e, x_range, p.weights, ctx.target, p.groups,  # noqa: E731
                                     ctx.u8s8, nhwc_read=nhwc)
-    nhwc_read = bool(shuffle) and ctx.graph.tensor(t).policy == "derived" and \
+    nhwc_read = bool(shuffle) and ctx.graph.tensor(t).policy in ("derived", "clamp") and \
         t not in ctx.perms and path(True) == "x-first"
-    # the sum comes NHWC (a policy's clamp gives no twin), so the shuffle moves it in whole
-    # runs; or weights first, whose groups of equal taps (one a phase) join in that order
+    # the sum comes NHWC (a clamp policy clips the twin too), so the shuffle moves it in
+    # whole runs; or weights first, whose groups of equal taps (one a phase) join in that order
     if shuffle and t not in ctx.perms and (nhwc_read or path(False) == "weights-first"):
         ctx.perms[t] = phase_major(p.cout, shuffle.params.r)
     perm = ctx.perms.get(t, np.arange(p.cout))
