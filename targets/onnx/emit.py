@@ -17,33 +17,35 @@ _NP = {I32: np.int32, I64: np.int64, U8: np.uint8, I8: np.int8, BOOL: np.bool_,
        TensorProto.INT16: np.int16}
 
 
+def _branches(node) -> list:
+    """The subgraphs ``node`` holds (an ``If``'s two branches; none for most nodes)."""
+    return [a.g for a in node.attribute if a.type == onnx.AttributeProto.GRAPH]
+
+
 def subgraph_nodes(nodes):
     """Each node of ``nodes`` and, after it, every node of its subgraphs (an ``If``'s
     branches), depth first."""
     for n in nodes:
         yield n
-        for a in n.attribute:
-            if a.type == onnx.AttributeProto.GRAPH:
-                yield from subgraph_nodes(a.g.node)
+        for g in _branches(n):
+            yield from subgraph_nodes(g.node)
 
 
 def graphs(graph):
     """``graph`` and each of its subgraphs (an ``If``'s branches), depth first."""
     yield graph
     for n in graph.node:
-        for a in n.attribute:
-            if a.type == onnx.AttributeProto.GRAPH:
-                yield from graphs(a.g)
+        for g in _branches(n):
+            yield from graphs(g)
 
 
 def reads(node) -> set[str]:
     """The tensors ``node`` reads: its inputs, and those its subgraphs read from outside
     them."""
     got = {i for i in node.input if i}
-    for a in node.attribute:
-        if a.type == onnx.AttributeProto.GRAPH:
-            made = {o for n in subgraph_nodes(a.g.node) for o in n.output}
-            got |= {i for n in a.g.node for i in reads(n)} - made
+    for g in _branches(node):
+        made = {o for n in subgraph_nodes(g.node) for o in n.output}
+        got |= {i for n in g.node for i in reads(n)} - made
     return got
 
 

@@ -147,8 +147,8 @@ def _trimmed(w: np.ndarray, pads: tuple, trim: tuple) -> tuple[np.ndarray, tuple
 
 
 def _by_trim(trims: list) -> list[tuple[list[int], tuple]]:
-    """The output channels of each trim in ``trims`` (one per channel), with it, in order
-    of each trim's first channel."""
+    """The output channels of each kind in ``trims`` (one per channel: its trim, or the taps
+    its weights use), with it, in order of each kind's first channel."""
     return [([o for o, t in enumerate(trims) if t == kind], kind)
             for kind in dict.fromkeys(trims)]
 
@@ -425,10 +425,10 @@ def _signs_joined(e: Emitter, parts: list, w: np.ndarray) -> list[tuple]:
             continue
         twin = next((j for j, part in enumerate(parts) if part[0] == -scale), None) \
             if scale > 0 else None
-        if twin is not None and _signs_join(w, max(top, parts[twin][2])):
+        both = None if twin is None else max(top, parts[twin][2])
+        if twin is not None and _signs_join(w, both):
             paired.add(twin)
-            out.append((scale, e.node("Concat", [u, parts[twin][1]], axis=3),
-                        max(top, parts[twin][2]), (1, -1)))
+            out.append((scale, e.node("Concat", [u, parts[twin][1]], axis=3), both, (1, -1)))
         else:
             out.append((scale, u, top, (1,)))
     return out
@@ -504,9 +504,9 @@ def _weights_first_sum(e: Emitter, x: str, x_range: tuple[int, int], w: np.ndarr
     every = tuple(sorted(set().union(*support)))
     some = next(s for s in support if s)
     support = [s or some for s in support]   # a channel of zero weights joins a group
-    kinds = list(dict.fromkeys(support))   # by first channel: phase-major needs no reorder
-    if sum(len(k) * support.count(k) for k in kinds) > _GROUPED * len(every) * cout:
-        kinds, support = [every], [every] * cout
+    groups = _by_trim(support)   # by first channel: phase-major needs no reorder
+    if sum(len(rows) * len(kind) for rows, kind in groups) > _GROUPED * len(every) * cout:
+        groups = [(list(range(cout)), every)]
     wide = 2 * len(every) * cin * 128 * 128 > _I32_MAX
     if e.exact("ConvInteger", I8):
         axis, x8 = 1, e.cast(x, I8)
@@ -533,12 +533,8 @@ def _weights_first_sum(e: Emitter, x: str, x_range: tuple[int, int], w: np.ndarr
             cols = e.reshape(cols, [len(kind) * cin, -1])
             return _signed(e, wk.reshape(len(rows), -1),
                            lambda ws: e.node("MatMulInteger", [ws, cols]), axis, wide)
-    sums, order = [], []
-    for kind in kinds:
-        rows = [o for o in range(cout) if support[o] == kind]
-        sums.append(product(rows, kind))
-        order += rows
-    total = _joined(e, sums, order, axis)
+    total = _joined(e, [product(rows, kind) for rows, kind in groups],
+                    [o for rows, _ in groups for o in rows], axis)
     if axis == 0:   # the product's rows by the windows' positions
         first = windows[every[0]]
         total = e.reshape(total, [1, cout, e.dim(first, 1), e.dim(first, 2)])
