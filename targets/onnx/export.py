@@ -24,6 +24,7 @@ from .emit import I32, I64, Emitter, graphs, subgraph_nodes
 from ..lowering import lower_ops
 from .lower import LOWER, WIDE, DoesNotFit, ExportError, LowerCtx
 from .lower._common import clamped, phase_major, shuffled_alone
+from .sink import sunk
 
 __all__ = ["build_model", "every_node_model", "OPSET", "lowest_opset", "check_integer_only", "ExportError",
            "DoesNotFit"]
@@ -119,6 +120,7 @@ def build_model(g: Graph, metadata: dict, expose: bool = False,
     model = helper.make_model(graph, opset_imports=opset, producer_name="waiexport",
                               producer_version=__version__,
                               ir_version=helper.find_min_ir_version_for(opset))
+    model = sunk(model)
     for key, value in sorted(metadata.items()):
         model.metadata_props.add(key=key, value=value)
     onnx.checker.check_model(model, full_check=True)
