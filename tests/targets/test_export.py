@@ -654,13 +654,57 @@ def test_the_x_first_product_by_groups_of_trimmed_kernels(data):
                                           min_size=n, max_size=n))).clip(lo, hi)]
     with mock.patch.object(mac, "_COLUMNS", 1), mock.patch.object(mac, "_GROUPED", 1.0):
         ops = [n.op_type for n in subgraph_nodes(export(write(g), ORT).model.graph.node)]
-        groups = len(mac._column_groups(w, (pad,) * 4))
+        groups = mac._column_groups(w, (pad,) * 4)
+        shared = mac._shared_window(groups, (stride, stride), (k, k))
         for x in inputs:
             agree(write(g), [x.reshape(cin, h, wd)], [])
     few = (max(lo, -255), min(hi, 255))   # the If's one-digit branch, and the whole product;
     digits = sum(max(len(mac._tops(bound, 256)) if bound > 0 else 0   # a digit's sign parts
                      for bound in (r[1], -r[0])) for r in {(lo, hi), few})   # in one GEMM
-    assert ops.count("MatMulInteger") == digits * groups
+    assert ops.count("MatMulInteger") == digits * (1 if shared else len(groups))
+
+
+@settings(max_examples=examples(15), deadline=None, suppress_health_check=list(HealthCheck))
+@given(data=st.data())
+def test_groups_of_one_window_size_share_one_gather_and_gemm(data):
+    # output channels whose 2 x 2 taps sit at different corners of a 3 x 3 kernel (the
+    # phases of a k4 s2 transposed convolution, or only some of them, so the shared grid
+    # holds windows no group reads): one gather and one GEMM a digit over every group's
+    # columns, each group's sums its own shifted window, exact at the input's ends; the
+    # requantisation, clamp and narrowing run on the whole grid before the groups' slices
+    from unittest import mock
+
+    import waiexport.targets.onnx.mac as mac
+    corners = data.draw(st.lists(st.sampled_from([(0, 0), (0, 1), (1, 0), (1, 1)]),
+                                 min_size=2, max_size=4, unique=True))
+    per, cin = data.draw(st.integers(1, 3)), data.draw(st.integers(1, 3))
+    w = np.zeros((per * len(corners), cin, 3, 3), int)
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**16)))
+    for k, (t, left) in enumerate(corners):
+        w[k * per:(k + 1) * per, :, t:t + 2, left:left + 2] = rng.choice(
+            [-64, -1, 1, 63], (per, cin, 2, 2))
+    lo, hi = data.draw(st.sampled_from([(0, 255), (-2269, 2269), (-128, 127)]))
+    b = GraphBuilder()
+    y = b.op("conv", b.input(cin, lo, hi), conv(w, pad=1, rq=rq(shift=data.draw(
+        st.integers(0, 12)))))
+    b.output(b.op("clamp", y, P.Clamp(-128, 127)) if data.draw(st.booleans()) else y)
+    g = b.build()
+    assume(in_subset(g) and mac.u8s8_exact())
+    h, wd = data.draw(st.integers(1, 5)), data.draw(st.integers(1, 5))
+    n = cin * h * wd
+    with mock.patch.object(mac, "_COLUMNS", 1):
+        groups = mac._column_groups(w, (1,) * 4)
+        assert mac._shared_window(groups, (1, 1), (3, 3)) is not None
+        ops = [n.op_type for n in subgraph_nodes(export(write(g), ORT).model.graph.node)]
+        for x in (np.full(n, lo), np.full(n, hi), np.resize([lo, hi], n),
+                  rng.integers(lo, hi + 1, n)):
+            agree(write(g), [x.reshape(cin, h, wd)], [])
+    if lo < 0 and hi < 128:
+        return                # a signed int8 input read NCHW: the weights-first product
+    few = (max(lo, -255), min(hi, 255))   # a GEMM a digit (its sign parts joined) in each
+    assert ops.count("MatMulInteger") == sum(   # of the If's branches, every group in it
+        max(len(mac._tops(bound, 256)) for bound in (r[1], -r[0]) if bound > 0)
+        for r in {(lo, hi), few})
 
 
 def test_the_realistic_int_synth_takes_its_phases_apart_where_they_are_wide():
