@@ -42,21 +42,27 @@ def sunk(model: onnx.ModelProto) -> onnx.ModelProto:
 
 
 def _sink(g, shapes: dict, consts: dict, inits) -> None:
-    outputs = {o.name for o in g.output}
-    moved = False
-    for concat in [n for n in g.node if n.op_type == "Concat"]:
+    outputs, seen, moved = {o.name for o in g.output}, set(), False
+    while True:            # the maps of who reads and makes what, again after each move
         readers, made = defaultdict(list), {o: n for n in g.node for o in n.output}
         for n in g.node:
             for t in reads(n):
                 readers[t].append(n)
-        chain = _chain(concat, readers, outputs, shapes, consts)
-        if chain is not None:
-            source = _source(concat, chain, made, readers, shapes, consts)
-            if source is not None:
-                _from_source(g, concat, chain, *source)
-            else:
-                _rewrite(g, concat, *chain, consts, inits)
-            moved = True
+        for concat in g.node:
+            if concat.op_type != "Concat" or concat.output[0] in seen:
+                continue
+            seen.add(concat.output[0])
+            chain = _chain(concat, readers, outputs, shapes, consts)
+            if chain is not None:
+                source = _source(concat, chain, made, readers, shapes, consts)
+                if source is not None:
+                    _from_source(g, concat, chain, *source)
+                else:
+                    _rewrite(g, concat, *chain, consts, inits)
+                moved = True
+                break
+        else:
+            break
     if moved:
         _in_order(g)
 
@@ -163,7 +169,7 @@ def _from_source(g, concat, chain, x: str, slices: list) -> None:
                                     name=_named(n, "whole"), **_attributes(n)))
         t = out
     ends = []
-    for k, n in enumerate(slices):
+    for n in slices:
         ends.append(f"{n.output[0]}_after")
         new.append(helper.make_node("Slice", [t, *n.input[1:]], [ends[-1]],
                                     name=_named(n, "after")))
@@ -193,7 +199,7 @@ def _rewrite(g, concat, steps, sizes, axis, shape_readers, consts, inits) -> Non
     ends, new = [], []
     for i, part in enumerate(concat.input):
         x = part
-        for j, n in enumerate(s for s in steps if s.op_type != "Reshape"):
+        for n in (s for s in steps if s.op_type != "Reshape"):
             out = f"{n.output[0]}_part{i}"
             ins = [x if name in chain else _sliced(name, edges[i], edges[i + 1], consts,
                                                    inits) if name else ""
