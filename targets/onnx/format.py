@@ -116,9 +116,9 @@ class OnnxFormat(Format):
     def nodes(self, model) -> int:
         """Every node, those of ``If`` branches too (each branch's, though a decode runs
         one)."""
-        from .emit import subgraph_nodes
         if isinstance(model, _Read) and model.count is not None:
-            return model.count
+            return model.count       # a kept model's count: no onnx imported for it
+        from .emit import subgraph_nodes
         return sum(1 for _ in subgraph_nodes(model.native.graph.node))
 
     def run(self, model, feed) -> dict:
