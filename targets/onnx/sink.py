@@ -163,32 +163,12 @@ def _from_source(g, concat, chain, x: str, slices: list) -> None:
     inside = {concat.output[0], *(n.output[0] for n in steps)}
     new, t = [], x
     for n in steps:
-        out = f"{n.output[0]}_whole"
-        new.append(helper.make_node(n.op_type, [t if name in inside else name
-                                                for name in n.input], [out],
-                                    name=_named(n, "whole"), **_attributes(n)))
-        t = out
-    ends = []
-    for n in slices:
-        ends.append(f"{n.output[0]}_after")
-        new.append(helper.make_node("Slice", [t, *n.input[1:]], [ends[-1]],
-                                    name=_named(n, "after")))
-    new.append(helper.make_node("Concat", ends, [steps[-1].output[0]], name=concat.name,
-                                axis=axis))
-    for u in shape_readers:
-        u.input[0] = steps[-1].output[0]
-    gone = {n.output[0] for n in (concat, *steps, *slices)}
-    _replace(g, [n for n in g.node if n.output[0] not in gone] + new)
-
-
-def _named(n, suffix: str) -> str:
-    """A new node's name: ``n``'s with ``suffix`` (so a node keeps its operator's scope,
-    ``op<index>/``, which ``--locate`` reads), or none where ``n`` has none."""
-    return f"{n.name}_{suffix}" if n.name else ""
-
-
-def _attributes(n) -> dict:
-    return {a.name: helper.get_attribute_value(a) for a in n.attribute}
+        new.append(_again(n, [t if name in inside else name for name in n.input], "whole"))
+        t = new[-1].output[0]
+    ends = [_again(n, [t, *n.input[1:]], "after") for n in slices]
+    new += [*ends, helper.make_node("Concat", [n.output[0] for n in ends],
+                                    [steps[-1].output[0]], name=concat.name, axis=axis)]
+    _swap(g, [concat, *steps, *slices], new, shape_readers)
 
 
 def _rewrite(g, concat, steps, sizes, axis, shape_readers, consts, inits) -> None:
@@ -200,13 +180,10 @@ def _rewrite(g, concat, steps, sizes, axis, shape_readers, consts, inits) -> Non
     for i, part in enumerate(concat.input):
         x = part
         for n in (s for s in steps if s.op_type != "Reshape"):
-            out = f"{n.output[0]}_part{i}"
-            ins = [x if name in chain else _sliced(name, edges[i], edges[i + 1], consts,
-                                                   inits) if name else ""
-                   for name in n.input]
-            new.append(helper.make_node(n.op_type, ins, [out], name=_named(n, f"part{i}"),
-                                        **_attributes(n)))
-            x = out
+            new.append(_again(n, [x if name in chain else _sliced(
+                name, edges[i], edges[i + 1], consts, inits) if name else ""
+                for name in n.input], f"part{i}"))
+            x = new[-1].output[0]
         ends.append(x)
     reshapes = [n for n in steps if n.op_type == "Reshape"]
     joined = steps[-1].output[0] if not reshapes else f"{concat.output[0]}_sunk"
@@ -215,9 +192,23 @@ def _rewrite(g, concat, steps, sizes, axis, shape_readers, consts, inits) -> Non
         out = steps[-1].output[0] if k == len(reshapes) - 1 else f"{n.output[0]}_sunk"
         new.append(helper.make_node("Reshape", [joined, n.input[1]], [out], name=n.name))
         joined = out
+    _swap(g, [concat, *steps], new, shape_readers)
+
+
+def _again(n, inputs: list, suffix: str):
+    """``n`` on ``inputs``: its output and its name (so a node keeps its operator's scope,
+    ``op<index>/``, which ``--locate`` reads; none where ``n`` has none) with ``suffix``."""
+    return helper.make_node(n.op_type, inputs, [f"{n.output[0]}_{suffix}"],
+                            name=f"{n.name}_{suffix}" if n.name else "",
+                            **{a.name: helper.get_attribute_value(a) for a in n.attribute})
+
+
+def _swap(g, old: list, new: list, shape_readers: list) -> None:
+    """``g`` with the nodes ``new`` in place of ``old``, whose last one's output the last
+    of ``new`` makes, and the ``Shape`` nodes that read the chain reading that output."""
     for u in shape_readers:
-        u.input[0] = steps[-1].output[0]
-    gone = {n.output[0] for n in (concat, *steps)}
+        u.input[0] = new[-1].output[0]
+    gone = {n.output[0] for n in old}
     _replace(g, [n for n in g.node if n.output[0] not in gone] + new)
 
 
