@@ -32,7 +32,8 @@ def _from_nhwc(e, x: str, c: int, r: int, in8: bool) -> str:
     hr, wr = e.times(h, r), e.times(w, r)
     y = e.reshape(y, [1, hr, wr, c])
     out = e.node("Transpose", [y], perm=[0, 3, 1, 2])
-    if in8:
+    if in8:     # a Reshape between the move and the widening, or onnxruntime's transpose
+        # optimizer pushes the move below the Cast and widens first
         out = e.reshape(out, [1, c, hr, wr])
         y, out = e.widen(y, I8, e.storage), e.widen(out, I8, e.storage)
     e.nhwc[out] = y
