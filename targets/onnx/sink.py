@@ -26,12 +26,14 @@ def sunk(model: onnx.ModelProto) -> onnx.ModelProto:
     """``model`` with each ``Concat`` whose sizes on its axis are known moved below the
     elementwise steps that alone read it (and ``Reshape``s that keep its axis last), in
     every graph and ``If`` branch; what reads the last step's output is unchanged."""
+    if not any(n.op_type == "Concat" for g in graphs(model.graph) for n in g.node):
+        return model
     inferred = onnx.shape_inference.infer_shapes(model, data_prop=True)
     shapes = {v.name: [d.dim_value if d.HasField("dim_value") else None
                        for d in v.type.tensor_type.shape.dim]
               for g in graphs(inferred.graph)
               for v in [*g.value_info, *g.input, *g.output] if v.type.HasField("tensor_type")}
-    consts = {t.name: numpy_helper.to_array(t) for t in model.graph.initializer}
+    consts = _Constants(model.graph.initializer)
     for g in graphs(model.graph):
         _sink(g, shapes, consts, model.graph.initializer)
     read = {t for g in graphs(model.graph) for n in g.node for t in n.input}
@@ -39,6 +41,22 @@ def sunk(model: onnx.ModelProto) -> onnx.ModelProto:
     for t in unread:        # a per-channel constant now read in slices only
         model.graph.initializer.remove(t)
     return model
+
+
+class _Constants(dict):
+    """The model's initializers by name, each an array from the first time a step reads it
+    (the weights, which no step reads, are never copied)."""
+
+    def __init__(self, inits):
+        super().__init__()
+        self._protos = {t.name: t for t in inits}
+
+    def __contains__(self, name) -> bool:
+        return dict.__contains__(self, name) or name in self._protos
+
+    def __missing__(self, name: str) -> np.ndarray:
+        self[name] = numpy_helper.to_array(self._protos[name])
+        return self[name]
 
 
 def _sink(g, shapes: dict, consts: dict, inits) -> None:
