@@ -69,14 +69,25 @@ def code_digest() -> str:
     return _CODE[0]
 
 
-def host_cpu() -> str:
-    """This CPU, for a claim (and in :func:`cpu_key`): the machine and its model name."""
+@cache
+def _cpuinfo() -> dict:
+    """The first CPU's fields in ``/proc/cpuinfo`` (none where there is no such file)."""
+    fields: dict = {}
     try:
         with open("/proc/cpuinfo") as f:
-            model = next((line.split(":", 1)[1].strip() for line in f
-                          if line.startswith("model name")), "")
+            for line in f:
+                if not line.strip():
+                    break
+                key, _, value = line.partition(":")
+                fields.setdefault(key.strip(), value.strip())
     except OSError:
-        model = ""
+        pass
+    return fields
+
+
+def host_cpu() -> str:
+    """This CPU, for a claim (and in :func:`cpu_key`): the machine and its model name."""
+    model = _cpuinfo().get("model name", "")
     return f"{platform.machine()} {model or platform.processor()}".strip()
 
 
@@ -87,9 +98,5 @@ def cpu_key() -> str:
     feature was there is not reused where a machine of the same model name hides it (a
     virtual machine's)."""
     import hashlib
-    try:
-        with open("/proc/cpuinfo") as f:
-            flags = next((line for line in f if line.startswith("flags")), "")
-    except OSError:
-        flags = ""
+    flags = _cpuinfo().get("flags", "")
     return f"{host_cpu()} {hashlib.sha256(flags.encode()).hexdigest()[:16]}"
