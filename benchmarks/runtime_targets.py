@@ -34,7 +34,7 @@ def _on_runtime(name: str, g, x):
     """A call of ``name``'s own target's model of ``g`` on its runtime (in this process), or
     the reason it has none."""
     try:
-        eng = engine(name)
+        eng = engine(name, isolate=False)
     except EngineUnavailable as e:
         return None, f"not installed: {e}"
     try:

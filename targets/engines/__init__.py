@@ -23,6 +23,7 @@ class Entry:
     where: str
     args: dict = field(default_factory=dict)
     isolated: bool = False     # a native runtime of its own: run it in a worker process
+    aborts: bool = False       # its runtime ends the process on an error: a worker unasked
 
     @property
     def prefix(self) -> str:
@@ -49,7 +50,7 @@ ENGINES = (
           "waiexport.targets.engines.openvino:OpenVinoEngine", isolated=True),
     Entry("tract", "the tract export (or --target's) on tract, concrete shapes per decode "
                    "(extra tract)",
-          "waiexport.targets.engines.tract:TractEngine", isolated=True),
+          "waiexport.targets.engines.tract:TractEngine", isolated=True, aborts=True),
     Entry("tvm-llvm", "the tvm-llvm export (or --target's) compiled by Apache TVM for this "
                       "CPU, per decode shape, cached (extra tvm)",
           "waiexport.targets.engines.tvm:TvmEngine", isolated=True),
@@ -90,13 +91,15 @@ def help_text() -> str:
         f"; or an engine registered under the entry point group {GROUP}")
 
 
-def engine(name: str, fallback: bool = False, isolate: bool = False, target: str | None = None,
-           **limits):
+def engine(name: str, fallback: bool = False, isolate: bool | None = None,
+           target: str | None = None, **limits):
     """The engine called ``name`` (:data:`ENGINES`, then the plug-ins). ``fallback`` lets an
     ``ort:<Provider>`` engine place nodes on the CPU provider (each vector then says how many
     went there). With ``isolate``, an engine with a native runtime of its own (every plug-in,
     and those the table marks) runs in a worker process (:class:`.worker.Isolated`, under
-    ``limits``: ``time_limit``, ``memory_limit``). ``target`` names the target whose models
+    ``limits``: ``time_limit``, ``memory_limit``); without it, in this process, except one
+    whose runtime ends the process on an error (tract's panics, on some of its probes too),
+    which ``isolate=False`` alone runs here. ``target`` names the target whose models
     it runs, in place of its own (a plug-in's factory then takes it as ``target_name``).
     Raises ``KeyError`` naming every engine for an unknown name, and
     :class:`~..errors.EngineUnavailable` for one that cannot run here."""
@@ -106,7 +109,7 @@ def engine(name: str, fallback: bool = False, isolate: bool = False, target: str
             if target is not None and name == "reference":
                 from ..errors import EngineUnavailable
                 raise EngineUnavailable("the reference runs the graph itself, no target's model")
-            if isolate and e.isolated:
+            if e.isolated and (isolate or (isolate is None and e.aborts)):
                 return _isolated(name, e.where, {**e.args, **chosen}, limits)
             return _make(e.where, {**e.args, **chosen})
         if e.prefix and name.startswith(e.prefix) and len(name) > len(e.prefix):

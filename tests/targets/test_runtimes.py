@@ -4,6 +4,8 @@ worker, what it computes exactly passes, and what it does not is said; each skip
 where its extra is absent."""
 
 import json
+import subprocess
+import sys
 
 import pytest
 from click.testing import CliRunner
@@ -138,3 +140,18 @@ def test_int_synth_exports_for_openvino_in_integers_it_keeps_and_runs_bit_exact(
         x = rng.integers(-128, 128, (loaded.graph.tensor(0).channels, 5, 7))
         want = decode(loaded.graph, [x], [])
         assert all((a == b).all() for a, b in zip(loaded.decode([x], []), want))
+
+
+@with_extra("tract", "tract")
+def test_the_python_api_runs_tract_in_a_worker_so_its_panics_end_no_process():
+    """tract panics on some of its probes, and a panic aborts the process it happens in:
+    ``engine("tract")`` runs it in a worker unasked, so a script that validates on it lives
+    to print its results (in this process, the probes abort it)."""
+    script = ("from waiexport.targets.engines import engine\n"
+              "from pathlib import Path\n"
+              "from waiexport.conformance.validate import files_under, validate\n"
+              f"files = files_under([Path({str(V / 'relu.jsonl')!r})])\n"
+              "results = validate(engine('tract'), files)\n"
+              "print(sorted({r.status for r in results}))\n")
+    r = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert r.returncode == 0 and r.stdout.strip() == "['pass']", (r.returncode, r.stderr[-500:])
