@@ -71,13 +71,11 @@ def code_digest() -> str:
 
 @cache
 def _cpuinfo() -> dict:
-    """The first CPU's fields in ``/proc/cpuinfo`` (none where there is no such file)."""
+    """Each field's first value in ``/proc/cpuinfo`` (none where there is no such file)."""
     fields: dict = {}
     try:
         with open("/proc/cpuinfo") as f:
             for line in f:
-                if not line.strip():
-                    break
                 key, _, value = line.partition(":")
                 fields.setdefault(key.strip(), value.strip())
     except OSError:
