@@ -377,6 +377,18 @@ def test_the_partial_sums_of_many_channels_at_once_equal_them_channel_by_channel
     assert fast is None or (fast == slow and not sat.hit)
 
 
+def test_a_conv_of_zero_weights_on_an_input_past_i64_is_certified_by_the_loop():
+    # with every weight 0 the int64 path's bound on the ends says nothing of the input's,
+    # which pass int64 here (a sum of sums of inputs 2^62 wide): in int64 they overflowed
+    b = GraphBuilder()
+    x = b.input(4, -(1 << 62), 1 << 62)
+    twice = b.op("add", [x, x])
+    b.output(b.op("conv", b.op("add", [twice, twice]),
+                  conv(np.zeros((32, 4, 3, 3), np.int64), pad=1, rq=rq())))
+    acc = certify_graph(b.build()).nodes[2].result.intermediates["conv.acc"]
+    assert acc == (0, 0)
+
+
 def test_partial_sums_past_i64_on_an_input_of_zeros_are_left_to_the_loop():
     # every end is the bias alone, but the sums themselves do not fit int64
     from waiexport.bounds.linear import _accs_i64

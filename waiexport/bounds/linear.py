@@ -55,12 +55,14 @@ def partial_sums(sat: Sat, iv: Iv, s_pos: int, s_neg: int, b: int, wmax: int) ->
 def _accs_i64(sums: list, iv: Iv, rq, taps: int, wmax: int) -> list[Iv] | None:
     """:func:`partial_sums` hulled over the groups of ``sums`` (each group's ``S⁺`` and
     ``S⁻`` per output channel), for every channel at once in int64, where there are at least
-    :data:`~.requant.MANY` channels and each end, at most ``2·taps·max|w|·max|x|`` plus the
-    bias in magnitude, and each sum stay below ``2^62``: no value then nears ``2^255``, so
-    ``sat`` changes none (§8.1) and the same integers come out. ``None`` elsewhere."""
+    :data:`~.requant.MANY` channels and the input's ends, each sum and each end (at most
+    ``2·taps·max|w|·max|x|`` plus the bias in magnitude) stay below ``2^62`` (the input's
+    ends apart: where every weight is 0 that bound says nothing of them): no value then nears
+    ``2^255``, so ``sat`` changes none (§8.1) and the same integers come out. ``None``
+    elsewhere."""
     l, h = min(0, iv[0]), max(0, iv[1])
     b = rq.bias if rq.bias_kind == "pre" else np.zeros(1, np.int64)
-    if len(sums[0][0]) < MANY or \
+    if len(sums[0][0]) < MANY or max(-l, h) >= 1 << 62 or \
             2 * taps * wmax * max(-l, h, 1) + max(-int(b.min()), int(b.max())) >= 1 << 62:
         return None
     pos = np.array([group[0] for group in sums], np.int64)      # groups × channels
