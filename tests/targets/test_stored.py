@@ -303,7 +303,6 @@ def test_the_main_job_run_again_builds_no_model(kept, monkeypatch):
     assert lines(said[0]) == lines(said[1])
 
 
-
 MAIN_JOB = """
 import json, sys
 from pathlib import Path
@@ -329,6 +328,7 @@ def test_the_main_job_run_again_imports_no_onnx(tmp_path):
         [sys.executable, "-c", MAIN_JOB, str(root)], capture_output=True, text=True, env=env,
         check=True).stdout.splitlines()[-1]) for _ in range(2))
     assert first["ok"] and second["ok"] and first["onnx"] and not second["onnx"]
+
 
 @pytest.fixture
 def sessions(monkeypatch):
