@@ -1,6 +1,7 @@
 """Structure-aware mutations of every input family the public API reads (WHG1 files, decodes,
-``int_synth.json`` files, ``jpegai`` bundles, vector files, stage vectors among them, and a
-pack's results folder as a runner hands it back), and the one property they are held to:
+``int_synth.json`` files, ``jpegai`` bundles, vector files, stage vectors among them, read by
+``validate`` and by the independent checker, and a pack's results folder as a runner hands it
+back), and the one property they are held to:
 every input ends in a result, a ``Refusal`` with one of the spec's codes, or the documented
 bad-input error (``BadInput``), never another exception; and results pass only where every
 output the judge reads holds the vectors' values.
@@ -205,12 +206,14 @@ def outcome(family: str, item, graph: bytes) -> str:
                     (Path(tmp) / name).write_text(text, "utf-8", "surrogatepass")
                 lower_jpegai(Path(tmp))
         elif family == "vectors":
+            from waiexport.conformance.checker import check_file
             from waiexport.conformance.validate import validate
             from waiexport.targets.engines import engine
             with tempfile.TemporaryDirectory() as tmp:
                 f = Path(tmp) / "v.jsonl"
                 f.write_text(item + "\n", "utf-8", "surrogatepass")
                 validate(engine("reference"), [f])
+                check_file(f)
         elif family == "results":
             return _judged(*item)
     except Refusal as r:

@@ -10,23 +10,67 @@ from __future__ import annotations
 from waiexport.jsonio import BadInput, decimals, parse_int
 from waiexport.reference.stage import ELSEWHERE, STAGE_OPS, StageRefusal, run
 
-__all__ = ["make_stage_vector", "parse_stage", "stage_expect", "TEXT"]
+__all__ = ["make_stage_vector", "parse_stage", "stage_expect"]
+
+#: The kinds of value a stage vector's members hold, once read (:func:`_native`).
+INT, INTS, ROWS, TEXT, BOOL = ("an integer", "a list of integers", "a list of lists of integers",
+                               "text", "true or false")
+TENSOR, SPANS, TABLES = ("a tensor {data, shape}", "a list of {mask, sigma}",
+                         "a list of {cdf, offset}")
+
+#: Each operator's ``in`` (§14.1's table): its members and their kinds.
+IN = {"rans64_decode": {"stream": TEXT, "tables": TABLES, "reads": INTS},
+      "dequantize": dict.fromkeys(("sym", "f", "base"), INT),
+      "bucket": {"sigma": INT, "edges": INTS}, "coded": {"v": INT, "thr": INT},
+      "scale_index": dict.fromkeys(("v", "s", "n"), INT),
+      "block_stat": {"x": TENSOR, **dict.fromkeys(("b", "s", "lo", "hi"), INT)},
+      "band_lookup": {"v": INT, "edges": INTS, "table": ROWS, "row": INT},
+      "mans_decode": {"memory": TEXT, "mode": TEXT},
+      "residual_step": dict.fromkeys(("pred", "r", "q", "lo", "hi"), INT),
+      "mc_predict": {"frame": TENSOR, **dict.fromkeys(("y", "x", "c", "dy", "dx", "precision"),
+                                                      INT)},
+      "up2_predict": {"prev": TENSOR, "d0": INT, "d1": INT},
+      "rate_predict": {"prev": TENSOR, **dict.fromkeys(("rate_num", "rate_den", "d0"), INT)},
+      "coding_order": {"shape": INTS, "order": TEXT}}
+#: The members of ``in`` that depend on another: ``mans_decode``'s on its mode, and
+#: ``coding_order``'s ``anchor``, read for ``checkerboard`` only (absent: false).
+MANS = {"sgm": {"pmf": ROWS, "bounds": INTS, "spans": SPANS},
+        "fac": {"rows": ROWS, "lengths": INTS}}
+OPTIONAL = {"coding_order": {"anchor": BOOL}}
+#: The kinds of ``modes``' members (``rans64_decode``'s, and ``bucket``'s ``bucket``).
+MODES = {"table": TEXT, "escape": TEXT, "end": TEXT, "bucket": TEXT, "lo": INT, "hi": INT}
 
 #: Per section of a vector, the members whose values are text, not integers.
-TEXT = {"in": {"memory", "stream", "mode", "order"}, "expect": {"refuse"},
-        "modes": {"bucket", "table", "escape", "end"}}
+TEXT_MEMBERS = {"in": {k for members in IN.values() for k, kind in members.items()
+                       if kind == TEXT},
+                "expect": {"refuse"}, "modes": {k for k, kind in MODES.items() if kind == TEXT}}
 
 
-#: The members of each operator's ``in`` (§14.1's table; ``anchor`` is read for
-#: ``checkerboard`` only, and ``mans_decode``'s depend on its mode).
-IN = {"rans64_decode": {"stream", "tables", "reads"}, "dequantize": {"sym", "f", "base"},
-      "bucket": {"sigma", "edges"}, "coded": {"v", "thr"}, "scale_index": {"v", "s", "n"},
-      "block_stat": {"x", "b", "s", "lo", "hi"}, "band_lookup": {"v", "edges", "table", "row"},
-      "mans_decode": {"memory", "mode"}, "residual_step": {"pred", "r", "q", "lo", "hi"},
-      "mc_predict": {"frame", "y", "x", "c", "dy", "dx", "precision"},
-      "up2_predict": {"prev", "d0", "d1"}, "rate_predict": {"prev", "rate_num", "rate_den", "d0"},
-      "coding_order": {"shape", "order"}}
-MANS = {"sgm": {"pmf", "bounds", "spans"}, "fac": {"rows", "lengths"}}
+def _ints(v) -> bool:
+    return isinstance(v, list) and all(type(x) is int for x in v)
+
+
+def _records(v, fields: dict) -> bool:
+    """``v`` is a list of objects of exactly ``fields``' members, each passing its test."""
+    return isinstance(v, list) and all(isinstance(x, dict) and set(x) == set(fields)
+                                       and all(ok(x[k]) for k, ok in fields.items()) for x in v)
+
+
+def _is(kind: str, v) -> bool:
+    """Whether ``v`` (read by :func:`_native`) is of ``kind``; a tensor's data are as many as
+    its shape ``[C, H, W]`` holds."""
+    if kind in (TEXT, BOOL):
+        return isinstance(v, str if kind == TEXT else bool)
+    if kind == TENSOR:
+        return isinstance(v, dict) and set(v) == {"data", "shape"} and _ints(v["shape"]) \
+            and len(v["shape"]) == 3 and min(v["shape"]) >= 0 and _ints(v["data"]) \
+            and len(v["data"]) == v["shape"][0] * v["shape"][1] * v["shape"][2]
+    return {INT: lambda: type(v) is int, INTS: lambda: _ints(v),
+            ROWS: lambda: isinstance(v, list) and all(map(_ints, v)),
+            SPANS: lambda: _records(v, {"mask": lambda m: isinstance(m, list) and all(
+                isinstance(b, bool) for b in m), "sigma": _ints}),
+            TABLES: lambda: _records(v, {"cdf": _ints, "offset": lambda o: type(o) is int})
+            }[kind]()
 
 
 #: The most elements a stage vector's result may hold: its own size bounds every other
@@ -35,17 +79,14 @@ MAX_ELEMENTS = 1 << 24
 
 
 def _output_size(op: str, inp: dict) -> int:
-    """How many elements the result of ``op`` on ``inp`` holds, where a few integers fix
-    it (``coding_order``'s shape, ``mans_decode``'s row lengths); 0 elsewhere."""
-    def count(values) -> int:
-        ok = isinstance(values, list) and all(isinstance(n, int) and not isinstance(n, bool)
-                                              for n in values)
-        return sum(max(n, 0) for n in values) if ok else 0
-    if op == "coding_order" and isinstance(inp.get("shape"), list) and count(inp["shape"]):
-        dims = [max(n, 0) if isinstance(n, int) else 0 for n in inp["shape"]]
-        return dims[0] * dims[1] * dims[2] if len(dims) == 3 else 0
-    if op == "mans_decode" and inp.get("mode") == "fac":
-        return count(inp.get("lengths"))
+    """How many elements the result of ``op`` on ``inp`` (its kinds checked) holds, where a
+    few integers fix it (``coding_order``'s shape, ``mans_decode``'s row lengths); 0
+    elsewhere."""
+    if op == "coding_order" and len(inp["shape"]) == 3:
+        c, h, w = (max(n, 0) for n in inp["shape"])
+        return c * h * w
+    if op == "mans_decode" and inp["mode"] == "fac":
+        return sum(max(n, 0) for n in inp["lengths"])
     return 0
 
 
@@ -86,18 +127,25 @@ def make_stage_vector(vid: str, op: str, inp: dict, modes: dict | None = None,
 def parse_stage(v: dict, where: str) -> dict:
     """A stage vector's members as Python values (``in``, ``modes``, ``expect``), after
     §14.1's format checks; ``BadInput`` says which member is wrong."""
-    if set(v) != {"expect", "id", "in", "modes", "op"}:
-        raise BadInput(f"{where}: a stage vector has exactly expect, id, in, modes and op")
+    if set(v) != {"expect", "id", "in", "modes", "op"} or not isinstance(v["id"], str):
+        raise BadInput(f"{where}: a stage vector has exactly expect, id (a string), in, modes "
+                       "and op")
     if not isinstance(v["op"], str) or v["op"] not in STAGE_OPS and v["op"] not in ELSEWHERE:
         raise BadInput(f"{where}: op {str(v['op'])[:40]!r} is not a stage operator (section 5E)")
     for key in ("in", "modes", "expect"):
         if not isinstance(v[key], dict):
             raise BadInput(f"{where}: {key} is not an object")
-    out = {k: _native(v[k], f"{where} {k}", TEXT[k]) for k in ("in", "modes", "expect")}
-    mode = out["in"].get("mode")
-    need = IN[v["op"]] | (MANS.get(mode, set()) if isinstance(mode, str) else set())
-    if not need <= set(out["in"]):
-        raise BadInput(f"{where}: in lacks {', '.join(sorted(need - set(out['in'])))}")
+    out = {k: _native(v[k], f"{where} {k}", TEXT_MEMBERS[k]) for k in ("in", "modes", "expect")}
+    inp, mode = out["in"], out["in"].get("mode")
+    need = IN[v["op"]] | (MANS.get(mode, {}) if isinstance(mode, str) else {})
+    if not set(need) <= set(inp):
+        raise BadInput(f"{where}: in lacks {', '.join(sorted(set(need) - set(inp)))}")
+    kinds = [(f"in.{k}", kind, inp[k]) for k, kind in
+             {**need, **OPTIONAL.get(v["op"], {})}.items() if k in inp]
+    kinds += [(f"modes.{k}", MODES[k], m) for k, m in out["modes"].items() if k in MODES]
+    for name, kind, value in kinds:
+        if not _is(kind, value):
+            raise BadInput(f"{where}: {name} is not {kind}")
     size = _output_size(v["op"], out["in"])
     if size > MAX_ELEMENTS:
         raise BadInput(f"{where}: the result would hold {size} elements, more than a stage "
