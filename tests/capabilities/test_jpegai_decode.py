@@ -238,6 +238,26 @@ def test_a_bundle_failing_a_load_check_is_one_line(tmp_path):
     assert "model_mismatch: norm.json cdfs_uv" in out
 
 
+def test_gains_past_i32_decode_to_integer_arrays(tmp_path):
+    # §13.6.1: each gain fits i64; one past i32 made likely an object array (a traceback)
+    import shutil
+    bundle = tmp_path / "bundle"
+    shutil.copytree(BUNDLE, bundle)
+    norm = json.loads((bundle / "norm.json").read_text())
+    norm["gain_uv"][12] = -(2**31) - 1
+    norm["gain_y"][3] = 2**40
+    (bundle / "norm.json").write_text(json.dumps(norm))
+    args = _args(tmp_path / "o")
+    args[0] = str(bundle)
+    r = CliRunner().invoke(main, ["jpegai", "decode", *args])
+    assert r.exit_code == 0, r.output
+    for plane, c in (("y", 160), ("uv", 96)):
+        likely = np.load(tmp_path / "o" / f"{plane}_likely.npy", allow_pickle=False)
+        index = np.load(tmp_path / "o" / f"{plane}_sigma_idx.npy", allow_pickle=False)
+        assert likely.dtype == index.dtype == np.int64 and likely.shape == (c, 16, 16)
+        assert 0 <= likely.min() and likely.max() <= 4351 and 0 <= index.min() <= index.max() < 32
+
+
 def test_the_bundled_payloads_are_what_the_generator_writes(tmp_path):
     from waiexport.capabilities.examples import make
     make(tmp_path)

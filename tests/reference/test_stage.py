@@ -286,6 +286,21 @@ def test_block_stat_and_coding_order_agree(c, h, w, b, s, big, data):
                               "anchor": data.draw(st.booleans())})
 
 
+def test_clamped_results_of_values_past_i32_are_int64_arrays():
+    # a jpegai gain past i32 made likely an object array, which no .npy holds without pickles
+    from waiexport.reference.stage.block_stat import block_stat
+    from waiexport.reference.stage.scale_index import scale_index
+    x = np.array([[[-(2**31) - 1, 5], [2**40, 7]]], np.int64)
+    likely = block_stat(x, 1, 6, 0, 4351)
+    index = scale_index(x, 7, 32)
+    assert likely.dtype == np.int64 and index.dtype == np.int64
+    assert likely.reshape(-1).tolist() == LITERAL["block_stat"](
+        {"x": {"data": x.reshape(-1).tolist(), "shape": [1, 2, 2]}, "b": 1, "s": 6, "lo": 0,
+         "hi": 4351}, {})["out"]["data"] == [0, 0, 4351, 0]
+    assert index.reshape(-1).tolist() == [
+        LITERAL["scale_index"]({"v": v, "s": 7, "n": 32}, {})["index"] for v in x.flat]
+
+
 @FAST
 @given(pmf=pmf_rows(), memory=st.binary(max_size=40), data=st.data())
 def test_sgm_on_random_bytes_agrees(pmf, memory, data):
