@@ -46,8 +46,12 @@ TEXT_MEMBERS = {"in": {k for members in IN.values() for k, kind in members.items
                 "expect": {"refuse"}, "modes": {k for k, kind in MODES.items() if kind == TEXT}}
 
 
+def _int(v) -> bool:
+    return type(v) is int      # bool is not int here: type() is exact
+
+
 def _ints(v) -> bool:
-    return isinstance(v, list) and all(type(x) is int for x in v)
+    return isinstance(v, list) and all(map(_int, v))
 
 
 def _records(v, fields: dict) -> bool:
@@ -56,21 +60,19 @@ def _records(v, fields: dict) -> bool:
                                        and all(ok(x[k]) for k, ok in fields.items()) for x in v)
 
 
-def _is(kind: str, v) -> bool:
-    """Whether ``v`` (read by :func:`_native`) is of ``kind``; a tensor's data are as many as
-    its shape ``[C, H, W]`` holds."""
-    if kind in (TEXT, BOOL):
-        return isinstance(v, str if kind == TEXT else bool)
-    if kind == TENSOR:
-        return isinstance(v, dict) and set(v) == {"data", "shape"} and _ints(v["shape"]) \
-            and len(v["shape"]) == 3 and min(v["shape"]) >= 0 and _ints(v["data"]) \
-            and len(v["data"]) == v["shape"][0] * v["shape"][1] * v["shape"][2]
-    return {INT: lambda: type(v) is int, INTS: lambda: _ints(v),
-            ROWS: lambda: isinstance(v, list) and all(map(_ints, v)),
-            SPANS: lambda: _records(v, {"mask": lambda m: isinstance(m, list) and all(
-                isinstance(b, bool) for b in m), "sigma": _ints}),
-            TABLES: lambda: _records(v, {"cdf": _ints, "offset": lambda o: type(o) is int})
-            }[kind]()
+def _tensor(v) -> bool:
+    """``{data, shape}``, its data as many as its shape ``[C, H, W]`` holds."""
+    return isinstance(v, dict) and set(v) == {"data", "shape"} and _ints(v["shape"]) \
+        and len(v["shape"]) == 3 and min(v["shape"]) >= 0 and _ints(v["data"]) \
+        and len(v["data"]) == v["shape"][0] * v["shape"][1] * v["shape"][2]
+
+
+#: Whether a value (read by :func:`_native`) is of each kind.
+IS = {INT: _int, INTS: _ints, ROWS: lambda v: isinstance(v, list) and all(map(_ints, v)),
+      TEXT: lambda v: isinstance(v, str), BOOL: lambda v: isinstance(v, bool), TENSOR: _tensor,
+      SPANS: lambda v: _records(v, {"mask": lambda m: isinstance(m, list) and all(
+          isinstance(b, bool) for b in m), "sigma": _ints}),
+      TABLES: lambda v: _records(v, {"cdf": _ints, "offset": _int})}
 
 
 #: The most elements a stage vector's result may hold: its own size bounds every other
@@ -144,7 +146,7 @@ def parse_stage(v: dict, where: str) -> dict:
              {**need, **OPTIONAL.get(v["op"], {})}.items() if k in inp]
     kinds += [(f"modes.{k}", MODES[k], m) for k, m in out["modes"].items() if k in MODES]
     for name, kind, value in kinds:
-        if not _is(kind, value):
+        if not IS[kind](value):
             raise BadInput(f"{where}: {name} is not {kind}")
     size = _output_size(v["op"], out["in"])
     if size > MAX_ELEMENTS:
