@@ -26,6 +26,12 @@ class EngineFailure(Exception):
     """The engine ran and reported an error of its own (a status other than success): that
     decode's failure, with the engine's message, never a pass."""
 
+    @classmethod
+    def said(cls, runtime: str, e) -> "EngineFailure":
+        """``runtime``'s own error ``e`` (or its text) in one line: its first, cut at 300
+        characters."""
+        return cls(f"{runtime}: {(str(e).strip().splitlines() or [type(e).__name__])[0][:300]}")
+
 
 class EngineCrashed(EngineFailure):
     """The engine's runtime died (an abort, a signal, a memory limit): that decode's result,

@@ -84,8 +84,7 @@ class IreeCpuEngine(TosaRefEngine):
                 vmfb = ic.compile_file(mlir, target_backends=["llvm-cpu"],
                                        extra_args=["--iree-llvmcpu-target-cpu=host"])
             except Exception as e:   # IREE's CompilerToolError carries the compiler's output
-                raise EngineFailure(f"IREE compiler: {str(e).strip().splitlines()[0][:300]}") \
-                    from None
+                raise EngineFailure.said("IREE compiler", e) from None
         self.compiled += 1
         with open(path + ".part", "wb") as f:
             f.write(vmfb)
@@ -105,7 +104,6 @@ class IreeCpuEngine(TosaRefEngine):
         except EngineFailure:
             raise
         except Exception as e:   # IREE's runtime raises its own error types
-            raise EngineFailure(f"IREE runtime: {str(e).strip().splitlines()[0][:300]}") \
-                from None
+            raise EngineFailure.said("IREE runtime", e) from None
         outs = outs if isinstance(outs, (tuple, list)) else [outs]
         return {f"out{j}": np.asarray(o) for j, o in enumerate(outs)}

@@ -16,9 +16,9 @@ import numpy as np
 
 from waiexport.graph import Graph
 
-from ..errors import EngineUnavailable, NotForEngine
+from ..errors import EngineFailure, EngineUnavailable, NotForEngine
 from ..format import graph_outputs, host_feed
-from ..onnx.format import ONNX, storage_dtype
+from ..onnx.format import ONNX, ort_failure, storage_dtype
 from .base import Loaded, ModelEngine, versions
 
 __all__ = ["OrtEngine", "OrtRuntime", "OrtSession", "run_session", "CPU"]
@@ -61,7 +61,12 @@ class OrtSession:
         return [o.name for o in self._s.get_outputs()]
 
     def run(self, names, feed):
-        out = self._s.run(names, feed)
+        try:
+            out = self._s.run(names, feed)
+        except EngineFailure:       # the CPU's session says it already
+            raise
+        except Exception as e:      # onnxruntime's own error types, one per failure kind
+            raise ort_failure(e) from None
         if self._placed is None and self._profiled:
             self._placed = _providers_in_profile(self._s.end_profiling())
         return out

@@ -47,7 +47,7 @@ class TractEngine(ModelEngine):
             try:
                 out = runnable.run(list(feed.values()))
             except tract.TractError as e:
-                raise EngineFailure(f"tract: {str(e).strip().splitlines()[0][:300]}") from None
+                raise EngineFailure.said("tract", e) from None
             if len(names) == len(model.outputs):    # tract renames what it folds; the order
                 names = list(model.outputs)           # is the model's
             return {n: np.asarray(o.to_numpy()) for n, o in zip(names, out)}

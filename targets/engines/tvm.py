@@ -53,7 +53,7 @@ class TvmEngine(ModelEngine):
             try:
                 out = machines[key]["main"](*[tvm.runtime.tensor(v) for v in feed.values()])
             except Exception as e:   # TVM's own error types
-                raise EngineFailure(f"TVM: {str(e).strip().splitlines()[0][:300]}") from None
+                raise EngineFailure.said("TVM", e) from None
             outs = list(out) if not hasattr(out, "numpy") else [out]
             return {name: np.asarray(o.numpy()) for name, o in zip(model.outputs, outs)}
         return run

@@ -10,7 +10,7 @@ import numpy as np
 
 from ..format import Format, Model, host_feed
 
-__all__ = ["ONNX", "OnnxFormat", "CpuSession", "THREADED", "storage_dtype"]
+__all__ = ["ONNX", "OnnxFormat", "CpuSession", "THREADED", "ort_failure", "storage_dtype"]
 
 
 def storage_dtype(model: Model) -> type:
@@ -209,11 +209,27 @@ class CpuSession:
         return self._one.get_outputs()
 
     def run(self, names, feed):
-        if sum(np.size(v) for v in feed.values()) < THREADED:
-            return self._one.run(names, feed)
-        if self._pool is None:
-            self._pool = _offline(self._ort, self._data, threads=0)
-        return self._pool.run(names, feed)
+        """The outputs ``names``; onnxruntime's own error (one it raises on a run, such as an
+        allocation it cannot make) is :class:`~..errors.EngineFailure`."""
+        session = self._one
+        if sum(np.size(v) for v in feed.values()) >= THREADED:
+            if self._pool is None:
+                self._pool = _offline(self._ort, self._data, threads=0)
+            session = self._pool
+        try:
+            return session.run(names, feed)
+        except Exception as e:   # onnxruntime's own error types, one per failure kind
+            raise ort_failure(e) from None
+
+
+def ort_failure(e: Exception):
+    """onnxruntime's error ``e`` on a run as an :class:`~..errors.EngineFailure`, without the
+    status number and the C++ source line and signature it cites, so its reason (an
+    allocation it could not make, and its size) fits the line."""
+    import re
+    from ..errors import EngineFailure
+    return EngineFailure.said("onnxruntime", re.sub(
+        r"^\[ONNXRuntimeError\] : \d+ : | /onnxruntime_src/\S+ [^)]*\)", "", str(e).strip()))
 
 
 def _offline(ort, data: bytes, threads: int):

@@ -165,3 +165,39 @@ def test_a_missing_optional_tool_is_one_line(tmp_path):
                                 "conformance/corpus/vectors/relu.jsonl")]):
         r = subprocess.run([sys.executable, "-c", vela, *args], capture_output=True, text=True)
         assert r.returncode == 2 and "pip install 'waiexport[vela]'" in r.stderr, r.stderr
+
+
+def test_an_onnxruntime_error_on_a_run_is_one_line_with_its_reason(tmp_path, monkeypatch,
+                                                                    decodes):
+    # a conv_transpose of stride 2^32 - 1 on a 1x1 input made onnxruntime fail to allocate
+    # its uncropped plane (a fuzz run found it): its error ended run and export in a traceback
+    from onnxruntime.capi.onnxruntime_pybind11_state import Fail
+    import waiexport.targets.onnx.format as fmt
+    real = fmt._offline
+
+    class Failing:
+        def __init__(self, session):
+            self._s = session
+
+        def __getattr__(self, name):
+            return getattr(self._s, name)
+
+        def run(self, names, feed):
+            raise Fail("[ONNXRuntimeError] : 1 : FAIL : Non-zero status code returned while "
+                       "running Pad node. Name:'op0/pad_22' Status Message: /onnxruntime_src/"
+                       "onnxruntime/core/framework/bfc_arena.cc:360 void* onnxruntime::BFCAren"
+                       "a::AllocateRawInternal(size_t, bool, onnxruntime::Stream*) Failed to "
+                       "allocate memory for requested buffer of size 34359738368")
+    monkeypatch.setattr(fmt, "_offline", lambda *a, **k: Failing(real(*a, **k)))
+    why = ("onnxruntime: FAIL : Non-zero status code returned while running Pad node. "
+           "Name:'op0/pad_22' Status Message: Failed to allocate memory for requested buffer "
+           "of size 34359738368")
+    for args, code, said in (
+            (["run", G, "--decode", str(decodes / "ok.json"), "--engine", "ort-cpu"], 2,
+             f"--engine ort-cpu: engine-failure: decode 0: {why}"),
+            (["export", G, "-o", str(tmp_path / "m.onnx")], 1,
+             f"self-check on onnxruntime's CPU provider failed: decode 0: {why}")):
+        r = CliRunner().invoke(main, args)
+        lines = [x for x in r.output.splitlines() if x.strip()
+                 and not x.startswith("rewrite: ")]     # export's account of its rewrites
+        assert r.exit_code == code and lines == [said], r.output
