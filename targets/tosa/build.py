@@ -8,6 +8,7 @@ import numpy as np
 __all__ = ["TosaBuilder", "I8", "I16", "I32", "narrowest"]
 
 I8, I16, I32 = "int8", "int16", "int32"
+_I32 = 1 << 31
 _NP = {I8: np.int8, I16: np.int16, I32: np.int32}
 
 
@@ -65,10 +66,14 @@ class TosaBuilder:
            *args) -> str:
         """Operator ``name`` (``CONV2D``, ``ADD``, …) writing one new tensor; ``attr`` names
         its attribute builder (default ``<Name>Attribute``), given ``args``."""
+        from ..errors import ExportError
         if any(int(d) < 1 for d in shape):       # the reference model crashes on one
-            from ..errors import ExportError
             raise ExportError(f"{name} would make a tensor of shape {list(shape)}: TOSA has no "
                               "empty tensor")
+        past = [v for v in [*shape, *_integers(args)] if not -_I32 <= v < _I32]
+        if past:        # the serializer's own TypeError otherwise
+            raise ExportError(f"{name} would take {past[0]} (in its shape or an attribute: a "
+                              "stride, a pad, a size), past TOSA's int32 fields")
         a = self.ts.TosaSerializerAttribute()
         getattr(a, attr or _attribute(name))(*args)
         out = self.ser.addIntermediate(list(shape), self._dtype(dtype))
@@ -100,6 +105,17 @@ class TosaBuilder:
 
     def serialize(self) -> bytes:
         return bytes(self.ser.serialize())
+
+
+def _integers(args) -> list[int]:
+    """The integers among an attribute builder's arguments, lists of them included."""
+    out = []
+    for a in args:
+        if isinstance(a, (list, tuple)):
+            out += _integers(a)
+        elif isinstance(a, (int, np.integer)) and not isinstance(a, bool):
+            out.append(int(a))
+    return out
 
 
 def _attribute(op: str) -> str:

@@ -64,8 +64,20 @@ def _one_rq(round_, mult=None, lo=-100, hi=100, shift=4):
     return b.build()
 
 
+def _strided(stride: int):
+    b = GraphBuilder()
+    x = b.input(2, -5, 5, max_h=1, max_w=5)
+    b.output(b.op("conv", x, conv(np.ones((2, 2, 3, 3), int), stride=(stride, 2), pad=1,
+                                  rq=rq(shift=3))))
+    return b.build()
+
+
 @pytest.mark.parametrize("g, words", [
     (_one_rq("half_even"), "rounding half_even"),
+    # a fuzz run's: the serializer's TypeError on a stride past int32 ended export in a
+    # traceback
+    (_strided(2**31), "CONV2D would take 2147483648 (in its shape or an attribute: a stride, "
+                      "a pad, a size), past TOSA's int32 fields"),
     (_one_rq("floor", mult=3), "rounding floor with a multiplier"),
     (_one_rq("half_up", mult=2**31 - 1, lo=-(2**31), hi=2**31 - 1, shift=31),
      "no lift keeps the multiplier an int32"),
