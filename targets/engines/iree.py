@@ -106,4 +106,5 @@ class IreeCpuEngine(TosaRefEngine):
         except Exception as e:   # IREE's runtime raises its own error types
             raise EngineFailure.said("IREE runtime", e) from None
         outs = outs if isinstance(outs, (tuple, list)) else [outs]
-        return {f"out{j}": np.asarray(o) for j, o in enumerate(outs)}
+        # copied while IREE's buffers live: a view of one outlives its mapping (garbage)
+        return {f"out{j}": np.asarray(o).copy() for j, o in enumerate(outs)}
