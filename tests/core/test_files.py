@@ -73,3 +73,29 @@ def test_a_failed_rename_puts_the_earlier_folder_back(tmp_path, monkeypatch):
             (work / "g.json").write_text("mine")
     assert _tree(dest) == {"g.json": b"earlier"}
     assert sorted(p.name for p in tmp_path.iterdir()) == ["D"]
+
+
+@pytest.mark.parametrize("made", [False, True])
+def test_a_new_folder_of_sets_appears_whole_or_not_at_all(tmp_path, monkeypatch, made):
+    # a writer stopped between two sets' renames (examples make, SIGKILL in a CI run) left
+    # the first set and not the others where the folder had been absent or empty
+    dest = tmp_path / "sets"
+    if made:
+        dest.mkdir()
+    real, renames = os.replace, []
+
+    def replace(src, dst):
+        if renames:
+            raise KeyboardInterrupt     # stopped after one rename
+        renames.append(dst)
+        return real(src, dst)
+    monkeypatch.setattr(files.os, "replace", replace)
+    try:
+        with files.into_folder(dest) as work:
+            (work / "a.json").write_text("a")
+            (work / "b").mkdir()
+            (work / "b" / "c.json").write_text("c")
+    except KeyboardInterrupt:
+        pass
+    got = _tree(dest) if dest.exists() else {}
+    assert got in ({}, {"a.json": b"a", "b/c.json": b"c"}), got

@@ -28,7 +28,8 @@ def examples_make(directory, full, as_json):
     bundle, the two boundary sets of §14.3, and tiny_synth.whg1.
 
     Each set replaces one of its name in DIRECTORY whole, once all are written: a run that
-    fails or is interrupted leaves every set there whole, the earlier one or the new one.
+    fails or is interrupted leaves every set there whole, the earlier one or the new one, and
+    a DIRECTORY that was absent or empty holds every set or none.
 
     \b
     Exit status: 0 when written; 2 when DIRECTORY cannot be written.
