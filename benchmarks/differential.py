@@ -1,0 +1,154 @@
+"""The differential fuzz run: the corpus's graphs (its one-operator graphs and its graph
+vectors), mutated past the WHG1 header; each mutant the reference loads is decoded at its
+probe inputs (:func:`waiexport.probes.probe_inputs`: every input at its low end, its high
+end, alternating, random) on the reference and on every engine named that loads it, and the
+outputs compared bit for bit. An engine may refuse a graph (at load or per decode, as the
+reference does) or fail a decode with its runtime's error (``EngineFailure``, one line); a
+value other than the reference's is a difference, printed with the mutant kept, and so is
+any other exception. Each batch runs in a child process of its own (an engine keeps every
+model it loads), under an address-space limit.
+
+Run: ``python benchmarks/differential.py [N] [ENGINES] [OUT]`` (default 2,000 mutants on
+``ort-cpu,ort-cpu-acc64,npu-int8,tosa-ref``, mutants that differ kept in
+``/tmp/waiexport-differential``). It found the IREE output buffer that outlived its array,
+onnxruntime's allocation error escaping ``run`` and ``export``, and TOSA's int32 fields (the
+README's hostile-input section).
+"""
+
+from __future__ import annotations
+
+import collections
+import json
+import multiprocessing as mp
+import random
+import resource
+import sys
+import time
+from pathlib import Path
+
+LIMIT = 16 << 30    # bytes of address space a child may map
+BATCH = 150
+
+
+def _graphs() -> list:
+    from waiexport.conformance.generate import CORPUS
+    out = []
+    for path in [*sorted((CORPUS / "vectors").glob("*.jsonl")), CORPUS / "graphs" / "graphs.jsonl"]:
+        for line in path.read_text().splitlines():
+            v = json.loads(line)
+            if v["load"] == "ok":
+                out.append((path.stem, bytes.fromhex(v["graph"])))
+    return out
+
+
+def _mutant(rng: random.Random, data: bytes) -> bytes:
+    """``data`` with one to three of its bytes past the header flipped, set to an edge
+    value, or a word set to a count an attacker would pick."""
+    b = bytearray(data)
+    for _ in range(rng.randint(1, 3)):
+        i, r = rng.randrange(32, len(b)), rng.random()
+        if r < 0.5:
+            b[i] ^= 1 << rng.randrange(8)
+        elif r < 0.8:
+            b[i] = rng.choice([0, 1, 2, 0x3F, 0x40, 0x7F, 0x80, 0xFE, 0xFF])
+        else:
+            word = rng.choice([0, 1, 2, 3, 2**31 - 1, 2**31, 2**32 - 1, rng.getrandbits(32)])
+            b[i & ~3:(i & ~3) + 4] = word.to_bytes(4, "little")
+    return bytes(b)
+
+
+def _same(want, got) -> bool:
+    import numpy as np
+    if want[0] != got[0]:
+        return False
+    if want[0] != "ok":
+        return want[1] == got[1]
+    return len(want[1]) == len(got[1]) and all(np.array_equal(a, b)
+                                               for a, b in zip(want[1], got[1]))
+
+
+def _child(args):
+    seed, count, names, out = args
+    resource.setrlimit(resource.RLIMIT_AS, (LIMIT, LIMIT))
+    from waiexport.probes import probe_inputs
+    from waiexport.reference import decode
+    from waiexport.refusal import Refusal
+    from waiexport.targets.engines import engine
+    from waiexport.targets.errors import (DoesNotFit, EngineFailure, EngineUnavailable,
+                                          ExportError, NotForEngine)
+    from waiexport.whg1 import read
+
+    def run(fn):
+        try:
+            return ("ok", fn())
+        except Refusal as r:
+            return ("refuse", r.code)
+        except EngineFailure as e:
+            return ("fail", str(e)[:160])
+    engines = {}
+    for name in names:
+        try:
+            engines[name] = engine(name)
+        except EngineUnavailable:
+            pass
+    rng, graphs = random.Random(seed), _graphs()
+    counts, found = collections.Counter(), []
+    for n in range(count):
+        op, data = rng.choice(graphs)
+        data = _mutant(rng, data)
+        try:
+            g = read(data)
+        except Refusal:
+            counts["not loaded"] += 1
+            continue
+        probes = probe_inputs(g, seed=n)
+        want = [run(lambda: decode(g, i, s)) for i, s in probes]
+        for name, e in engines.items():
+            try:
+                loaded = e.load(data)
+            except (Refusal, NotForEngine, DoesNotFit, ExportError):
+                counts[f"{name} declined"] += 1
+                continue
+            except Exception as x:       # the property broken: reported, never hidden
+                got = [("raised", f"at load: {type(x).__name__}: {str(x)[:120]}")]
+            else:
+                got = []
+                for i, s in probes:
+                    try:
+                        got.append(run(lambda: loaded.decode(i, s)))
+                    except Exception as x:
+                        got.append(("raised", f"{type(x).__name__}: {str(x)[:120]}"))
+            kinds = {k for k, _ in got}
+            if len(got) == len(want) and all(_same(w, x) or x[0] == "fail"
+                                             for w, x in zip(want, got)):
+                counts[f"{name} {'failed a decode' if 'fail' in kinds else 'agreed'}"] += 1
+                continue
+            counts[f"{name} DIFFERED"] += 1
+            keep = Path(out) / f"{name}_{seed}_{n}.whg1"
+            keep.write_bytes(data)
+            k, w, x = next((k, w, x) for k, (w, x) in enumerate(zip(want, got))
+                           if not _same(w, x))
+            found.append(f"{name} on a mutant of {op} ({keep}): decode {k}: the reference "
+                         f"{w[0]}, the engine {x[0]}" + (f" {x[1]}" if x[0] != "ok" else ""))
+    return dict(counts), found
+
+
+def main(n: int = 2_000, names: str = "ort-cpu,ort-cpu-acc64,npu-int8,tosa-ref",
+         out: str = "/tmp/waiexport-differential") -> None:
+    Path(out).mkdir(parents=True, exist_ok=True)
+    ctx = mp.get_context("spawn")
+    t0 = time.perf_counter()
+    with ctx.Pool(1, maxtasksperchild=1) as pool:
+        runs = pool.map(_child, [(seed, min(BATCH, n - seed * BATCH), names.split(","), out)
+                                 for seed in range(-(-n // BATCH))])
+    counts = collections.Counter()
+    for c, found in runs:
+        counts.update(c)
+        for line in found:
+            print(line)
+    print(f"{n} mutants in {time.perf_counter() - t0:.0f} s: "
+          + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())))
+
+
+if __name__ == "__main__":
+    main(*(int(a) if k == 0 else a for k, a in enumerate(sys.argv[1:])))
