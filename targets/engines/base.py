@@ -111,6 +111,10 @@ class Engine:
         return {"runs_on": "as the engine reports", "packages": "not reported by the engine"}
 
 
+#: How many loaded graphs a :class:`ModelEngine` keeps, the most recently loaded.
+KEPT = 64
+
+
 class ModelEngine(Engine):
     """An engine that runs ``target_name``'s exported models on a runtime: the export (its
     rewrites and lowerings, cached by the file's digest), the host's part of each decode
@@ -224,9 +228,16 @@ class ModelEngine(Engine):
         return exported(data, self.target, u8s8, make)
 
     def load(self, data: bytes) -> Loaded:
+        """``data`` loaded, or the same file's load kept from earlier: the last
+        :data:`KEPT` kept, so a run over many graphs holds a few, not all (each holds its
+        model and its runtime's session)."""
         key = hashlib.sha256(data).hexdigest()
         if key not in self._cache:
             self._cache[key] = self._load(data)
+            while len(self._cache) > KEPT:
+                del self._cache[next(iter(self._cache))]
+        else:
+            self._cache[key] = self._cache.pop(key)       # the most recent last
         return self._cache[key]
 
     def _load(self, data: bytes) -> Loaded:

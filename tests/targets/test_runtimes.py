@@ -155,3 +155,25 @@ def test_the_python_api_runs_tract_in_a_worker_so_its_panics_end_no_process():
               "print(sorted({r.status for r in results}))\n")
     r = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
     assert r.returncode == 0 and r.stdout.strip() == "['pass']", (r.returncode, r.stderr[-500:])
+
+
+@with_extra("onnxruntime", "ort")
+def test_an_engine_keeps_the_graphs_it_loaded_last_not_all(monkeypatch):
+    # a run over thousands of graphs (a differential fuzz run) kept every model and session
+    # it had loaded until the machine's memory ran out
+    import waiexport.targets.engines.base as base
+    from waiexport import write
+    from waiexport.builder import GraphBuilder
+    from waiexport.targets.engines import engine
+    monkeypatch.setattr(base, "KEPT", 2)
+
+    def relu(hi: int) -> bytes:
+        b = GraphBuilder()
+        b.output(b.op("relu", b.input(1, -5, hi)))
+        return write(b.build())
+    e = engine("ort-cpu")
+    first = e.load(relu(5))
+    assert e.load(relu(5)) is first
+    second, third = e.load(relu(6)), e.load(relu(7))
+    assert e.load(relu(7)) is third and e.load(relu(6)) is second
+    assert e.load(relu(5)) is not first        # the oldest, let go
