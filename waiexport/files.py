@@ -120,18 +120,18 @@ def new_folder(path: Path | str):
 
 @contextmanager
 def into_folder(path: Path | str):
-    """A fresh folder to fill, inside ``path``, whose entries replace those of ``path`` of
-    the same names when the block completes, each as a whole (a file by one rename, a folder
-    by :func:`_swap_in`); ``path``'s other entries stay. Where ``path`` is absent or empty,
-    it appears whole at once (:func:`new_folder`), so a writer killed part way leaves none
-    of its entries. On an exception in the block nothing in ``path`` has changed. Yields the
-    folder to write into."""
+    """A fresh folder to fill, inside ``path`` (made if absent), whose entries replace those
+    of ``path`` of the same names when the block completes, each as a whole (a file by one
+    rename, a folder by :func:`_swap_in`); ``path``'s other entries stay. Where ``path`` is
+    absent or empty, it appears whole at once (:func:`new_folder`), so a writer killed part
+    way leaves none of its entries. On an exception in the block nothing in ``path`` has
+    changed. Yields the folder to write into."""
     path = Path(path)
     if not path.exists() or path.is_dir() and not any(path.iterdir()):
+        path.parent.mkdir(parents=True, exist_ok=True)
         with new_folder(path) as work:
             yield work
         return
-    path.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix=".staged.", suffix=".part", dir=path))
     try:
         yield work

@@ -99,3 +99,11 @@ def test_a_new_folder_of_sets_appears_whole_or_not_at_all(tmp_path, monkeypatch,
         pass
     got = _tree(dest) if dest.exists() else {}
     assert got in ({}, {"a.json": b"a", "b/c.json": b"c"}), got
+
+
+def test_a_folder_under_absent_folders_is_made_with_them(tmp_path):
+    # into_folder made its parents before it put an absent folder in place by one rename
+    dest = tmp_path / "a" / "b"
+    with files.into_folder(dest) as work:
+        (work / "g.json").write_text("mine")
+    assert _tree(dest) == {"g.json": b"mine"} and sorted(os.listdir(tmp_path / "a")) == ["b"]
