@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["ints", "half_up", "field"]
+__all__ = ["ints", "half_up", "clamped", "field"]
 
 _I32 = 1 << 31
 
@@ -27,6 +27,13 @@ def half_up(v: np.ndarray, s: int) -> np.ndarray:
         return v
     k = s - 1 if v.dtype == object else min(s - 1, 63)
     return ((v >> k) + 1) >> 1
+
+
+def clamped(v: np.ndarray, lo: int, hi: int) -> np.ndarray:
+    """``clip(v, lo, hi)`` elementwise, an int64 array where every value then fits i32 (so an
+    object array of values past i32, clamped into it, becomes one)."""
+    v = np.clip(v, lo, hi)
+    return ints(v) if v.dtype == object else v
 
 
 def field(x):

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import condition
-from ._ints import field, half_up, ints
+from ._ints import clamped, field, half_up, ints
 
 __all__ = ["block_stat", "run"]
 
@@ -24,8 +24,7 @@ def block_stat(x, b: int, s: int, lo: int, hi: int) -> np.ndarray:
         return x.copy()
     sums = np.add.reduceat(np.add.reduceat(x, np.arange(0, h, b), axis=1),
                            np.arange(0, w, b), axis=2)
-    v = np.clip(half_up(sums, s), lo, hi)
-    v = ints(v) if v.dtype == object else v    # sums past i32, clamped into it
+    v = clamped(half_up(sums, s), lo, hi)
     return v[:, np.arange(h) // b][:, :, np.arange(w) // b]
 
 

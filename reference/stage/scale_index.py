@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import condition
-from ._ints import half_up, ints
+from ._ints import clamped, half_up, ints
 
 __all__ = ["scale_index", "run"]
 
@@ -15,8 +15,7 @@ def scale_index(v, s: int, n: int) -> np.ndarray:
     """The index of each ``v``; ``model_mismatch`` for ``s`` outside ``0..127`` or ``n < 1``."""
     condition(0 <= s <= 127, f"shift {s} is not in 0..127")
     condition(n >= 1, f"n = {n} is below 1")
-    index = np.clip(half_up(ints(v), s), 0, n - 1)
-    return ints(index) if index.dtype == object else index   # from values past i32
+    return clamped(half_up(ints(v), s), 0, n - 1)
 
 
 def run(inp: dict, modes: dict) -> dict:
