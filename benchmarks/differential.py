@@ -5,8 +5,8 @@ end, alternating, random) on the reference and on every engine named that loads 
 outputs compared bit for bit. An engine may refuse a graph (at load or per decode, as the
 reference does) or fail a decode with its runtime's error (``EngineFailure``, one line); a
 value other than the reference's is a difference, printed with the mutant kept, and so is
-any other exception. Each batch runs in a child process of its own (an engine keeps every
-model it loads), under an address-space limit.
+any other exception. Each batch runs in a child process of its own, under an address-space
+limit, so what its engines and runtimes keep of thousands of graphs goes with it.
 
 Run: ``python benchmarks/differential.py [N] [ENGINES] [OUT]`` (default 2,000 mutants on
 ``ort-cpu,ort-cpu-acc64,npu-int8,tosa-ref``, mutants that differ kept in
