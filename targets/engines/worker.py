@@ -3,8 +3,12 @@ memory ends that decode, not the report. The worker is ``python -m
 waiexport.targets.engines.worker``; it makes the engine by name (:func:`..engine`) and
 answers requests on its standard input and output (length-prefixed pickles): the first
 makes the engine from where its class (or a plug-in's factory) lives, ``module:name``, and
-its arguments. What the runtime writes to standard error goes to a file whose last lines
-name a crash.
+its arguments. What the runtime writes to standard error, or to standard output from its
+native code, goes to a file whose last lines name a crash.
+
+The parent reads an answer as what it is, bytes a runtime it does not trust could have
+written: within the call's time and memory limits, and unpickled with only what an answer
+holds to be found (:class:`_Answer`), since unpickling calls what the bytes name.
 
 :class:`Isolated` stands for the engine in the parent: the same interface, each call sent to
 the worker under a time limit, the worker's memory watched against a limit, a worker that
@@ -13,6 +17,7 @@ died restarted (and the graphs it had loaded loaded again) for the next call.
 
 from __future__ import annotations
 
+import io
 import os
 import pickle
 import select
@@ -44,6 +49,7 @@ def _send(stream, obj) -> None:
 
 
 def _recv(stream):
+    """The parent's request, in the worker."""
     head = stream.read(8)
     if len(head) < 8:
         raise EOFError
@@ -54,6 +60,37 @@ def _recv(stream):
     return pickle.loads(data)
 
 
+#: What an answer may name besides plain values (text, numbers, bytes, containers): numpy's
+#: arrays, dtypes and scalars by the functions that rebuild them, a graph's and a target's
+#: classes (those defined in these modules) and the engine's kinds of no (:func:`_kinds`).
+_NUMPY = {(f"numpy{core}.{module}", name) for core in (".core", "._core")
+          for module, name in (("multiarray", "_reconstruct"), ("multiarray", "scalar"),
+                               ("numeric", "_frombuffer"))} | {("numpy", "ndarray"),
+                                                                ("numpy", "dtype")}
+_DATA = {"waiexport.graph", "waiexport.params", "waiexport.descriptions",
+         *(f"networkx.classes.{m}" for m in ("graph", "digraph", "multigraph", "multidigraph",
+                                             "coreviews", "reportviews"))}
+
+
+class _Answer(pickle.Unpickler):
+    """A worker's answer, read in the parent. Unpickling calls what the bytes name, so a
+    runtime in the worker could otherwise run code here (make the judge pass what
+    differs): only :data:`_NUMPY`, a class defined in a module of :data:`_DATA`, or one of
+    the engine's kinds of no is found; any other name is ``pickle.UnpicklingError``."""
+
+    def find_class(self, module: str, name: str):
+        kinds = {(k.__module__, k.__qualname__) for k in _kinds()}
+        if (module, name) in _NUMPY | kinds:
+            return super().find_class(module, name)
+        if module in _DATA and "." not in name:
+            found = getattr(sys.modules.get(module) or __import__(module, fromlist=[name]),
+                            name, None)
+            if isinstance(found, type) and found.__module__ == module:
+                return found
+        raise pickle.UnpicklingError(f"it names {module[:60]}.{name[:60]}, which no answer "
+                                     "holds")
+
+
 def _rss(pid: int) -> int:
     """A process's resident memory in bytes (0 where it cannot be read)."""
     try:
@@ -61,6 +98,14 @@ def _rss(pid: int) -> int:
             return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
     except (OSError, ValueError, IndexError):
         return 0
+
+
+#: What the worker's answer to making the engine holds.
+_MADE = {"profile", "subset", "target", "provider", "probes", "stage"}
+
+
+class _Unread(Exception):
+    """A worker's answer that the parent does not read, and why."""
 
 
 class Isolated(Engine):
@@ -76,8 +121,12 @@ class Isolated(Engine):
         self._in_worker: set = set()
         self._probed = None
         info = self._call(("make", where, self._args), START_LIMIT)
+        if not (type(info) is dict and _MADE <= info.keys() and type(info["probes"]) is list
+                and all(type(n) is str for n in info["probes"])):
+            self._stop()
+            raise EngineFailure("its worker's answer to making the engine is not an engine's")
         self.profile, self.subset, self.target = info["profile"], info["subset"], info["target"]
-        self.provider = info.get("provider")
+        self.provider = info["provider"]
         self._probed = self._probe(info["probes"])
         self._describe = self._call(("describe",))
         if info["stage"]:
@@ -91,7 +140,9 @@ class Isolated(Engine):
         found = {}
         for name in names:
             try:
-                found[name] = self._call(("probe", name))
+                said = self._call(("probe", name))
+                found[name] = said if said is None or type(said) is str else \
+                    f"{name}: its worker's answer is not a probe's"
             except (EngineCrashed, EngineTimedOut) as e:
                 found[name] = f"{name}: {e}"
         self._request(("probed", found), START_LIMIT)
@@ -128,39 +179,79 @@ class Isolated(Engine):
         self._proc = None
 
     def _request(self, message, time_limit: float | None = None):
-        """Send ``message`` and wait for the answer, within the limits (``time_limit``
-        where given, else the call's)."""
-        _send(self._proc.stdin, message)
+        """Send ``message`` and read the answer, within the limits (``time_limit`` where
+        given, else the call's); an error the worker sends back is raised here."""
         time_limit = max(time_limit or 0, self.time_limit)
         deadline = time.monotonic() + time_limit
-        out = self._proc.stdout
-        while True:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                self._stop()
-                raise EngineTimedOut(f"no answer within {time_limit:g} s; the worker was "
-                                     "stopped")
-            ready, _, _ = select.select([out], [], [], min(left, 0.2))
-            if ready:
-                break
-            if self._proc.poll() is not None:
-                break
-            if _rss(self._proc.pid) > self.memory_limit:
-                self._stop()
-                raise EngineCrashed(f"its memory passed {self.memory_limit / 2**30:g} GiB; the "
-                                    "worker was stopped")
+        data = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
         try:
-            kind, value = _recv(out)
-        except (EOFError, OSError, pickle.UnpicklingError):
+            self._write(struct.pack("<Q", len(data)) + data, deadline, time_limit)
+            (n,) = struct.unpack("<Q", self._read(8, deadline, time_limit))
+            if n > self.memory_limit:
+                raise _Unread(f"it announced an answer of {n} bytes, past the memory limit")
+            answer = _Answer(io.BytesIO(self._read(n, deadline, time_limit))).load()
+            if not (type(answer) is tuple and len(answer) == 2 and answer[0] in ("ok", "error")
+                    and (answer[0] == "ok" or isinstance(answer[1], _kinds()))):
+                raise _Unread("it is not one of the answers a worker gives")
+        except EOFError:
             code = self._proc.wait()
             said = self._said()
             self._proc = None
             how = f"killed by signal {signal.Signals(-code).name}" if code < 0 else \
                 f"exited with status {code}"
             raise EngineCrashed(f"the runtime's process {how}: {said}") from None
-        if kind == "error":
-            raise value
-        return value
+        except EngineFailure:      # timed out, or its memory past the limit
+            raise
+        except Exception as e:   # _Unread, or what reading hostile bytes raised
+            self._stop()
+            raise EngineFailure(f"its worker's answer was not read ({str(e)[:200]}); the "
+                                "worker was stopped") from None
+        if answer[0] == "error":
+            raise answer[1]
+        return answer[1]
+
+    def _write(self, data: bytes, deadline: float, time_limit: float) -> None:
+        """``data`` to the worker as it takes it, by the deadline (a worker that stops
+        reading does not hold the parent); ``EOFError`` where the worker has ended."""
+        fd, view = self._proc.stdin.fileno(), memoryview(data)
+        os.set_blocking(fd, False)
+        while view:
+            self._waited(deadline, time_limit)
+            if select.select([], [fd], [], min(max(deadline - time.monotonic(), 0), 0.2))[1]:
+                try:
+                    view = view[os.write(fd, view):]
+                except BlockingIOError:
+                    pass
+                except BrokenPipeError:
+                    raise EOFError from None
+            elif self._proc.poll() is not None:
+                raise EOFError
+
+    def _waited(self, deadline: float, time_limit: float) -> None:
+        """Stop the worker at the deadline, or where its memory is past the limit."""
+        if time.monotonic() >= deadline:
+            self._stop()
+            raise EngineTimedOut(f"no answer within {time_limit:g} s; the worker was stopped")
+        if _rss(self._proc.pid) > self.memory_limit:
+            self._stop()
+            raise EngineCrashed(f"its memory passed {self.memory_limit / 2**30:g} GiB; the "
+                                "worker was stopped")
+
+    def _read(self, n: int, deadline: float, time_limit: float) -> bytes:
+        """``n`` bytes of the worker's answer as they come, by the deadline and with the
+        worker's memory under the limit; ``EOFError`` where the worker ends first."""
+        fd, chunks, got = self._proc.stdout.fileno(), [], 0
+        while got < n:
+            self._waited(deadline, time_limit)
+            if select.select([fd], [], [], min(max(deadline - time.monotonic(), 0), 0.2))[0]:
+                chunk = os.read(fd, min(n - got, 1 << 20))
+                if not chunk:
+                    raise EOFError
+                chunks.append(chunk)
+                got += len(chunk)
+            elif self._proc.poll() is not None:
+                raise EOFError
+        return b"".join(chunks)
 
     def _call(self, message, time_limit: float | None = None):
         if self._proc is None or self._proc.poll() is not None:
@@ -195,19 +286,50 @@ def _kill(proc) -> None:
 
 
 def _kinds() -> tuple:
-    from waiexport.refusal import Refusal
+    """The engine's kinds of no, which an answer may hold: a refusal (a stage operator's
+    with its index) and this toolchain's engine and export errors."""
+    from waiexport.reference.stage import Refusal, StageRefusal
 
-    from ..errors import EngineUnavailable, ExportError, NotForEngine
-    return Refusal, EngineFailure, EngineUnavailable, ExportError, NotForEngine
+    from .. import errors
+    return (Refusal, StageRefusal, *(getattr(errors, name) for name in errors.__all__))
+
+
+def _sent(e: Exception) -> Exception:
+    """``e`` as the parent reads it: one of the engine's kinds of no as it is, another
+    rebuilt as the nearest kind it derives from (a plug-in's own subclass is no class the
+    parent finds), or, for any other error, :class:`EngineFailure` naming it: the runtime
+    failing that call."""
+    from waiexport.reference.stage import Refusal, StageRefusal
+    kind = next((k for k in type(e).__mro__ if k in _kinds()), None)
+    try:
+        if kind is StageRefusal:
+            return StageRefusal(e.code, e.at, e.detail)
+        if kind is Refusal:
+            return Refusal(e.code, e.where, e.detail)
+        if kind is not None:
+            return kind(str(e))
+    except Exception:    # a subclass that broke what its kind holds
+        pass
+    return EngineFailure(f"{type(e).__name__}: {str(e)[:300]}")
+
+
+def _plain(outputs):
+    """A decode's outputs as the parent reads them: each array as the plain array it holds
+    (the parent finds no subclass, and reads an array's values, not its type's word on
+    them)."""
+    import numpy as np
+    if not isinstance(outputs, dict):
+        return outputs
+    return {k: np.asarray(v) if isinstance(v, np.ndarray) else v for k, v in outputs.items()}
 
 
 def _serve() -> None:
-    """The worker's loop: requests on standard input, answers on standard output."""
+    """The worker's loop: requests on standard input, answers on the standard output it
+    was started with."""
     from importlib import import_module
-    global _THEIRS
-    _THEIRS = _kinds()
-    stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
-    sys.stdout = sys.stderr       # what the runtime prints must not break the answers
+    stdin, answers = sys.stdin.buffer, os.fdopen(os.dup(1), "wb")
+    os.dup2(2, 1)      # what the runtime prints, from Python or its native code, goes to
+    sys.stdout = sys.stderr           # the log, not into the answers
     eng, loaded = None, {}
     while True:
         try:
@@ -232,21 +354,19 @@ def _serve() -> None:
                 loaded[message[1]] = eng.load(message[2])
                 value = loaded[message[1]].graph, loaded[message[1]].unclaimable
             elif message[0] == "run":
-                value = loaded[message[1]].run(message[2], message[3])
+                value = _plain(loaded[message[1]].run(message[2], message[3]))
             elif message[0] == "run_all":
                 run_all = loaded[message[1]].run_all
-                value = None if run_all is None else run_all(message[2], message[3])
+                value = None if run_all is None else _plain(run_all(message[2], message[3]))
             else:
                 value = eng.stage(*message[1:])
-            _send(stdout, ("ok", value))
-        except Exception as e:   # the parent judges the engine's own kinds of no; any other
-            if not isinstance(e, _THEIRS):     # error is the runtime failing that call
-                e = EngineFailure(f"{type(e).__name__}: {str(e)[:300]}")
-            try:
-                pickle.dumps(e)
-            except Exception:
-                e = EngineFailure(f"{type(e).__name__}: {str(e)[:300]}")
-            _send(stdout, ("error", e))
+        except Exception as e:
+            _send(answers, ("error", _sent(e)))
+            continue
+        try:
+            _send(answers, ("ok", value))
+        except Exception as e:     # a value that does not pickle
+            _send(answers, ("error", EngineFailure(f"its answer cannot be sent: {e}"[:300])))
 
 
 if __name__ == "__main__":

@@ -1,5 +1,6 @@
 """A crash is a result: an engine whose runtime aborts, hangs or runs away with memory fails
-that vector (``crashed``, ``timed out``) and the report goes on, with no claim; the plug-in
+that vector (``crashed``, ``timed out``) and the report goes on, with no claim; so does an
+answer cut short, past the limit, or naming what would run code in the judge; the plug-in
 example in the repository is listed in help, runs in its worker and passes the corpus."""
 
 import json
@@ -7,18 +8,23 @@ import os
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 from click.testing import CliRunner
 
+from waiexport import write
+from waiexport.builder import GraphBuilder
 from waiexport.cli import main
 from waiexport.conformance.generate import CORPUS
+from waiexport.targets.engines import engine
+from waiexport.targets.errors import EngineTimedOut
 
 from _helpers import ROOT, with_extra
 
 FILES = [str(CORPUS / "vectors" / f) for f in ("abs.jsonl", "relu.jsonl", "subpos_split.jsonl")]
 
 DOUBLES = '''
-import os, time
+import os, sys, time
 import numpy as np
 from waiexport.targets.engines.reference import ReferenceEngine
 from waiexport.targets.engines.base import Loaded
@@ -62,6 +68,82 @@ class Hogs(Misbehaves):
     name, how = "double-hogs", "memory"
 
 
+class Stalls(Misbehaves):
+    """Begins an answer, 100 bytes announced, and sends no more."""
+
+    name = "double-stalls"
+
+    def load(self, data):
+        worker = sys.modules["__main__"]        # the worker's module, run as a script
+        if _relu(super().load(data).graph):
+            def begun(stream, obj):
+                stream.write((100).to_bytes(8, "little") + b"\\x80")
+                stream.flush()
+                time.sleep(600)
+            worker._send = begun
+        return super().load(data)
+
+
+class Floods(Misbehaves):
+    """Announces an answer of 2^62 bytes."""
+
+    name = "double-floods"
+
+    def load(self, data):
+        worker = sys.modules["__main__"]
+        if _relu(super().load(data).graph):
+            def flood(stream, obj):
+                stream.write((1 << 62).to_bytes(8, "little"))
+                stream.flush()
+            worker._send = flood
+        return super().load(data)
+
+
+class Deaf(Misbehaves):
+    """Stops reading requests once it has loaded a graph with a relu."""
+
+    name = "double-deaf"
+
+    def load(self, data):
+        if _relu(super().load(data).graph):
+            sys.modules["__main__"]._recv = lambda stream: time.sleep(600)
+        return super().load(data)
+
+
+class Prints(Misbehaves):
+    """Writes to file descriptor 1 on every decode, as a runtime's native code may."""
+
+    name = "double-prints"
+
+    def load(self, data):
+        loaded = super().load(data)
+
+        def run(inputs, scalars):
+            os.write(1, b"[runtime] kernels warm\\n")
+            return loaded.run(inputs, scalars)
+        return Loaded(loaded.graph, run)
+
+
+class Smuggles(ReferenceEngine):
+    """Every output one more than the reference's, and in its description an object whose
+    unpickling runs code (here: writes the file MARK names; it could as well make the judge
+    pass what differs)."""
+
+    name = "double-smuggles"
+
+    class _Payload:
+        def __reduce__(self):
+            return exec, (f"open({os.environ['MARK']!r}, 'w').write('ran')",)
+
+    def describe(self):
+        return {**super().describe(), "note": self._Payload()}
+
+    def load(self, data):
+        loaded = super().load(data)
+        return Loaded(loaded.graph, lambda inputs, scalars: {
+            k: np.asarray(v) + 1 for k, v in loaded.run(inputs, scalars).items()})
+
+
 class AbortingTosaRef(TosaRefEngine):
     """tosa-ref, aborting inside its worker on a graph with a relu."""
 
@@ -83,6 +165,11 @@ double-aborts = waiexport_doubles:Aborts
 double-sleeps = waiexport_doubles:Sleeps
 double-hogs = waiexport_doubles:Hogs
 double-tosa-aborts = waiexport_doubles:AbortingTosaRef
+double-stalls = waiexport_doubles:Stalls
+double-floods = waiexport_doubles:Floods
+double-prints = waiexport_doubles:Prints
+double-deaf = waiexport_doubles:Deaf
+double-smuggles = waiexport_doubles:Smuggles
 """
 
 
@@ -121,6 +208,50 @@ def test_a_crash_is_that_vector_s_result_and_the_report_goes_on(doubles, engine,
     after = [v for v in rep["vectors"] if v["file"] == "subpos_split"]
     assert after and all(v["status"] in ("pass", "skip") for v in after)
     assert int(rep["totals"]["pass"]) > 2 and rep["claim"] is None
+
+
+@pytest.mark.parametrize("engine, status, words, limits", [
+    ("double-stalls", "timed_out", "no answer within 2 s", ["--time-limit", "2"]),
+    ("double-floods", "fail", "announced an answer of 4611686018427387904 bytes", []),
+])
+def test_an_answer_cut_or_past_the_limit_is_that_vector_s_result(doubles, engine, status,
+                                                                 words, limits):
+    r, rep = _validate("--engine", engine, *limits)
+    assert r.exit_code == 1, r.output
+    by_id = {v["id"]: v for v in rep["vectors"]}
+    assert by_id["relu_basic"]["status"] == status and words in by_id["relu_basic"]["reason"]
+    assert by_id["abs_basic"]["status"] == "pass" and rep["claim"] is None
+
+
+def test_a_worker_that_stops_reading_does_not_hold_the_parent(doubles):
+    """A request larger than the pipe holds is written as the worker takes it, within the
+    time limit."""
+    b = GraphBuilder()
+    b.output(b.op("relu", b.input(1, -5, 5, max_h=512, max_w=512)))
+    deaf = engine("double-deaf", isolate=True, time_limit=2)
+    loaded = deaf.load(write(b.build()))
+    with pytest.raises(EngineTimedOut, match="no answer within 2 s"):
+        loaded.run([np.zeros((1, 512, 512), np.int64)], [])
+
+
+def test_what_a_runtime_prints_from_native_code_leaves_the_answers_whole(doubles):
+    """And the refusals of the stage vectors, a stage operator's kind of no with its index,
+    come back as they are."""
+    r, rep = _validate("--engine", "double-prints", str(CORPUS / "stage"))
+    assert r.exit_code == 0, r.output
+    assert rep["claim"] is not None and int(rep["totals"]["fail"]) == 0
+    assert int(rep["totals"]["pass"]) > 200
+
+
+def test_an_answer_that_would_run_code_in_the_judge_is_not_read(doubles, tmp_path,
+                                                               monkeypatch):
+    mark = tmp_path / "ran"
+    monkeypatch.setenv("MARK", str(mark))
+    r = CliRunner().invoke(main, ["validate", "--engine", "double-smuggles", *FILES])
+    assert r.exit_code == 2 and not mark.exists(), r.output
+    assert "its worker's answer was not read (it names builtins.exec, which no answer " \
+           "holds)" in " ".join(r.output.split())
+    assert "waiexport_doubles" not in sys.modules
 
 
 @with_extra("tosa_reference_model", "tosa")
