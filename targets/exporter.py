@@ -171,7 +171,10 @@ def self_check(exp: Export, sizes=None, engine=None, progress=None) -> tuple[int
     fmt, g = exp.format, exp.graph
     probes = probe_inputs(g, sizes=sizes)
     tick = progress(len(probes)) if progress else None
-    loaded = engine.load(exp.outcome.member.data) if engine is not None else None
+    try:
+        loaded = engine.load(exp.outcome.member.data) if engine is not None else None
+    except EngineFailure as e:
+        return len(probes), f"at load: {e}"
     runs = [] if loaded is not None else [
         (model, fmt.feed(g, model, inputs, scalars)) for inputs, scalars in probes
         for model in [exp.built([x.shape for x in inputs])]]

@@ -144,6 +144,24 @@ class Smuggles(ReferenceEngine):
             k: np.asarray(v) + 1 for k, v in loaded.run(inputs, scalars).items()})
 
 
+class LoadAborts(ReferenceEngine):
+    """Aborts loading any graph."""
+
+    name = "double-load-aborts"
+
+    def load(self, data):
+        os.abort()
+
+
+class RunAborts(ReferenceEngine):
+    """Aborts running any graph."""
+
+    name = "double-run-aborts"
+
+    def load(self, data):
+        return Loaded(super().load(data).graph, lambda inputs, scalars: os.abort())
+
+
 class AbortingTosaRef(TosaRefEngine):
     """tosa-ref, aborting inside its worker on a graph with a relu."""
 
@@ -169,6 +187,8 @@ double-stalls = waiexport_doubles:Stalls
 double-floods = waiexport_doubles:Floods
 double-prints = waiexport_doubles:Prints
 double-deaf = waiexport_doubles:Deaf
+double-load-aborts = waiexport_doubles:LoadAborts
+double-run-aborts = waiexport_doubles:RunAborts
 double-smuggles = waiexport_doubles:Smuggles
 """
 
@@ -232,6 +252,37 @@ def test_a_worker_that_stops_reading_does_not_hold_the_parent(doubles):
     loaded = deaf.load(write(b.build()))
     with pytest.raises(EngineTimedOut, match="no answer within 2 s"):
         loaded.run([np.zeros((1, 512, 512), np.int64)], [])
+
+
+JPEGAI = ROOT / "examples" / "jpegai"
+
+
+@pytest.mark.parametrize("command", ["run", "jpegai"])
+@pytest.mark.parametrize("engine, words", [
+    ("double-load-aborts", "killed by signal SIGABRT"),
+    ("double-run-aborts", "killed by signal SIGABRT"),
+])
+def test_an_engine_that_fails_ends_run_and_jpegai_decode_in_one_line(doubles, tmp_path,
+                                                                     command, engine, words):
+    streams = JPEGAI / "streams"
+    args = ["run", str(ROOT / "examples" / "tiny_synth.whg1"), "--decode",
+            str(ROOT / "examples" / "tiny_synth_decode.json")] if command == "run" else [
+        "jpegai", "decode", str(JPEGAI), *(a for opt in ("soz", "sorp", "sors") for a in (
+            f"--{opt}", str(streams / f"{opt}.bin"))), "--grfs-y", str(streams / "grfs_y.txt"),
+        "--grfs-uv", str(streams / "grfs_uv.txt"), "--no-validate", "-o", str(tmp_path / "o")]
+    r = CliRunner().invoke(main, [*args, "--engine", engine])
+    assert r.exit_code == 2 and isinstance(r.exception, SystemExit), r.exception
+    assert ": engine-failure: " in r.output and words in " ".join(r.output.split())
+    assert len(r.output.strip().splitlines()) == 1, r.output
+
+
+def test_an_engine_that_fails_at_load_is_the_self_check_s_difference(doubles):
+    from waiexport.descriptions import target
+    from waiexport.targets.exporter import export, self_check
+    exp = export((ROOT / "examples" / "tiny_synth.whg1").read_bytes(), target("ort-cpu"))
+    n, difference = self_check(exp, engine=engine("double-load-aborts", isolate=True))
+    assert n > 0 and difference.startswith("at load: the runtime's process killed by signal "
+                                           "SIGABRT")
 
 
 def test_what_a_runtime_prints_from_native_code_leaves_the_answers_whole(doubles):

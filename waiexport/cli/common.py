@@ -172,9 +172,9 @@ def folder(path: str) -> Path:
 def load_file(path: str, as_json: bool = False, loader=None, capability: str | None = None):
     """The bytes and what ``loader`` makes of them; a refusal prints one line (or
     ``{"refuse": code}`` with ``as_json``), in ``capability``'s codes when given, and exits 2;
-    so does an engine that cannot take the graph."""
+    so does an engine that cannot take the graph or fails loading it."""
     from waiexport.codes import reported_code
-    from waiexport.targets.errors import ExportError, NotForEngine
+    from waiexport.targets.errors import EngineFailure, ExportError, NotForEngine
     from waiexport.whg1 import read
     data = read_file(path)
     try:
@@ -189,6 +189,8 @@ def load_file(path: str, as_json: bool = False, loader=None, capability: str | N
         fail(path, code, r.where, f"{r.detail}{hint}")
     except (ExportError, NotForEngine) as e:
         fail(path, "does-not-fit", "-", str(e))
+    except EngineFailure as e:
+        fail(path, "engine-failure", "load", str(e))
 
 
 def target_named(name: str, given_as: str = "--target"):

@@ -159,7 +159,7 @@ def _at_size(exp, tgt, fmt, size, checked) -> dict | None:
     (``judge_at_size``, IREE for TOSA) where it is installed: what it found, in words and
     counts. A difference there ends the export as one at the check size does."""
     from waiexport.targets.engines import engine
-    from waiexport.targets.errors import EngineUnavailable
+    from waiexport.targets.errors import EngineFailure, EngineUnavailable
     if checked == size:
         return None
     same = ("it differs from the checked model only in its shapes and the constants that "
@@ -169,7 +169,7 @@ def _at_size(exp, tgt, fmt, size, checked) -> dict | None:
                 "said": f"not run (no engine here runs {tgt.name}'s models at this size); {same}"}
     try:
         judge = engine(fmt.judge_at_size, isolate=True, target=tgt.name)
-    except EngineUnavailable as e:
+    except (EngineUnavailable, EngineFailure) as e:     # not here, or failed to start
         return {"on": None, "said": f"not run ({fmt.judge_at_size}: {e}); {same}"}
     probes, difference = _self_check(exp, size, judge, fmt.judge_at_size, "at its size on")
     if difference:
@@ -193,12 +193,12 @@ def _judge(tgt, fmt):
     its description names one: ``checked_on``), what it runs on in words, and why the
     target's own runtime could not check it (its extra missing), if so."""
     from waiexport.targets.engines import engine
-    from waiexport.targets.errors import EngineUnavailable
+    from waiexport.targets.errors import EngineFailure, EngineUnavailable
     if not tgt.checked_on:
         return None, fmt.judge, None
     try:
         judge = engine(tgt.checked_on, isolate=True)
-    except EngineUnavailable as e:
+    except (EngineUnavailable, EngineFailure) as e:     # not here, or failed to start
         return None, fmt.judge, f"{tgt.checked_on}: {e}"
     return judge, f"{tgt.checked_on}, {judge.describe()['runs_on']}", None
 

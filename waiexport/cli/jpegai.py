@@ -10,6 +10,7 @@ import click
 from waiexport.files import npy_bytes
 from waiexport.jsonio import dumps
 from waiexport.refusal import Refusal
+from waiexport.targets.errors import EngineFailure
 
 from .common import (engine_option, fail, read_file, writable, write_folder, engine_named,
                      progress, run_vectors)
@@ -64,7 +65,8 @@ def jpegai_decode(bundle, soz, sorp, sors, grfs_y, grfs_uv, engine_name, compare
     Exit status: 0 when both planes decode (and, with --compare, agree with the reference);
     1 when --compare finds a difference; 2 for a bundle that fails a load check or flags of
     the wrong count (model_mismatch), a payload the window runs out of (stream_exhausted), a
-    path that cannot be read or written, or an unknown engine.
+    path that cannot be read or written, or an unknown engine or one that fails (crashes,
+    runs past its time limit, reports an error of its own).
     Example: waiexport jpegai decode examples/jpegai --soz examples/jpegai/streams/soz.bin
       --sorp examples/jpegai/streams/sorp.bin --sors examples/jpegai/streams/sors.bin
       --grfs-y examples/jpegai/streams/grfs_y.txt --grfs-uv examples/jpegai/streams/grfs_uv.txt
@@ -109,9 +111,12 @@ def jpegai_decode(bundle, soz, sorp, sors, grfs_y, grfs_uv, engine_name, compare
     label = "decoding both planes" + (" on the engine and the reference" if compare else "")
     with progress(2 * len(sides), label) as bar:
         for side in sides:
-            planes[side] = decode_planes(norm, graphs, lambda role, _, side=side: loaded[
-                side, role], payloads["SOZ"][1], latents, flags, progress=bar.update,
-                hyper=hyper)
+            try:
+                planes[side] = decode_planes(norm, graphs, lambda role, _, side=side: loaded[
+                    side, role], payloads["SOZ"][1], latents, flags, progress=bar.update,
+                    hyper=hyper)
+            except EngineFailure as e:      # a crash, a time limit, an error of its own
+                fail(f"--engine {sides[side].name}", "engine-failure", "scale graph", str(e))
     mine = planes["engine"]
     refused = {p: pl.refused for p, pl in mine.items() if pl.refused}
     report = {p: compare_planes(mine[p], planes["reference"][p]) for p in mine} if compare \
@@ -151,6 +156,8 @@ def _load_scale(eng, data: bytes, role: str):
         fail(f"--engine {eng.name}", r.code, role, r.detail)
     except (DoesNotFit, NotForEngine) as e:
         fail(f"--engine {eng.name}", "does-not-fit", role, str(e))
+    except EngineFailure as e:
+        fail(f"--engine {eng.name}", "engine-failure", role, str(e))
 
 
 def _validated(eng) -> dict:
