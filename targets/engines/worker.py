@@ -262,7 +262,7 @@ class Isolated(Engine):
     def load(self, data: bytes) -> Loaded:
         import hashlib
         key = hashlib.sha256(data).hexdigest()
-        graph, unclaimable = self._call(("load", key, data))
+        graph, unclaimable = _loaded(self._call(("load", key, data)))
         self._loaded[key] = data
         self._in_worker.add(key)
 
@@ -273,6 +273,23 @@ class Isolated(Engine):
             return self._call(("run", key, [i for i in inputs], list(scalars)))
         return Loaded(graph, run, lambda i, s: self._call(("run_all", key, list(i), list(s))),
                       unclaimable=unclaimable)
+
+
+def _loaded(said) -> tuple:
+    """The worker's answer to a load, the graph its engine runs and why no decode of it can
+    pass, with the graph as this toolchain loads one: written and read again (§10.5's
+    checks and the bounds pass), so what runs here on it (the order of its outputs, the
+    reference in locating a difference) runs on a graph it would load."""
+    from waiexport import write
+    from waiexport.load import read_member
+    try:
+        graph, unclaimable = said
+        if unclaimable is not None and type(unclaimable) is not str:
+            raise TypeError(f"why no decode can pass is {type(unclaimable).__name__}")
+        return read_member(write(graph)).graph, unclaimable
+    except Exception as e:
+        raise EngineFailure("its worker's answer to loading the graph is not a graph this "
+                            f"toolchain loads ({str(e)[:200]})") from None
 
 
 def _kill(proc) -> None:

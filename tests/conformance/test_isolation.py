@@ -162,6 +162,15 @@ class RunAborts(ReferenceEngine):
         return Loaded(super().load(data).graph, lambda inputs, scalars: os.abort())
 
 
+class GraphLies(ReferenceEngine):
+    """Says the graph it loaded is nothing."""
+
+    name = "double-graph-lies"
+
+    def load(self, data):
+        return Loaded(None, super().load(data).run)
+
+
 class AbortingTosaRef(TosaRefEngine):
     """tosa-ref, aborting inside its worker on a graph with a relu."""
 
@@ -189,6 +198,7 @@ double-prints = waiexport_doubles:Prints
 double-deaf = waiexport_doubles:Deaf
 double-load-aborts = waiexport_doubles:LoadAborts
 double-run-aborts = waiexport_doubles:RunAborts
+double-graph-lies = waiexport_doubles:GraphLies
 double-smuggles = waiexport_doubles:Smuggles
 """
 
@@ -261,6 +271,8 @@ JPEGAI = ROOT / "examples" / "jpegai"
 @pytest.mark.parametrize("engine, words", [
     ("double-load-aborts", "killed by signal SIGABRT"),
     ("double-run-aborts", "killed by signal SIGABRT"),
+    ("double-graph-lies", "its worker's answer to loading the graph is not a graph this "
+                          "toolchain loads"),
 ])
 def test_an_engine_that_fails_ends_run_and_jpegai_decode_in_one_line(doubles, tmp_path,
                                                                      command, engine, words):
