@@ -48,7 +48,8 @@ def run(graph, decode_file, as_json, values, literal, engine_name, target_name, 
 
     \b
     Exit status: 0 when every decode completes; 1 when a decode is refused; 2 when the graph
-    is refused at load or does not fit the engine, or the input is malformed.
+    is refused at load or does not fit the engine, the engine fails (crashes, passes its
+    time limit, reports an error of its own), or the input is malformed.
     Example: waiexport run examples/tiny_synth.whg1 --decode examples/tiny_synth_decode.json --engine ort-cpu
     """
     from waiexport.reference import decode
