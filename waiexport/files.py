@@ -149,7 +149,8 @@ def read_bounded(path: Path | str, limit: int, follow: bool = True) -> bytes:
     """The bytes of ``path``, a regular file of at most ``limit`` bytes; ``follow=False``
     refuses a symbolic link too. Raises :class:`NotRegular`, :class:`TooLarge` or the
     ``OSError`` of the read. The size is read from the open file, so a file that grows is
-    cut at ``limit + 1`` bytes and refused, never read whole."""
+    cut at ``limit + 1`` bytes and refused, never read whole; what is read is held in a
+    buffer of the file's size, not the limit's."""
     flags = os.O_RDONLY | (0 if follow else getattr(os, "O_NOFOLLOW", 0))
     flags |= getattr(os, "O_NONBLOCK", 0)       # a FIFO opens without waiting for a writer
     try:
@@ -163,7 +164,10 @@ def read_bounded(path: Path | str, limit: int, follow: bool = True) -> bytes:
         if not stat.S_ISREG(mode):
             kind = "a folder" if stat.S_ISDIR(mode) else "not a regular file"
             raise NotRegular(0, kind)
-        data = f.read(limit + 1)
+        first = min(limit, os.fstat(fd).st_size) + 1     # a buffer the file's size, not
+        data = f.read(first)                               # the limit's
+        if len(data) == first <= limit:     # it grew since: the rest, up to the limit's
+            data += f.read(limit + 1 - first)
     if len(data) > limit:
         raise TooLarge(0, f"larger than the {limit:,} bytes a file of its kind may hold")
     return data

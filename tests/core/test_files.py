@@ -107,3 +107,31 @@ def test_a_folder_under_absent_folders_is_made_with_them(tmp_path):
     with files.into_folder(dest) as work:
         (work / "g.json").write_text("mine")
     assert _tree(dest) == {"g.json": b"mine"} and sorted(os.listdir(tmp_path / "a")) == ["b"]
+
+
+def test_a_small_file_is_read_in_a_buffer_of_its_size_not_the_limit_s(tmp_path):
+    import tracemalloc
+    path = tmp_path / "small"
+    path.write_bytes(b"12345")
+    tracemalloc.start()
+    try:
+        assert files.read_bounded(path, 1 << 30) == b"12345"
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 1 << 20, peak
+
+
+def test_a_file_that_grows_past_the_limit_while_read_is_refused(tmp_path, monkeypatch):
+    path = tmp_path / "grows"
+    path.write_bytes(b"1234")
+    real = os.fstat
+
+    def stale(fd):     # the size read before the file grew
+        st = real(fd)
+        return os.stat_result((*st[:6], 4, *st[7:])) if fd > 2 else st
+    path.write_bytes(b"1234567890")
+    monkeypatch.setattr(files.os, "fstat", stale)
+    with pytest.raises(files.TooLarge):
+        files.read_bounded(path, 8)
+    assert files.read_bounded(path, 10) == b"1234567890"
