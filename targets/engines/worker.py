@@ -40,6 +40,8 @@ MEMORY_LIMIT = 8 << 30
 #: Seconds a worker may take to start (its imports, making the engine), whatever a call's
 #: limit: on a loaded machine a start can take longer than a short limit on a decode.
 START_LIMIT = 120.0
+#: The bytes at the end of a worker's log that a crash's last message is taken from.
+SAID = 4096
 
 
 def _send(stream, obj) -> None:
@@ -167,8 +169,9 @@ class Isolated(Engine):
                 self._request(("probed", self._probed), START_LIMIT)
 
     def _said(self) -> str:
-        """The last lines the worker's runtime wrote to standard error."""
-        self._log.seek(0)
+        """The last lines the worker's runtime wrote to standard error: of its last
+        :data:`SAID` bytes, however much it wrote."""
+        self._log.seek(max(0, os.fstat(self._log.fileno()).st_size - SAID))
         lines = [line.strip() for line in self._log.read().decode("utf-8", "replace")
                  .splitlines() if line.strip()]
         return " | ".join(lines[-3:])[-400:] or "no message"

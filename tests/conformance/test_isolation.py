@@ -68,6 +68,22 @@ class Hogs(Misbehaves):
     name, how = "double-hogs", "memory"
 
 
+class Shouts(Misbehaves):
+    """Writes 64 MiB to standard error, then a last line, then aborts."""
+
+    name, how = "double-shouts", "shout"
+
+    def load(self, data):
+        loaded = super().load(data)
+        if not _relu(loaded.graph):
+            return loaded
+
+        def run(inputs, scalars):
+            os.write(2, b"x" * (64 << 20) + b"\\nlast words\\n")
+            os.abort()
+        return Loaded(loaded.graph, run)
+
+
 class Stalls(Misbehaves):
     """Begins an answer, 100 bytes announced, and sends no more."""
 
@@ -195,6 +211,7 @@ double-tosa-aborts = waiexport_doubles:AbortingTosaRef
 double-stalls = waiexport_doubles:Stalls
 double-floods = waiexport_doubles:Floods
 double-prints = waiexport_doubles:Prints
+double-shouts = waiexport_doubles:Shouts
 double-deaf = waiexport_doubles:Deaf
 double-load-aborts = waiexport_doubles:LoadAborts
 double-run-aborts = waiexport_doubles:RunAborts
@@ -251,6 +268,19 @@ def test_an_answer_cut_or_past_the_limit_is_that_vector_s_result(doubles, engine
     by_id = {v["id"]: v for v in rep["vectors"]}
     assert by_id["relu_basic"]["status"] == status and words in by_id["relu_basic"]["reason"]
     assert by_id["abs_basic"]["status"] == "pass" and rep["claim"] is None
+
+
+def test_a_crash_s_message_is_read_from_the_end_of_the_runtime_s_log(doubles):
+    import tracemalloc
+    tracemalloc.start()
+    try:
+        r, rep = _validate("--engine", "double-shouts")
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    relu = {v["id"]: v for v in rep["vectors"]}["relu_basic"]
+    assert relu["status"] == "crashed" and relu["reason"].endswith("x | last words")
+    assert peak < 16 << 20, peak
 
 
 def test_a_worker_that_stops_reading_does_not_hold_the_parent(doubles):
