@@ -160,12 +160,12 @@ def read_bounded(path: Path | str, limit: int, follow: bool = True) -> bytes:
             raise NotRegular(e.errno, "a symbolic link, not followed") from None
         raise
     with os.fdopen(fd, "rb") as f:
-        mode = os.fstat(fd).st_mode
-        if not stat.S_ISREG(mode):
-            kind = "a folder" if stat.S_ISDIR(mode) else "not a regular file"
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            kind = "a folder" if stat.S_ISDIR(st.st_mode) else "not a regular file"
             raise NotRegular(0, kind)
-        first = min(limit, os.fstat(fd).st_size) + 1     # a buffer the file's size, not
-        data = f.read(first)                               # the limit's
+        first = min(limit, st.st_size) + 1     # a buffer the file's size, not
+        data = f.read(first)                   # the limit's
         if len(data) == first <= limit:     # it grew since: the rest, up to the limit's
             data += f.read(limit + 1 - first)
     if len(data) > limit:
