@@ -17,6 +17,7 @@ died restarted (and the graphs it had loaded loaded again) for the next call.
 
 from __future__ import annotations
 
+import functools
 import io
 import os
 import pickle
@@ -44,9 +45,15 @@ START_LIMIT = 120.0
 SAID = 4096
 
 
-def _send(stream, obj) -> None:
+def _framed(obj) -> bytes:
+    """``obj`` as one message: its pickle's length, then the pickle."""
     data = pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
-    stream.write(struct.pack("<Q", len(data)) + data)
+    return struct.pack("<Q", len(data)) + data
+
+
+def _send(stream, obj) -> None:
+    """The worker's answer."""
+    stream.write(_framed(obj))
     stream.flush()
 
 
@@ -81,8 +88,7 @@ class _Answer(pickle.Unpickler):
     the engine's kinds of no is found; any other name is ``pickle.UnpicklingError``."""
 
     def find_class(self, module: str, name: str):
-        kinds = {(k.__module__, k.__qualname__) for k in _kinds()}
-        if (module, name) in _NUMPY | kinds:
+        if (module, name) in _NUMPY or (module, name) in _kind_names():
             return super().find_class(module, name)
         if module in _DATA and "." not in name:
             found = getattr(sys.modules.get(module) or __import__(module, fromlist=[name]),
@@ -186,9 +192,8 @@ class Isolated(Engine):
         given, else the call's); an error the worker sends back is raised here."""
         time_limit = max(time_limit or 0, self.time_limit)
         deadline = time.monotonic() + time_limit
-        data = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
         try:
-            self._write(struct.pack("<Q", len(data)) + data, deadline, time_limit)
+            self._write(_framed(message), deadline, time_limit)
             (n,) = struct.unpack("<Q", self._read(8, deadline, time_limit))
             if n > self.memory_limit:
                 raise _Unread(f"it announced an answer of {n} bytes, past the memory limit")
@@ -305,6 +310,7 @@ def _kill(proc) -> None:
         proc.wait()
 
 
+@functools.cache
 def _kinds() -> tuple:
     """The engine's kinds of no, which an answer may hold: a refusal (a stage operator's
     with its index) and this toolchain's engine and export errors."""
@@ -312,6 +318,12 @@ def _kinds() -> tuple:
 
     from .. import errors
     return (Refusal, StageRefusal, *(getattr(errors, name) for name in errors.__all__))
+
+
+@functools.cache
+def _kind_names() -> frozenset:
+    """Each of :func:`_kinds` as a pickle names it: its module and its name."""
+    return frozenset((k.__module__, k.__qualname__) for k in _kinds())
 
 
 def _sent(e: Exception) -> Exception:
