@@ -4,7 +4,8 @@ waiexport.targets.engines.worker``; it makes the engine by name (:func:`..engine
 answers requests on its standard input and output (length-prefixed pickles): the first
 makes the engine from where its class (or a plug-in's factory) lives, ``module:name``, and
 its arguments. What the runtime writes to standard error, or to standard output from its
-native code, goes to a file whose last lines name a crash.
+native code, goes to a pipe that the parent reads as it waits, keeping its last bytes, whose
+last lines name a crash.
 
 The parent reads an answer as what it is, bytes a runtime it does not trust could have
 written: within the call's time and memory limits, and unpickled with only what an answer
@@ -26,7 +27,6 @@ import signal
 import struct
 import subprocess
 import sys
-import tempfile
 import time
 import weakref
 
@@ -163,10 +163,11 @@ class Isolated(Engine):
 
     # --- the worker ---------------------------------------------------------------------
     def _start(self) -> None:
-        self._log = tempfile.TemporaryFile()
         self._proc = subprocess.Popen(
             [sys.executable, "-m", "waiexport.targets.engines.worker"], stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE, stderr=self._log, start_new_session=True)
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+        self._err, self._tail = self._proc.stderr.fileno(), b""
+        os.set_blocking(self._err, False)
         self._kill = weakref.finalize(self, _kill, self._proc)   # also at interpreter exit
         self._in_worker = set()
         if getattr(self, "profile", None) is not None:       # a restart: make it again
@@ -177,10 +178,38 @@ class Isolated(Engine):
     def _said(self) -> str:
         """The last lines the worker's runtime wrote to standard error: of its last
         :data:`SAID` bytes, however much it wrote."""
-        self._log.seek(max(0, os.fstat(self._log.fileno()).st_size - SAID))
-        lines = [line.strip() for line in self._log.read().decode("utf-8", "replace")
-                 .splitlines() if line.strip()]
+        self._heard()
+        lines = [line.strip() for line in self._tail.decode("utf-8", "replace").splitlines()
+                 if line.strip()]
         return " | ".join(lines[-3:])[-400:] or "no message"
+
+    def _heard(self) -> None:
+        """What the worker wrote to standard error since last read, of which its last
+        :data:`SAID` bytes are kept: a runtime that writes without end costs the parent no
+        memory and no disk. At most 1 MiB a time, so a call's wait still sees its deadline."""
+        for _ in range(16):
+            if self._err is None:
+                return
+            try:
+                chunk = os.read(self._err, 1 << 16)
+            except BlockingIOError:
+                return
+            if not chunk:
+                self._err = None
+                return
+            self._tail = (self._tail + chunk)[-SAID:]
+
+    def _ready(self, fd: int, writing: bool, deadline: float) -> bool:
+        """Whether the worker's ``fd`` is ready, to write to where ``writing`` or else to read
+        from, after a short wait (by the deadline); what the worker wrote to standard error
+        meanwhile is read (:meth:`_heard`), so a runtime blocked on it goes on."""
+        err = [] if self._err is None else [self._err]
+        readable, writable, _ = select.select(
+            err + ([] if writing else [fd]), [fd] if writing else [], [],
+            min(max(deadline - time.monotonic(), 0), 0.2))
+        if err and err[0] in readable:
+            self._heard()
+        return fd in (writable if writing else readable)
 
     def _stop(self) -> None:
         if self._proc is not None:
@@ -225,7 +254,7 @@ class Isolated(Engine):
         os.set_blocking(fd, False)
         while view:
             self._waited(deadline, time_limit)
-            if select.select([], [fd], [], min(max(deadline - time.monotonic(), 0), 0.2))[1]:
+            if self._ready(fd, True, deadline):
                 try:
                     view = view[os.write(fd, view):]
                 except BlockingIOError:
@@ -251,7 +280,7 @@ class Isolated(Engine):
         fd, chunks, got = self._proc.stdout.fileno(), [], 0
         while got < n:
             self._waited(deadline, time_limit)
-            if select.select([fd], [], [], min(max(deadline - time.monotonic(), 0), 0.2))[0]:
+            if self._ready(fd, False, deadline):
                 chunk = os.read(fd, min(n - got, 1 << 20))
                 if not chunk:
                     raise EOFError
@@ -361,7 +390,7 @@ def _serve() -> None:
     from importlib import import_module
     stdin, answers = sys.stdin.buffer, os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)      # what the runtime prints, from Python or its native code, goes to
-    sys.stdout = sys.stderr           # the log, not into the answers
+    sys.stdout = sys.stderr           # standard error, not into the answers
     eng, loaded = None, {}
     while True:
         try:

@@ -84,6 +84,23 @@ class Shouts(Misbehaves):
         return Loaded(loaded.graph, run)
 
 
+class Rants(Misbehaves):
+    """Writes 128 MiB to standard error on every decode of a graph with a relu, then
+    answers as the reference does."""
+
+    name = "double-rants"
+
+    def load(self, data):
+        loaded = super().load(data)
+
+        def run(inputs, scalars):
+            for _ in range(128):
+                os.write(2, b"y" * (1 << 20))
+            os.write(2, b"\\nstill here\\n")
+            return loaded.run(inputs, scalars)
+        return Loaded(loaded.graph, run)
+
+
 class Stalls(Misbehaves):
     """Begins an answer, 100 bytes announced, and sends no more."""
 
@@ -212,6 +229,7 @@ double-stalls = waiexport_doubles:Stalls
 double-floods = waiexport_doubles:Floods
 double-prints = waiexport_doubles:Prints
 double-shouts = waiexport_doubles:Shouts
+double-rants = waiexport_doubles:Rants
 double-deaf = waiexport_doubles:Deaf
 double-load-aborts = waiexport_doubles:LoadAborts
 double-run-aborts = waiexport_doubles:RunAborts
@@ -281,6 +299,27 @@ def test_a_crash_s_message_is_read_from_the_end_of_the_runtime_s_log(doubles):
     relu = {v["id"]: v for v in rep["vectors"]}["relu_basic"]
     assert relu["status"] == "crashed" and relu["reason"].endswith("x | last words")
     assert peak < 16 << 20, peak
+
+
+def test_a_runtime_s_log_costs_the_parent_no_disk(doubles):
+    """What a runtime writes to standard error is read as it comes and only its end kept: no
+    file the parent holds grows with it (a runtime that wrote without end filled the
+    temporary folder until the call's time limit)."""
+    import stat
+    b = GraphBuilder()
+    b.output(b.op("relu", b.input(1, -5, 5, max_h=4, max_w=4)))
+    rants = engine("double-rants", isolate=True)
+    x = (np.arange(16) % 11 - 5).reshape(1, 4, 4)
+    got = rants.load(write(b.build())).run([x], [])
+    assert np.array_equal(got["out0"], np.maximum(x, 0))
+    sizes = []
+    for fd in os.listdir("/proc/self/fd"):
+        try:
+            st = os.stat(f"/proc/self/fd/{fd}")
+        except OSError:
+            continue
+        sizes += [st.st_size] if stat.S_ISREG(st.st_mode) else []
+    assert max(sizes, default=0) < 64 << 20, sizes
 
 
 def test_a_worker_that_stops_reading_does_not_hold_the_parent(doubles):
