@@ -13,7 +13,9 @@ holds to be found (:class:`_Answer`), since unpickling calls what the bytes name
 
 :class:`Isolated` stands for the engine in the parent: the same interface, each call sent to
 the worker under a time limit, the worker's memory watched against a limit, a worker that
-died restarted (and the graphs it had loaded loaded again) for the next call.
+died restarted (and the graphs it had loaded loaded again) for the next call. The worker
+runs in a session of its own, stopped whole with it: a runtime's helper processes do not
+outlive it.
 """
 
 from __future__ import annotations
@@ -231,6 +233,10 @@ class Isolated(Engine):
                     and (answer[0] == "ok" or isinstance(answer[1], _kinds()))):
                 raise _Unread("it is not one of the answers a worker gives")
         except EOFError:
+            try:           # it ended (or closed its pipes): what it started ends with it
+                os.killpg(self._proc.pid, signal.SIGKILL)
+            except OSError:
+                pass
             code = self._proc.wait()
             said = self._said()
             self._proc = None

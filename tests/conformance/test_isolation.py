@@ -7,6 +7,8 @@ import json
 import os
 import subprocess
 import sys
+import time
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -98,6 +100,23 @@ class Rants(Misbehaves):
                 os.write(2, b"y" * (1 << 20))
             os.write(2, b"\\nstill here\\n")
             return loaded.run(inputs, scalars)
+        return Loaded(loaded.graph, run)
+
+
+class Spawns(Misbehaves):
+    """Starts a helper process on a decode of a graph with a relu (its pid written to the
+    file MARK names), then aborts."""
+
+    name = "double-spawns"
+
+    def load(self, data):
+        loaded = super().load(data)
+
+        def run(inputs, scalars):
+            import subprocess
+            helper = subprocess.Popen(["sleep", "600"])
+            open(os.environ["MARK"], "w").write(str(helper.pid))
+            os.abort()
         return Loaded(loaded.graph, run)
 
 
@@ -230,6 +249,7 @@ double-floods = waiexport_doubles:Floods
 double-prints = waiexport_doubles:Prints
 double-shouts = waiexport_doubles:Shouts
 double-rants = waiexport_doubles:Rants
+double-spawns = waiexport_doubles:Spawns
 double-deaf = waiexport_doubles:Deaf
 double-load-aborts = waiexport_doubles:LoadAborts
 double-run-aborts = waiexport_doubles:RunAborts
@@ -320,6 +340,28 @@ def test_a_runtime_s_log_costs_the_parent_no_disk(doubles):
             continue
         sizes += [st.st_size] if stat.S_ISREG(st.st_mode) else []
     assert max(sizes, default=0) < 64 << 20, sizes
+
+
+def test_what_a_crashed_runtime_started_is_stopped_with_it(doubles, tmp_path, monkeypatch):
+    """A worker that dies leaves no process it started running (its helpers are in its own
+    session, which is stopped where its end is seen)."""
+    mark = tmp_path / "helper"
+    monkeypatch.setenv("MARK", str(mark))
+    r, rep = _validate("--engine", "double-spawns")
+    relu = {v["id"]: v for v in rep["vectors"]}["relu_basic"]
+    assert relu["status"] == "crashed", relu
+    stat = Path(f"/proc/{int(mark.read_text())}/stat")
+
+    def state() -> str:
+        try:
+            return stat.read_text().rsplit(")", 1)[1].split()[0]
+        except FileNotFoundError:
+            return "gone"
+    for _ in range(50):     # a signal sent is not yet a process ended
+        if state() in ("Z", "X", "gone"):
+            break
+        time.sleep(0.1)
+    assert state() in ("Z", "X", "gone"), state()
 
 
 def test_a_worker_that_stops_reading_does_not_hold_the_parent(doubles):
