@@ -94,6 +94,8 @@ class Rants(Misbehaves):
 
     def load(self, data):
         loaded = super().load(data)
+        if not _relu(loaded.graph):
+            return loaded
 
         def run(inputs, scalars):
             for _ in range(128):
@@ -111,12 +113,31 @@ class Spawns(Misbehaves):
 
     def load(self, data):
         loaded = super().load(data)
+        if not _relu(loaded.graph):
+            return loaded
 
         def run(inputs, scalars):
             import subprocess
             helper = subprocess.Popen(["sleep", "600"])
             open(os.environ["MARK"], "w").write(str(helper.pid))
             os.abort()
+        return Loaded(loaded.graph, run)
+
+
+class HangsUp(Misbehaves):
+    """Closes every file it did not open itself (its answers' among them) on a decode of a
+    graph with a relu, and sleeps."""
+
+    name = "double-hangs-up"
+
+    def load(self, data):
+        loaded = super().load(data)
+        if not _relu(loaded.graph):
+            return loaded
+
+        def run(inputs, scalars):
+            os.closerange(3, 4096)
+            time.sleep(600)
         return Loaded(loaded.graph, run)
 
 
@@ -250,6 +271,7 @@ double-prints = waiexport_doubles:Prints
 double-shouts = waiexport_doubles:Shouts
 double-rants = waiexport_doubles:Rants
 double-spawns = waiexport_doubles:Spawns
+double-hangs-up = waiexport_doubles:HangsUp
 double-deaf = waiexport_doubles:Deaf
 double-load-aborts = waiexport_doubles:LoadAborts
 double-run-aborts = waiexport_doubles:RunAborts
@@ -283,6 +305,7 @@ def _validate(*args):
     ("double-aborts", "crashed", "killed by signal SIGABRT", []),
     ("double-sleeps", "timed_out", "no answer within 2 s", ["--time-limit", "2"]),
     ("double-hogs", "crashed", "memory passed 0.5 GiB", ["--memory-limit", "0.5"]),
+    ("double-hangs-up", "crashed", "killed by signal SIGKILL", []),
 ])
 def test_a_crash_is_that_vector_s_result_and_the_report_goes_on(doubles, engine, status, words,
                                                                  limits):
