@@ -233,14 +233,19 @@ class Isolated(Engine):
                     and (answer[0] == "ok" or isinstance(answer[1], _kinds()))):
                 raise _Unread("it is not one of the answers a worker gives")
         except EOFError:
-            try:           # it ended (or closed its pipes): what it started ends with it
+            try:              # its end, or it closed its pipes and runs on
+                code = self._proc.wait(timeout=1)
+            except subprocess.TimeoutExpired:
+                code = None
+            try:              # what it started ends with it
                 os.killpg(self._proc.pid, signal.SIGKILL)
             except OSError:
                 pass
-            code = self._proc.wait()
+            self._proc.wait()
             said = self._said()
             self._proc = None
-            how = f"killed by signal {signal.Signals(-code).name}" if code < 0 else \
+            how = "closed its pipes and was stopped" if code is None else \
+                f"killed by signal {signal.Signals(-code).name}" if code < 0 else \
                 f"exited with status {code}"
             raise EngineCrashed(f"the runtime's process {how}: {said}") from None
         except EngineFailure:      # timed out, or its memory past the limit
