@@ -54,6 +54,20 @@ class Misbehaves(ReferenceEngine):
                 time.sleep(600)
             if self.how == "memory":
                 hog = [np.ones(1 << 27) for _ in range(64)]      # 64 GiB, page by page
+            if self.how == "shout":       # 64 MiB to standard error, a last line, abort
+                os.write(2, b"x" * (64 << 20) + b"\\nlast words\\n")
+                os.abort()
+            if self.how == "rant":        # 128 MiB to standard error, then the answer
+                for _ in range(128):
+                    os.write(2, b"y" * (1 << 20))
+            if self.how == "spawn":       # a helper process (its pid in MARK's file), abort
+                import subprocess
+                helper = subprocess.Popen(["sleep", "600"])
+                open(os.environ["MARK"], "w").write(str(helper.pid))
+                os.abort()
+            if self.how == "hang up":     # close every file it did not open itself, sleep
+                os.closerange(3, 4096)
+                time.sleep(600)
             return loaded.run(inputs, scalars)
         return Loaded(loaded.graph, run)
 
@@ -70,75 +84,20 @@ class Hogs(Misbehaves):
     name, how = "double-hogs", "memory"
 
 
-class Shouts(Misbehaves):
-    """Writes 64 MiB to standard error, then a last line, then aborts."""
-
-    name, how = "double-shouts", "shout"
-
-    def load(self, data):
-        loaded = super().load(data)
-        if not _relu(loaded.graph):
-            return loaded
-
-        def run(inputs, scalars):
-            os.write(2, b"x" * (64 << 20) + b"\\nlast words\\n")
-            os.abort()
-        return Loaded(loaded.graph, run)
-
-
 class Rants(Misbehaves):
-    """Writes 128 MiB to standard error on every decode of a graph with a relu, then
-    answers as the reference does."""
-
-    name = "double-rants"
-
-    def load(self, data):
-        loaded = super().load(data)
-        if not _relu(loaded.graph):
-            return loaded
-
-        def run(inputs, scalars):
-            for _ in range(128):
-                os.write(2, b"y" * (1 << 20))
-            os.write(2, b"\\nstill here\\n")
-            return loaded.run(inputs, scalars)
-        return Loaded(loaded.graph, run)
+    name, how = "double-rants", "rant"
 
 
 class Spawns(Misbehaves):
-    """Starts a helper process on a decode of a graph with a relu (its pid written to the
-    file MARK names), then aborts."""
-
-    name = "double-spawns"
-
-    def load(self, data):
-        loaded = super().load(data)
-        if not _relu(loaded.graph):
-            return loaded
-
-        def run(inputs, scalars):
-            import subprocess
-            helper = subprocess.Popen(["sleep", "600"])
-            open(os.environ["MARK"], "w").write(str(helper.pid))
-            os.abort()
-        return Loaded(loaded.graph, run)
+    name, how = "double-spawns", "spawn"
 
 
 class HangsUp(Misbehaves):
-    """Closes every file it did not open itself (its answers' among them) on a decode of a
-    graph with a relu, and sleeps."""
+    name, how = "double-hangs-up", "hang up"
 
-    name = "double-hangs-up"
 
-    def load(self, data):
-        loaded = super().load(data)
-        if not _relu(loaded.graph):
-            return loaded
-
-        def run(inputs, scalars):
-            os.closerange(3, 4096)
-            time.sleep(600)
-        return Loaded(loaded.graph, run)
+class Shouts(Misbehaves):
+    name, how = "double-shouts", "shout"
 
 
 class Stalls(Misbehaves):
