@@ -128,6 +128,7 @@ class Opened(ModelEngine):
         return lambda feed: dict(zip(names, session.run(names, feed)))
 
 
+@with_extra("onnxruntime", "ort")
 @pytest.mark.parametrize("declines", [False, True])
 def test_the_probes_run_in_one_model_or_each_alone_where_it_is_declined(declines):
     eng = Opened(declines)
@@ -150,6 +151,7 @@ class Provided(OrtRuntime):
         return super().session(model, CPU, fallback)
 
 
+@with_extra("onnxruntime", "ort")
 def test_only_onnxruntime_s_cpu_kernels_join_the_probes():
     # a provider that compiles a model whole (OpenVINO's, TensorRT's) may choose otherwise
     # for the joined model than for a probe alone: each runs alone there

@@ -4,14 +4,15 @@ constant varies along another axis than the join's or a step's input has another
 
 import numpy as np
 import onnx
-import onnxruntime as ort
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from onnx import TensorProto, helper, numpy_helper
 
 from waiexport.targets.onnx.sink import sunk
 
-from _helpers import examples
+from _helpers import examples, needs
+
+ort = needs("onnxruntime", "ort")
 
 I32, I8 = TensorProto.INT32, TensorProto.INT8
 

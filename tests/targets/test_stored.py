@@ -26,7 +26,7 @@ from waiexport.targets.engines import engine
 from waiexport.builder import GraphBuilder, conv_transpose, rq
 from waiexport.targets.errors import DoesNotFit, ExportError
 
-from _helpers import SMALL, examples, in_npu_acc32, small_builder
+from _helpers import SMALL, examples, in_npu_acc32, small_builder, with_extra
 from _strategies import NARROW, case
 
 
@@ -250,6 +250,7 @@ print(json.dumps({"onnx": "onnx" in sys.modules, "out": [o.tolist() for o in out
 """
 
 
+@with_extra("onnxruntime", "ort")
 def test_a_load_of_a_kept_model_and_its_placement_import_no_onnx(kept, tmp_path):
     # onnx's import alone is 0.8 s on a fresh install (README); a warm load needs none of it
     import json
@@ -312,6 +313,7 @@ print(json.dumps({"ok": bool(ok), "onnx": "onnx" in sys.modules}))
 """
 
 
+@with_extra("onnxruntime", "ort")
 def test_the_main_job_run_again_imports_no_onnx(tmp_path):
     # run again, in a process of its own, the main job reads its kept models and the count
     # of nodes it prints from the cache: onnx (0.8 s on a fresh install) stays unimported
