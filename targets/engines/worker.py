@@ -165,9 +165,14 @@ class Isolated(Engine):
 
     # --- the worker ---------------------------------------------------------------------
     def _start(self) -> None:
-        self._proc = subprocess.Popen(
-            [sys.executable, "-m", "waiexport.targets.engines.worker"], stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+        try:
+            self._proc = subprocess.Popen(
+                [sys.executable, "-m", "waiexport.targets.engines.worker"],
+                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                start_new_session=True)
+        except OSError as e:        # out of processes, files or memory
+            raise EngineFailure(f"its worker could not be started: {e.strerror or e}") \
+                from None
         self._err, self._tail = self._proc.stderr.fileno(), b""
         os.set_blocking(self._err, False)
         self._kill = weakref.finalize(self, _kill, self._proc)   # also at interpreter exit
@@ -216,7 +221,7 @@ class Isolated(Engine):
     def _stop(self) -> None:
         if self._proc is not None:
             self._kill()
-        self._proc = None
+        self._proc, self._err = None, None
 
     def _request(self, message, time_limit: float | None = None):
         """Send ``message`` and read the answer, within the limits (``time_limit`` where
@@ -241,9 +246,8 @@ class Isolated(Engine):
                 os.killpg(self._proc.pid, signal.SIGKILL)
             except OSError:
                 pass
-            self._proc.wait()
             said = self._said()
-            self._proc = None
+            self._stop()
             how = "closed its pipes and was stopped" if code is None else \
                 f"killed by signal {signal.Signals(-code).name}" if code < 0 else \
                 f"exited with status {code}"
@@ -341,13 +345,19 @@ def _loaded(said) -> tuple:
 
 
 def _kill(proc) -> None:
-    """Stop a worker and its children (its own session), if it still runs."""
+    """Stop a worker and its children (its own session), if it still runs, and close the
+    parent's ends of its pipes."""
     if proc.poll() is None:
         try:
             os.killpg(proc.pid, signal.SIGKILL)
         except OSError:
             pass
         proc.wait()
+    for pipe in (proc.stdin, proc.stdout, proc.stderr):
+        try:
+            pipe.close()
+        except OSError:        # what the parent had not written to a worker that ended
+            pass
 
 
 @functools.cache

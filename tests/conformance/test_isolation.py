@@ -346,6 +346,41 @@ def test_what_a_crashed_runtime_started_is_stopped_with_it(doubles, tmp_path, mo
     assert state() in ("Z", "X", "gone"), state()
 
 
+def test_a_crashed_worker_leaves_no_file_open_in_the_parent(doubles):
+    """Each crash's worker is restarted with new pipes; the old ones are closed (they were
+    held, three files a crash, until a long run over a crashing runtime ran out of them)."""
+    from waiexport.targets.errors import EngineCrashed
+    b = GraphBuilder()
+    b.output(b.op("relu", b.input(1, -5, 5, max_h=4, max_w=4)))
+    aborts = engine("double-aborts", isolate=True)
+    loaded = aborts.load(write(b.build()))
+    held = []
+    for _ in range(4):
+        with pytest.raises(EngineCrashed, match="SIGABRT"):
+            loaded.run([np.zeros((1, 4, 4), np.int64)], [])
+        held.append(len(os.listdir("/proc/self/fd")))
+    assert held == held[:1] * 4, held
+
+
+def test_a_worker_that_cannot_be_started_is_the_engine_s_failure(doubles, monkeypatch):
+    """Out of files or processes, the restart after a crash is that call's failure, in a
+    line (it was ``OSError``'s traceback)."""
+    import errno
+    import waiexport.targets.engines.worker as worker
+    from waiexport.targets.errors import EngineCrashed, EngineFailure
+    b = GraphBuilder()
+    b.output(b.op("relu", b.input(1, -5, 5, max_h=4, max_w=4)))
+    loaded = engine("double-aborts", isolate=True).load(write(b.build()))
+    with pytest.raises(EngineCrashed):
+        loaded.run([np.zeros((1, 4, 4), np.int64)], [])
+
+    def no_files(*args, **kw):
+        raise OSError(errno.EMFILE, "Too many open files")
+    monkeypatch.setattr(worker.subprocess, "Popen", no_files)
+    with pytest.raises(EngineFailure, match="its worker could not be started: Too many open"):
+        loaded.run([np.zeros((1, 4, 4), np.int64)], [])
+
+
 def test_a_worker_that_stops_reading_does_not_hold_the_parent(doubles):
     """A request larger than the pipe holds is written as the worker takes it, within the
     time limit."""
