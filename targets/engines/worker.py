@@ -43,8 +43,10 @@ MEMORY_LIMIT = 8 << 30
 #: Seconds a worker may take to start (its imports, making the engine), whatever a call's
 #: limit: on a loaded machine a start can take longer than a short limit on a decode.
 START_LIMIT = 120.0
-#: The bytes at the end of a worker's log that a crash's last message is taken from.
+#: How many of the last bytes a worker wrote to standard error are kept, for a crash's message.
 SAID = 4096
+#: Seconds between two looks at a worker's memory while the parent waits on it.
+WATCH = 0.05
 
 
 def _framed(obj) -> bytes:
@@ -101,13 +103,21 @@ class _Answer(pickle.Unpickler):
                                      "holds")
 
 
-def _rss(pid: int) -> int:
-    """A process's resident memory in bytes (0 where it cannot be read)."""
-    try:
-        with open(f"/proc/{pid}/statm") as f:
-            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
-    except (OSError, ValueError, IndexError):
-        return 0
+def _rss(session: int) -> int:
+    """The resident memory in bytes of the processes of ``session``: a worker and every
+    process its runtime started (those that cannot be read count nothing)."""
+    page, total = os.sysconf("SC_PAGE_SIZE"), 0
+    for pid in os.listdir("/proc"):
+        if pid.isdigit():
+            try:
+                with open(f"/proc/{pid}/stat", "rb") as f:      # its session: field 6
+                    if int(f.read().rsplit(b")", 1)[1].split()[3]) != session:
+                        continue
+                with open(f"/proc/{pid}/statm") as f:
+                    total += int(f.read().split()[1]) * page
+            except (OSError, ValueError, IndexError):
+                pass
+    return total
 
 
 #: What the worker's answer to making the engine holds.
@@ -126,7 +136,7 @@ class Isolated(Engine):
                  time_limit: float = TIME_LIMIT, memory_limit: int = MEMORY_LIMIT):
         self.name, self._where, self._args = name, where, dict(args or {})
         self.time_limit, self.memory_limit = time_limit, memory_limit
-        self._proc = None
+        self._proc, self._watched = None, 0.0
         self._loaded: dict = {}      # digest → bytes, to load again after a restart
         self._in_worker: set = set()
         self._probed = None
@@ -280,14 +290,19 @@ class Isolated(Engine):
                 raise EOFError
 
     def _waited(self, deadline: float, time_limit: float) -> None:
-        """Stop the worker at the deadline, or where its memory is past the limit."""
-        if time.monotonic() >= deadline:
+        """Stop the worker at the deadline, or where the memory of its session (the worker
+        and what its runtime started), looked at every :data:`WATCH` seconds, is past the
+        limit."""
+        now = time.monotonic()
+        if now >= deadline:
             self._stop()
             raise EngineTimedOut(f"no answer within {time_limit:g} s; the worker was stopped")
-        if _rss(self._proc.pid) > self.memory_limit:
-            self._stop()
-            raise EngineCrashed(f"its memory passed {self.memory_limit / 2**30:g} GiB; the "
-                                "worker was stopped")
+        if now >= self._watched:
+            self._watched = now + WATCH
+            if _rss(self._proc.pid) > self.memory_limit:
+                self._stop()
+                raise EngineCrashed(f"its memory passed {self.memory_limit / 2**30:g} GiB; the "
+                                    "worker was stopped")
 
     def _read(self, n: int, deadline: float, time_limit: float) -> bytes:
         """``n`` bytes of the worker's answer as they come, by the deadline and with the

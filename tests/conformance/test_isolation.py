@@ -65,6 +65,10 @@ class Misbehaves(ReferenceEngine):
                 helper = subprocess.Popen(["sleep", "600"])
                 open(os.environ["MARK"], "w").write(str(helper.pid))
                 os.abort()
+            if self.how == "helper hogs":  # a helper process holds 768 MiB for 5 s
+                import subprocess
+                subprocess.run([sys.executable, "-c", "import time; x = b'1' * (768 << 20); "
+                                "time.sleep(5)"])
             if self.how == "hang up":     # close every file it did not open itself, sleep
                 os.closerange(3, 4096)
                 time.sleep(600)
@@ -98,6 +102,10 @@ class HangsUp(Misbehaves):
 
 class Shouts(Misbehaves):
     name, how = "double-shouts", "shout"
+
+
+class HelperHogs(Misbehaves):
+    name, how = "double-helper-hogs", "helper hogs"
 
 
 class Stalls(Misbehaves):
@@ -231,6 +239,7 @@ double-shouts = waiexport_doubles:Shouts
 double-rants = waiexport_doubles:Rants
 double-spawns = waiexport_doubles:Spawns
 double-hangs-up = waiexport_doubles:HangsUp
+double-helper-hogs = waiexport_doubles:HelperHogs
 double-deaf = waiexport_doubles:Deaf
 double-load-aborts = waiexport_doubles:LoadAborts
 double-run-aborts = waiexport_doubles:RunAborts
@@ -264,6 +273,7 @@ def _validate(*args):
     ("double-aborts", "crashed", "killed by signal SIGABRT", []),
     ("double-sleeps", "timed_out", "no answer within 2 s", ["--time-limit", "2"]),
     ("double-hogs", "crashed", "memory passed 0.5 GiB", ["--memory-limit", "0.5"]),
+    ("double-helper-hogs", "crashed", "memory passed 0.5 GiB", ["--memory-limit", "0.5"]),
     ("double-hangs-up", "crashed", "closed its pipes and was stopped", []),
 ])
 def test_a_crash_is_that_vector_s_result_and_the_report_goes_on(doubles, engine, status, words,

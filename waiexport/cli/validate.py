@@ -35,8 +35,8 @@ class _Limit(click.FloatRange):
                    "(tosa-ref, iree-cpu, the third-party runtimes, plug-ins); past it the vector "
                    "is 'timed out' and the report goes on.")
 @click.option("--memory-limit", type=_Limit(min=0.1), default=8.0, show_default=True,
-              help="GiB of resident memory such a worker may use; past it the vector is "
-                   "'crashed'.")
+              help="GiB of resident memory such a worker, with the processes its runtime "
+                   "starts, may use; past it the vector is 'crashed'.")
 @click.option("--allow-fallback", is_flag=True,
               help="Let an ort:<Provider> engine place the nodes its provider declines on "
                    "onnxruntime's CPU provider; each vector then says where its nodes ran, and "
