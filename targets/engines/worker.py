@@ -103,21 +103,41 @@ class _Answer(pickle.Unpickler):
                                      "holds")
 
 
-def _rss(session: int) -> int:
-    """The resident memory in bytes of the processes of ``session``: a worker and every
-    process its runtime started (those that cannot be read count nothing)."""
-    page, total = os.sysconf("SC_PAGE_SIZE"), 0
+def _session(sid: int) -> list[int]:
+    """The processes of session ``sid``: a worker and every process its runtime started
+    (in its process group or another)."""
+    found = []
     for pid in os.listdir("/proc"):
         if pid.isdigit():
             try:
                 with open(f"/proc/{pid}/stat", "rb") as f:      # its session: field 6
-                    if int(f.read().rsplit(b")", 1)[1].split()[3]) != session:
-                        continue
-                with open(f"/proc/{pid}/statm") as f:
-                    total += int(f.read().split()[1]) * page
+                    if int(f.read().rsplit(b")", 1)[1].split()[3]) == sid:
+                        found.append(int(pid))
             except (OSError, ValueError, IndexError):
                 pass
+    return found
+
+
+def _rss(sid: int) -> int:
+    """The resident memory in bytes of the processes of session ``sid`` (those that
+    cannot be read count nothing)."""
+    total = 0
+    for pid in _session(sid):
+        try:
+            with open(f"/proc/{pid}/statm") as f:
+                total += int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+        except (OSError, ValueError, IndexError):
+            pass
     return total
+
+
+def _end_session(sid: int) -> None:
+    """Kill every process of session ``sid``."""
+    for pid in _session(sid):
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
 
 
 #: What the worker's answer to making the engine holds.
@@ -252,10 +272,7 @@ class Isolated(Engine):
                 code = self._proc.wait(timeout=1)
             except subprocess.TimeoutExpired:
                 code = None
-            try:              # what it started ends with it
-                os.killpg(self._proc.pid, signal.SIGKILL)
-            except OSError:
-                pass
+            _end_session(self._proc.pid)      # what it started ends with it
             said = self._said()
             self._stop()
             how = "closed its pipes and was stopped" if code is None else \
@@ -360,13 +377,10 @@ def _loaded(said) -> tuple:
 
 
 def _kill(proc) -> None:
-    """Stop a worker and its children (its own session), if it still runs, and close the
-    parent's ends of its pipes."""
+    """Stop a worker and what its runtime started (its session), if it still runs, and
+    close the parent's ends of its pipes."""
     if proc.poll() is None:
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except OSError:
-            pass
+        _end_session(proc.pid)
         proc.wait()
     for pipe in (proc.stdin, proc.stdout, proc.stderr):
         try:

@@ -60,9 +60,9 @@ class Misbehaves(ReferenceEngine):
             if self.how == "rant":        # 128 MiB to standard error, then the answer
                 for _ in range(128):
                     os.write(2, b"y" * (1 << 20))
-            if self.how == "spawn":       # a helper process (its pid in MARK's file), abort
-                import subprocess
-                helper = subprocess.Popen(["sleep", "600"])
+            if self.how == "spawn":       # a helper in a process group of its own (its pid
+                import subprocess         # in MARK's file), then abort
+                helper = subprocess.Popen(["sleep", "600"], process_group=0)
                 open(os.environ["MARK"], "w").write(str(helper.pid))
                 os.abort()
             if self.how == "helper hogs":  # a helper process holds 768 MiB for 5 s
