@@ -76,36 +76,9 @@ class Misbehaves(ReferenceEngine):
         return Loaded(loaded.graph, run)
 
 
-class Aborts(Misbehaves):
-    name, how = "double-aborts", "abort"
-
-
-class Sleeps(Misbehaves):
-    name, how = "double-sleeps", "sleep"
-
-
-class Hogs(Misbehaves):
-    name, how = "double-hogs", "memory"
-
-
-class Rants(Misbehaves):
-    name, how = "double-rants", "rant"
-
-
-class Spawns(Misbehaves):
-    name, how = "double-spawns", "spawn"
-
-
-class HangsUp(Misbehaves):
-    name, how = "double-hangs-up", "hang up"
-
-
-class Shouts(Misbehaves):
-    name, how = "double-shouts", "shout"
-
-
-class HelperHogs(Misbehaves):
-    name, how = "double-helper-hogs", "helper hogs"
+HOW = {}      # the test module's MISBEHAVING: a double's engine name, what it does
+for _name, _how in HOW.items():
+    globals()[_name.replace("-", "_")] = type(_name, (Misbehaves,), {"name": _name, "how": _how})
 
 
 class Stalls(Misbehaves):
@@ -227,19 +200,18 @@ class AbortingTosaRef(TosaRefEngine):
         return super().load(data)
 '''
 
-ENTRY_POINTS = """[waiexport.engines]
-double-aborts = waiexport_doubles:Aborts
-double-sleeps = waiexport_doubles:Sleeps
-double-hogs = waiexport_doubles:Hogs
+#: The doubles that misbehave one way on a graph with a relu (``Misbehaves``): each one's
+#: engine name and what it does.
+MISBEHAVING = {"double-aborts": "abort", "double-sleeps": "sleep", "double-hogs": "memory",
+               "double-shouts": "shout", "double-rants": "rant", "double-spawns": "spawn",
+               "double-hangs-up": "hang up", "double-helper-hogs": "helper hogs"}
+
+ENTRY_POINTS = "[waiexport.engines]\n" + "".join(
+    f"{name} = waiexport_doubles:{name.replace('-', '_')}\n" for name in MISBEHAVING) + """\
 double-tosa-aborts = waiexport_doubles:AbortingTosaRef
 double-stalls = waiexport_doubles:Stalls
 double-floods = waiexport_doubles:Floods
 double-prints = waiexport_doubles:Prints
-double-shouts = waiexport_doubles:Shouts
-double-rants = waiexport_doubles:Rants
-double-spawns = waiexport_doubles:Spawns
-double-hangs-up = waiexport_doubles:HangsUp
-double-helper-hogs = waiexport_doubles:HelperHogs
 double-deaf = waiexport_doubles:Deaf
 double-load-aborts = waiexport_doubles:LoadAborts
 double-run-aborts = waiexport_doubles:RunAborts
@@ -252,7 +224,8 @@ double-smuggles = waiexport_doubles:Smuggles
 def doubles(tmp_path, monkeypatch):
     """The doubles as an installed plug-in distribution: a module and its dist-info on
     PYTHONPATH, which the worker processes inherit."""
-    (tmp_path / "waiexport_doubles.py").write_text(DOUBLES)
+    (tmp_path / "waiexport_doubles.py").write_text(
+        DOUBLES.replace("HOW = {}", f"HOW = {MISBEHAVING!r}", 1))
     info = tmp_path / "waiexport_doubles-0.1.dist-info"
     info.mkdir()
     (info / "METADATA").write_text("Metadata-Version: 2.1\nName: waiexport-doubles\n"
