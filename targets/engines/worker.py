@@ -106,8 +106,12 @@ class _Answer(pickle.Unpickler):
 def _session(sid: int) -> list[int]:
     """The processes of session ``sid``: a worker and every process its runtime started
     (in its process group or another)."""
+    try:
+        pids = os.listdir("/proc")
+    except OSError:           # no /proc: none found (the memory limit is not watched)
+        return []
     found = []
-    for pid in os.listdir("/proc"):
+    for pid in pids:
         if pid.isdigit():
             try:
                 with open(f"/proc/{pid}/stat", "rb") as f:      # its session: field 6
@@ -132,7 +136,12 @@ def _rss(sid: int) -> int:
 
 
 def _end_session(sid: int) -> None:
-    """Kill every process of session ``sid``."""
+    """Kill every process of session ``sid``: the process group its first process leads,
+    and any other of its processes :func:`_session` finds."""
+    try:
+        os.killpg(sid, signal.SIGKILL)
+    except OSError:
+        pass
     for pid in _session(sid):
         try:
             os.kill(pid, signal.SIGKILL)
