@@ -136,17 +136,18 @@ def _rss(sid: int) -> int:
 
 
 def _end_session(sid: int) -> None:
-    """Kill every process of session ``sid``: the process group its first process leads,
-    and any other of its processes :func:`_session` finds."""
+    """Kill every process of session ``sid``: each that :func:`_session` finds, then the
+    process group its first process leads (the caller among them, if it is, last)."""
+    for pid in _session(sid):
+        if pid != os.getpid():
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
     try:
         os.killpg(sid, signal.SIGKILL)
     except OSError:
         pass
-    for pid in _session(sid):
-        try:
-            os.kill(pid, signal.SIGKILL)
-        except OSError:
-            pass
 
 
 #: What the worker's answer to making the engine holds.
@@ -206,7 +207,7 @@ class Isolated(Engine):
     def _start(self) -> None:
         try:
             self._proc = subprocess.Popen(
-                [sys.executable, "-m", "waiexport.targets.engines.worker"],
+                [sys.executable, "-m", "waiexport.targets.engines.worker", str(os.getpid())],
                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                 start_new_session=True)
         except OSError as e:        # out of processes, files or memory
@@ -443,10 +444,21 @@ def _plain(outputs):
     return {k: np.asarray(v) if isinstance(v, np.ndarray) else v for k, v in outputs.items()}
 
 
-def _serve() -> None:
+def _watch(parent: int) -> None:
+    """End this worker's session, the worker included, once ``parent``, the process that
+    started it, has gone: a parent killed outright runs nothing that would stop it, and a
+    runtime hung in a call would never read that its requests have ended."""
+    while os.getppid() == parent:
+        time.sleep(0.5)
+    _end_session(os.getsid(0))
+
+
+def _serve(parent: int) -> None:
     """The worker's loop: requests on standard input, answers on the standard output it
-    was started with."""
+    was started with; a thread watches for ``parent``'s end (:func:`_watch`)."""
+    import threading
     from importlib import import_module
+    threading.Thread(target=_watch, args=(parent,), daemon=True).start()
     stdin, answers = sys.stdin.buffer, os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)      # what the runtime prints, from Python or its native code, goes to
     sys.stdout = sys.stderr           # standard error, not into the answers
@@ -490,4 +502,4 @@ def _serve() -> None:
 
 
 if __name__ == "__main__":
-    _serve()
+    _serve(int(sys.argv[1]))

@@ -69,6 +69,11 @@ class Misbehaves(ReferenceEngine):
                 import subprocess
                 subprocess.run([sys.executable, "-c", "import time; x = b'1' * (768 << 20); "
                                 "time.sleep(5)"])
+            if self.how == "hide":        # a helper in a group of its own (its pid in
+                import subprocess         # MARK's file), then sleep
+                helper = subprocess.Popen(["sleep", "600"], process_group=0)
+                open(os.environ["MARK"], "w").write(str(helper.pid))
+                time.sleep(600)
             if self.how == "hang up":     # close every file it did not open itself, sleep
                 os.closerange(3, 4096)
                 time.sleep(600)
@@ -204,7 +209,8 @@ class AbortingTosaRef(TosaRefEngine):
 #: engine name and what it does.
 MISBEHAVING = {"double-aborts": "abort", "double-sleeps": "sleep", "double-hogs": "memory",
                "double-shouts": "shout", "double-rants": "rant", "double-spawns": "spawn",
-               "double-hangs-up": "hang up", "double-helper-hogs": "helper hogs"}
+               "double-hangs-up": "hang up", "double-helper-hogs": "helper hogs",
+               "double-hides": "hide"}
 
 ENTRY_POINTS = "[waiexport.engines]\n" + "".join(
     f"{name} = waiexport_doubles:{name.replace('-', '_')}\n" for name in MISBEHAVING) + """\
@@ -327,6 +333,45 @@ def test_what_a_crashed_runtime_started_is_stopped_with_it(doubles, tmp_path, mo
             break
         time.sleep(0.1)
     assert state() in ("Z", "X", "gone"), state()
+
+
+def _ended(pid: int) -> bool:
+    """Whether process ``pid`` has ended, waiting a little for a signal sent to land."""
+    stat = Path(f"/proc/{pid}/stat")
+    for _ in range(50):
+        try:
+            if stat.read_text().rsplit(")", 1)[1].split()[0] in "ZX":
+                return True
+        except FileNotFoundError:
+            return True
+        time.sleep(0.1)
+    return False
+
+
+def test_a_worker_ends_with_a_parent_killed_outright(doubles, tmp_path, monkeypatch):
+    """A parent killed with SIGKILL (or a SIGTERM, which runs no finalizer) cannot stop its
+    worker: the worker ends its own session once its parent has gone, so a runtime hung in
+    a call and what it started do not run on."""
+    mark = tmp_path / "helper"
+    monkeypatch.setenv("MARK", str(mark))
+    b = GraphBuilder()
+    b.output(b.op("relu", b.input(1, -5, 5, max_h=4, max_w=4)))
+    (tmp_path / "g.whg1").write_bytes(write(b.build()))
+    parent = subprocess.Popen([sys.executable, "-c", (
+        "import sys, numpy as np; from waiexport.targets.engines import engine; "
+        "engine('double-hides', isolate=True).load(open(sys.argv[1], 'rb').read())"
+        ".run([np.zeros((1, 4, 4), np.int64)], [])"), str(tmp_path / "g.whg1")])
+    try:
+        for _ in range(300):
+            if mark.exists() and mark.read_text():
+                break
+            time.sleep(0.1)
+        helper = int(mark.read_text())
+        worker = int(Path(f"/proc/{helper}/stat").read_text().rsplit(")", 1)[1].split()[1])
+    finally:
+        parent.kill()
+        parent.wait()
+    assert _ended(worker) and _ended(helper)
 
 
 def test_a_crashed_worker_leaves_no_file_open_in_the_parent(doubles):
