@@ -15,7 +15,7 @@ holds to be found (:class:`_Answer`), since unpickling calls what the bytes name
 the worker under a time limit, the worker's memory watched against a limit, a worker that
 died restarted (and the graphs it had loaded loaded again) for the next call. The worker
 runs in a session of its own, stopped whole with it: a runtime's helper processes do not
-outlive it.
+outlive it, nor does the session outlive a parent killed outright (:func:`_watch`).
 """
 
 from __future__ import annotations
