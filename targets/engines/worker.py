@@ -282,7 +282,6 @@ class Isolated(Engine):
                 code = self._proc.wait(timeout=1)
             except subprocess.TimeoutExpired:
                 code = None
-            _end_session(self._proc.pid)      # what it started ends with it
             said = self._said()
             self._stop()
             how = "closed its pipes and was stopped" if code is None else \
@@ -347,9 +346,16 @@ class Isolated(Engine):
                 raise EOFError
         return b"".join(chunks)
 
-    def _call(self, message, time_limit: float | None = None):
-        if self._proc is None or self._proc.poll() is not None:
+    def _live(self) -> None:
+        """A worker that runs: one that ended since the last call is stopped as a crashed
+        one is (what it started, its pipes) and, as one never started, started."""
+        if self._proc is not None and self._proc.poll() is not None:
+            self._stop()
+        if self._proc is None:
             self._start()
+
+    def _call(self, message, time_limit: float | None = None):
+        self._live()
         return self._request(message, time_limit)
 
     # --- the engine ---------------------------------------------------------------------
@@ -361,7 +367,8 @@ class Isolated(Engine):
         self._in_worker.add(key)
 
         def run(inputs, scalars):
-            if self._proc is None or key not in self._in_worker:   # restarted since
+            self._live()
+            if key not in self._in_worker:   # started again since
                 self._call(("load", key, self._loaded[key]))
                 self._in_worker.add(key)
             return self._call(("run", key, [i for i in inputs], list(scalars)))
@@ -387,11 +394,10 @@ def _loaded(said) -> tuple:
 
 
 def _kill(proc) -> None:
-    """Stop a worker and what its runtime started (its session), if it still runs, and
-    close the parent's ends of its pipes."""
-    if proc.poll() is None:
-        _end_session(proc.pid)
-        proc.wait()
+    """Stop a worker and what its runtime started (its session, which can outlive a worker
+    that ended), and close the parent's ends of its pipes."""
+    _end_session(proc.pid)
+    proc.wait()
     for pipe in (proc.stdin, proc.stdout, proc.stderr):
         try:
             pipe.close()

@@ -74,6 +74,10 @@ class Misbehaves(ReferenceEngine):
                 helper = subprocess.Popen(["sleep", "600"], process_group=0)
                 open(os.environ["MARK"], "w").write(str(helper.pid))
                 time.sleep(600)
+            if self.how == "leave":       # end the worker a moment after this answer
+                import threading
+                threading.Thread(target=lambda: (time.sleep(0.2), os._exit(3)),
+                                 daemon=True).start()
             if self.how == "hang up":     # close every file it did not open itself, sleep
                 os.closerange(3, 4096)
                 time.sleep(600)
@@ -210,7 +214,7 @@ class AbortingTosaRef(TosaRefEngine):
 MISBEHAVING = {"double-aborts": "abort", "double-sleeps": "sleep", "double-hogs": "memory",
                "double-shouts": "shout", "double-rants": "rant", "double-spawns": "spawn",
                "double-hangs-up": "hang up", "double-helper-hogs": "helper hogs",
-               "double-hides": "hide"}
+               "double-hides": "hide", "double-leaves": "leave"}
 
 ENTRY_POINTS = "[waiexport.engines]\n" + "".join(
     f"{name} = waiexport_doubles:{name.replace('-', '_')}\n" for name in MISBEHAVING) + """\
@@ -372,6 +376,22 @@ def test_a_worker_ends_with_a_parent_killed_outright(doubles, tmp_path, monkeypa
         parent.kill()
         parent.wait()
     assert _ended(worker) and _ended(helper)
+
+
+def test_a_worker_that_ended_between_calls_is_started_again_for_the_next(doubles):
+    """A worker that ends after it answered (its runtime's thread exits the process) is
+    stopped like a crashed one, its pipes closed, and the next call starts another, with
+    the graph loaded again (that call failed with the worker's KeyError for the graph)."""
+    b = GraphBuilder()
+    b.output(b.op("relu", b.input(1, -5, 5, max_h=4, max_w=4)))
+    loaded = engine("double-leaves", isolate=True).load(write(b.build()))
+    x = (np.arange(16) % 11 - 5).reshape(1, 4, 4)
+    held = []
+    for _ in range(4):
+        assert np.array_equal(loaded.run([x], [])["out0"], np.maximum(x, 0))
+        time.sleep(0.5)
+        held.append(len(os.listdir("/proc/self/fd")))
+    assert held == held[:1] * 4, held
 
 
 def test_a_crashed_worker_leaves_no_file_open_in_the_parent(doubles):
