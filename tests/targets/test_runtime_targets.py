@@ -6,13 +6,14 @@ count is ``WAIEXPORT_TVM_EXAMPLES`` (README); each skips by name without its ext
 
 import os
 
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from waiexport.probes import probe_inputs
 
-from _helpers import examples, exact_or_refused, verdict, with_extra
+from _helpers import examples, exact_or_refused, past_the_kernel, verdict, with_extra
 from _strategies import NARROW, PARAMS, case, requantisation
 
 TVM_EXAMPLES = int(os.environ.get("WAIEXPORT_TVM_EXAMPLES", "4"))
@@ -77,8 +78,6 @@ def test_a_shuffled_signed_int8_conv_keeps_the_weights_first_product_on_tract_an
     # model keeps the weights-first product, which needs none (a ConvInteger of the int8
     # input); TVM's, slower x-first there (its description's nhwc_sums), keeps it too, with
     # no ConvInteger in TVM: strided windows and a MatMulInteger, no Gather
-    import numpy as np
-
     from waiexport import params as P
     from waiexport import write
     from waiexport.builder import GraphBuilder, conv, rq
@@ -94,3 +93,12 @@ def test_a_shuffled_signed_int8_conv_keeps_the_weights_first_product_on_tract_an
         ops = {n.op_type for n in verdict.export.model.graph.node}
         assert "Gather" not in ops and \
             ("ConvInteger" if name == "tract" else "MatMulInteger") in ops, (name, ops)
+
+
+@pytest.mark.parametrize("runtime, n", RUNTIMES)
+def test_a_stride_past_the_kernel_runs_exactly_on_the_runtime(runtime, n):
+    # its output's rows and columns are gathered at indices made by moves alone: with
+    # arithmetic on them (int64 data, which OpenVINO and tract narrow) its export was refused
+    g = past_the_kernel((2**16, 3), (1, 0), (2, 1))
+    x = np.arange(8).reshape(2, 1, 4) - 3
+    assert exact_or_refused(g, [([x], [])], lambda: _engine(runtime))

@@ -2,9 +2,13 @@
 padding and output padding: every phase ``ρ`` is a stride-1 convolution with its flipped
 sub-kernel, all phases are one ``ConvInteger`` sum (as output channels), the requantisation
 follows (int32 where the certificate allows, :func:`..requant.width`), the output's ``clamp``
-policy is applied, the phases are interleaved into the uncropped plane (as int8 when the
-output is certified int8, :func:`._common.depth_to_space`), and the plane is cropped to
-``[ph, ph + Ho)`` with ``Ho`` from the input's run-time shape."""
+policy is applied, and the phases are interleaved (as int8 when the output is certified
+int8, :func:`._common.depth_to_space`). Where the stride reaches past the kernel, the
+interleave holds the reached residues only, and the output's rows or columns are gathered
+from it or from ``rq_o(0)`` (:func:`_gathered`); elsewhere it is the uncropped plane, cropped
+to ``[ph, ph + Ho)`` with ``Ho`` from the input's run-time shape."""
+
+from typing import NamedTuple
 
 import numpy as np
 
@@ -32,20 +36,58 @@ def phase_weights(w: np.ndarray, sh: int, sw: int) -> np.ndarray:
     return out.reshape(cout * rh * rw, cin, th, tw)
 
 
-def _unreached(e, y, p, rh: int, rw: int) -> str:
-    """``y`` (``[1, cout, rh, rw, A, B]``, the reached residues) widened to every residue,
-    ``[1, cout, sh, sw, A, B]``: the others hold ``rq_o(0)``, built by PAD so that no
-    constant has a side of the stride's size."""
+def _unreached(p, out) -> np.ndarray:
+    """What a residue no tap reaches holds, ``[1, cout, 1, 1]``: ``rq_o(0)``, clamped where
+    the output's policy clamps."""
     from waiexport.reference.rq import rq
-    zero = rq(np.zeros((p.cout, 1, 1), dtype=np.int64), p.rq).astype(np.int64).reshape(-1)
-    widen = e.const([0, 0, 0, 0, 0, 0, 0, 0, p.sh - rh, p.sw - rw, 0, 0], I64)
-    y = e.node("Pad", [y, widen])
-    if not zero.any():
-        return y
-    reached = e.node("Pad", [e.const(np.ones((1, 1, rh, rw, 1, 1)), e.storage), widen])
-    others = e.node("Sub", [e.const(np.ones((1, 1, 1, 1, 1, 1)), e.storage), reached])
-    fill = e.node("Mul", [others, e.const(zero.reshape(1, -1, 1, 1, 1, 1), e.storage)])
-    return e.node("Add", [y, fill])
+    fill = rq(np.zeros((p.cout, 1, 1), dtype=np.int64), p.rq).astype(np.int64)
+    fill = fill.reshape(1, -1, 1, 1)
+    return np.clip(fill, out.lo, out.hi) if out.policy == "clamp" else fill
+
+
+class _Side(NamedTuple):
+    """One axis of the output: the input's run-time ``size`` and ``end = pad + Ho`` (each a
+    1-element int64), the stride ``s``, the residues a tap reaches ``r``, the crop ``pad``,
+    and ``below``, the phase rows past the input's (``A = size + below``)."""
+    size: str
+    end: str
+    s: int
+    r: int
+    pad: int
+    below: int
+
+
+def _side(e, size: str, s: int, k: int, op: int, pad: int, below: int) -> _Side:
+    end = e.node("Add", [e.times(size, s), e.const([k + op - pad - s], I64)])
+    return _Side(size, end, s, min(s, k), pad, below)
+
+
+def _gathered(e, y, axis: int, side: _Side, fill) -> str:
+    """Rows (``axis`` 2) or columns (3) ``[pad, end)`` of the uncropped plane, when ``y``
+    holds the reached residues only (``A`` blocks of ``r``): each is gathered from ``y``, or,
+    where its residue is past ``r``, from ``fill`` (``rq_o(0)``, ``[1, cout, 1, 1]``)
+    appended to ``y``. The index of each is read from a grid ``[A, m]``, each block's ``r``
+    reached rows then the fill's index: ``m`` is the stride, or at one input row, where the
+    uncropped side ``uh`` is shorter, ``uh`` (at least ``r + 1``, so no tensor is empty).
+    Indices are made by moves alone, no arithmetic on data (OpenVINO and tract narrow int64),
+    and the stride's unreached positions are never formed: at one input row the plane would
+    have the stride's size and the output the kernel's."""
+    end, r = side.end, side.r
+    n = e.dim(y, axis)
+    blocks = e.node("Add", [side.size, e.const([side.below], I64)])
+    uh = e.node("Add", [end, e.const([side.pad], I64)])
+    m = e.node("Min", [e.const([side.s], I64), e.node("Max", [uh, e.const([r + 1], I64)])])
+    reached = e.node("Range", [e.const(0, I64), e.node("Squeeze", [n, e.const([0], I64)]),
+                               e.const(1, I64)])
+    others = e.node("Expand", [n, e.node("Concat", [blocks, e.node("Sub", [
+        m, e.const([r], I64)])], axis=0)])
+    grid = e.node("Concat", [e.reshape(reached, [blocks, r]), others], axis=1)
+    idx = e.slice(e.reshape(grid, [-1]), [side.pad], end, [0])
+    other = e.dim(y, 5 - axis)
+    shape = [e.const([1, fill.size], I64)] + ([e.const([1], I64), other] if axis == 2 else
+                                              [other, e.const([1], I64)])
+    row = e.node("Expand", [e.const(fill, e.storage), e.node("Concat", shape, axis=0)])
+    return e.node("Gather", [e.node("Concat", [y, row], axis=axis), idx], axis=axis)
 
 
 def lower(e, op, ins, ctx):
@@ -63,16 +105,18 @@ def lower(e, op, ins, ctx):
                   strides=(1, 1), pads=(th - 1, tw - 1, below, right), dtype=dtype, u8s8=ctx.u8s8)
     y = requantise(e, acc, **rq, dtype=dtype)
     y = stored(e, y, dtype)
-    if (rh, rw) != (sh, sw):
-        a, b = e.hw(y)
-        y = _unreached(e, e.reshape(y, [1, p.cout, rh, rw, a, b]), p, rh, rw)
-        y = e.reshape(y, [1, p.cout * sh * sw, a, b])
     out = ctx.graph.tensor(op.outputs[0])
     if out.policy == "clamp":
         y = clip(e, y, out.lo, out.hi)
-    y = depth_to_space(e, y, p.cout, sh, sw, fits_i8(ctx.range_of(op.outputs[0])))
+    y = depth_to_space(e, y, p.cout, rh, rw, fits_i8(ctx.range_of(op.outputs[0])))
     hin, win = e.hw(ins[0])
-    ends = e.node("Concat", [
-        e.node("Add", [e.times(hin, sh), e.const([p.kh + p.oph - p.ph - sh], I64)]),
-        e.node("Add", [e.times(win, sw), e.const([p.kw + p.opw - p.pw - sw], I64)])], axis=0)
-    return [e.slice(y, [p.ph, p.pw], ends, [2, 3])]
+    sides = {2: _side(e, hin, sh, p.kh, p.oph, p.ph, below),
+             3: _side(e, win, sw, p.kw, p.opw, p.pw, right)}
+    whole = [axis for axis, side in sides.items() if side.s == side.r]
+    if whole:
+        y = e.slice(y, [sides[axis].pad for axis in whole],
+                    e.node("Concat", [sides[axis].end for axis in whole], axis=0), whole)
+    for axis, side in sides.items():
+        if axis not in whole:
+            y = _gathered(e, y, axis, side, _unreached(p, out))
+    return [y]
