@@ -127,11 +127,18 @@ class Emitter:
 
     def const(self, values, dtype: int, hint: str = "c") -> str:
         """An initializer holding ``values`` as ``dtype``; equal constants are shared. Values
-        that do not fit ``dtype`` raise ``ValueError`` (nothing is wrapped)."""
-        arr = np.asarray(values)
+        that do not fit ``dtype`` raise ``ValueError`` (nothing is wrapped: the check is on
+        the values as Python integers, where numpy would read ``2^63`` as a ``uint64`` and a
+        list holding it as floats)."""
+        arr = values if isinstance(values, np.ndarray) else np.asarray(values, dtype=object)
+        if arr.size:
+            ints = arr if arr.dtype.kind in "iub" else np.vectorize(int, otypes=[object])(arr)
+            lo, hi = (0, 1) if dtype == BOOL else (np.iinfo(_NP[dtype]).min,
+                                                   np.iinfo(_NP[dtype]).max)
+            if int(ints.min()) < lo or int(ints.max()) > hi or (ints is not arr and
+                                                                (ints != arr).any()):
+                raise ValueError(f"a constant does not fit {TensorProto.DataType.Name(dtype)}")
         cast = arr.astype(_NP[dtype])
-        if not np.array_equal(cast.astype(np.int64), arr.astype(np.int64)):
-            raise ValueError(f"a constant does not fit {TensorProto.DataType.Name(dtype)}")
         key = (dtype, cast.shape, cast.tobytes())
         if key not in self._consts:
             name = self.name(hint)

@@ -51,13 +51,15 @@ def _lifts(shifts: list[int], span, dtype: int) -> list[int] | None:
 
 def floor_shift(e: Emitter, p: str, shifts: list[int], dtype: int = I64, span=None,
                 offset=None) -> str:
-    """``⌊(p + offset) / 2^s⌋`` for per-channel shifts ``s ∈ 0..63`` (``0..30`` on int32) and
+    """``⌊(p + offset) / 2^s⌋`` for per-channel shifts ``s ∈ 0..127`` (``0..30`` on int32) and
     per-channel integers ``offset`` (none when None), ``p + offset`` within ``span`` when that
     is given: a lifted ``Div`` where :func:`_lifts` allows it, the offset and the lift added
     as one constant where that fits ``dtype`` (a pass over ``p`` fewer); by bits where the
-    target's runtime computes no int32 ``Div`` exactly."""
+    target's runtime computes no int32 ``Div`` exactly. An int64 ``p + offset`` floors by a
+    shift past 63 as by 63, to −1 or 0."""
     if not any(shifts):
         return _plus(e, p, offset, dtype)
+    shifts = [min(s, 63) for s in shifts] if dtype == I64 else shifts
     if dtype == I32 and not e.exact("Div", I32):
         return bit_floor_shift(e, _plus(e, p, offset, dtype), shifts)
     lifts = _lifts(shifts, span, dtype)

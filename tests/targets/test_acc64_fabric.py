@@ -178,6 +178,26 @@ def test_the_engine_passes_every_graph_vector():
                                                     if r.status != "pass"][:3]
 
 
+@FAST
+@given(xs=st.lists(ends, min_size=1, max_size=8),
+       s=st.sampled_from([0, 1, 62, 63, 64, 100, 124, 125, 126, 127]))
+def test_the_int64_floor_shift_by_every_shift_wai_ops_allows(xs, s):
+    # past 62 it divided twice, the second time by 2^(s − 62): 2^63 was read back as −2^63
+    # (125), and past it the constant raised OverflowError (126, 127)
+    from waiexport.targets.onnx.requant import floor_shift
+    assert _run(lambda e, x, y: floor_shift(e, x, [s]), xs, xs) == [x >> s for x in xs]
+
+
+@pytest.mark.parametrize("gf, frac", [(64, 0), (125, 0), (127, 0), (0, 125), (0, 127),
+                                      (127, 127)])
+def test_igdn_whose_shifts_pass_63_on_int64_values(gf, frac):
+    # small values take the int64 path: a negative term floored to 0, not −1, at gf 125 (a
+    # wrong output: isqrt(1) for isqrt(0)); an export that raised at 126 and 127
+    from waiexport.builder import igdn
+    g = _one("igdn", igdn(np.array([[-5, 0], [0, 3]]), np.array([1, 1]), gf=gf, frac=frac),
+             -100, 100, c=2)
+    same(g, [np.array([[[-7, 0, 5]], [[-3, 9, 0]]])])
+
 @settings(FAST, max_examples=examples(15))
 @given(c=st.integers(1, 3), top=st.sampled_from([2**31, 2**40, 2**50]), data=st.data())
 def test_igdn_with_intermediates_past_64_bits(c, top, data):

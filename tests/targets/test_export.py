@@ -18,7 +18,7 @@ from waiexport.reference import decode
 from waiexport.targets.engines import engine
 from waiexport.targets.engines.ort import OrtEngine
 from waiexport.targets.exporter import export
-from waiexport.targets.onnx.emit import subgraph_nodes
+from waiexport.targets.onnx.emit import I32, I64, U8, Emitter, subgraph_nodes
 from waiexport.targets.onnx.export import ExportError, check_integer_only
 from waiexport.targets.onnx.lower import LOWER
 from waiexport.targets.onnx.probes import typed_nodes, used
@@ -127,6 +127,16 @@ def test_a_stride_past_the_kernel_forms_no_plane_of_the_stride_s_size(stride, hw
     # 4 TiB
     agree(write(past_the_kernel(stride, pad, out_pad)),
           [np.arange(2 * hw[0] * hw[1]).reshape((2,) + hw) - 3], [])
+
+
+@pytest.mark.parametrize("value, dtype", [(2**63, I64), ([2**63, 1], I64), (2**64 - 1, I64),
+                                          (-(2**63) - 1, I64), (2**31, I32), (0.5, I64),
+                                          (np.array([256]), U8)])
+def test_a_constant_that_does_not_fit_its_type_is_refused_not_wrapped(value, dtype):
+    # numpy reads 2^63 as a uint64 and a list holding it as floats: both were wrapped to
+    # −2^63 where both sides of the check were cast alike
+    with pytest.raises(ValueError, match="does not fit"):
+        Emitter().const(value, dtype)
 
 
 def test_model_says_what_it_is():
