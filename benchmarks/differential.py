@@ -8,11 +8,12 @@ value other than the reference's is a difference, printed with the mutant kept, 
 any other exception. Each batch runs in a child process of its own, under an address-space
 limit, so what its engines and runtimes keep of thousands of graphs goes with it.
 
-Run: ``python benchmarks/differential.py [N] [ENGINES] [OUT]`` (default 2,000 mutants on
-``ort-cpu,ort-cpu-acc64,npu-int8,tosa-ref``, mutants that differ kept in
-``/tmp/waiexport-differential``). It found the IREE output buffer that outlived its array,
-onnxruntime's allocation error escaping ``run`` and ``export``, and TOSA's int32 fields (the
-README's hostile-input section).
+Run: ``python benchmarks/differential.py [N] [ENGINES] [OUT] [FIRST]`` (default 2,000 mutants
+on ``ort-cpu,ort-cpu-acc64,npu-int8,tosa-ref``, mutants that differ kept in
+``/tmp/waiexport-differential``; batch ``k`` of 150 mutants is seeded ``FIRST + k``, 0 by
+default, so a run from a later ``FIRST`` draws mutants no earlier run drew). It found the IREE
+output buffer that outlived its array, onnxruntime's allocation error escaping ``run`` and
+``export``, and TOSA's int32 fields (the README's hostile-input section).
 """
 
 from __future__ import annotations
@@ -134,13 +135,13 @@ def _child(args):
 
 
 def main(n: int = 2_000, names: str = "ort-cpu,ort-cpu-acc64,npu-int8,tosa-ref",
-         out: str = "/tmp/waiexport-differential") -> None:
+         out: str = "/tmp/waiexport-differential", first: int = 0) -> None:
     Path(out).mkdir(parents=True, exist_ok=True)
     ctx = mp.get_context("spawn")
     t0 = time.perf_counter()
     with ctx.Pool(1, maxtasksperchild=1) as pool:
-        runs = pool.map(_child, [(seed, min(BATCH, n - seed * BATCH), names.split(","), out)
-                                 for seed in range(-(-n // BATCH))])
+        runs = pool.map(_child, [(first + k, min(BATCH, n - k * BATCH), names.split(","), out)
+                                 for k in range(-(-n // BATCH))])
     counts = collections.Counter()
     for c, found in runs:
         counts.update(c)
@@ -151,4 +152,4 @@ def main(n: int = 2_000, names: str = "ort-cpu,ort-cpu-acc64,npu-int8,tosa-ref",
 
 
 if __name__ == "__main__":
-    main(*(int(a) if k == 0 else a for k, a in enumerate(sys.argv[1:])))
+    main(*(int(a) if k in (0, 3) else a for k, a in enumerate(sys.argv[1:])))
