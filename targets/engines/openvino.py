@@ -5,11 +5,13 @@ What OpenVINO says it runs is read from ``compiled_model.get_runtime_model()``: 
 runs in a floating-point precision means no decode of that model passes, since §6 forbids
 floating point on graph values (its decodes still run, to show and locate what differs); the
 probes (:mod:`waiexport.targets.onnx.probes`) catch what it computes through float while
-reporting an integer type."""
+reporting an integer type. Each decode feeds the inputs the compiled model kept (OpenVINO
+drops one no output reads, a scalar whose ``fill`` is unused say, and refuses a feed that
+names it); its runtime's error is that decode's ``EngineFailure``, one line."""
 
 from __future__ import annotations
 
-from ..errors import EngineUnavailable
+from ..errors import EngineFailure, EngineUnavailable
 from .base import ModelEngine, versions
 
 __all__ = ["OpenVinoEngine", "FLOATING"]
@@ -48,9 +50,14 @@ class OpenVinoEngine(ModelEngine):
                     if info["layerType"].astype(str) not in _BOOKKEEPING
                     and info["runtimePrecision"].astype(str) in FLOATING]
         request = compiled.create_infer_request()
+        kept = {n for port in compiled.inputs for n in port.get_names()}
 
         def run(feed):
-            return {_name(port): value for port, value in request.infer(feed).items()}
+            try:
+                said = request.infer({k: v for k, v in feed.items() if k in kept})
+            except RuntimeError as e:
+                raise EngineFailure.said("OpenVINO", str(e).strip().splitlines()[-1]) from None
+            return {_name(port): value for port, value in said.items()}
         run.floating = [f"OpenVINO runs {len(floating)} node(s) in floating point, which §6 "
                         "forbids on graph values: " + ", ".join(floating[:4])
                         + (", ..." if len(floating) > 4 else "")] if floating else []

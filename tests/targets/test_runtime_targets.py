@@ -102,3 +102,19 @@ def test_a_stride_past_the_kernel_runs_exactly_on_the_runtime(runtime, n):
     g = past_the_kernel((2**16, 3), (1, 0), (2, 1))
     x = np.arange(8).reshape(2, 1, 4) - 3
     assert exact_or_refused(g, [([x], [])], lambda: _engine(runtime))
+
+
+@pytest.mark.parametrize("runtime, n", RUNTIMES)
+def test_a_scalar_no_output_reads_is_no_runtime_s_failure(runtime, n):
+    # a graph output that is its input, beside a fill of the scalar no output reads: OpenVINO
+    # drops the scalar's input and refused a feed naming it ("Port for tensor name scalar0
+    # was not found"), every decode an engine failure (a differential run's mutant)
+    from waiexport import params as P
+    from waiexport.builder import GraphBuilder
+    b = GraphBuilder()
+    x = b.input(1, -100, 100)
+    b.scalar(-5, 5)
+    b.op("fill", x, P.Fill(1, 0), channels=2)
+    b.output(x)
+    assert exact_or_refused(b.build(), [([np.arange(6).reshape(1, 2, 3) - 3], [4])],
+                            lambda: _engine(runtime))
