@@ -60,6 +60,8 @@ class Target:
     #                             int_synth 0.90x on onnxruntime, 2.2x on TVM untuned, measured)
     skips_digits: bool = False  # its runtime runs ONNX If: the x-first product's high digits
     #                             (gathers, GEMMs) run only where one is not 0 (onnxruntime)
+    side_limit: tuple = ()      # (the longest side of a tensor its runtime computes exactly,
+    #                             what it does past it), measured; (): any side §3 allows
 
     @property
     def mult_range(self) -> tuple[int, int]:
@@ -100,6 +102,9 @@ class Target:
             lines.insert(4, f"  transposed strides:   {', '.join(map(str, self.transposed_strides))}")
         if self.max_in_channels:
             lines.insert(4, f"  input channels:       at most {self.max_in_channels}")
+        if self.side_limit:
+            lines.append(f"  tensor sides:         at most {self.side_limit[0]:,}; past it "
+                         f"{self.side_limit[1]}")
         for (op, dtype), what in self.inexact:
             lines.append(f"  not exact:            {op} on {dtype}: {what}")
         for op, why in self.lacks:
@@ -192,7 +197,10 @@ TARGETS.update({t.name: t for t in (
             summary="OpenVINO's CPU plugin (our ONNX export, f32 inference precision) in the "
                     "integer operations it keeps: convolutions as int32 Mul and Add trees, "
                     "roundings by bits, no int64 tensor",
-            inexact=_OPENVINO_INEXACT, measured=f"OpenVINO 2026.4.1, {_MEASURED}"),
+            inexact=_OPENVINO_INEXACT, measured=f"OpenVINO 2026.4.1, {_MEASURED}",
+            side_limit=(1 << 24, "a convolution's last row or column is wrong (a 1x1 conv "
+                                 "of side 2^24 + 1, measured): its size arithmetic goes "
+                                 "through float32")),
     # padding zero only: its frontend takes no Pad whose pads are a run-time input, so
     # replication is built from Slice, Expand and Concat (§9.4)
     replace(TARGETS["ort-cpu"], name="tvm-llvm", engine="tvm-llvm", checked_on="tvm-llvm", conv_integer=False,

@@ -260,6 +260,7 @@ class ModelEngine(Engine):
         def run(inputs, scalars):
             model = exp.built([np.shape(x) for x in inputs])
             feed = fmt.feed(g, model, inputs, scalars)
+            self._within_sides(g, inputs, scalars)
             if model.shapes not in opened:
                 opened[model.shapes] = self.open(model)
             return graph_outputs(g, fmt, opened[model.shapes](feed))
@@ -269,6 +270,20 @@ class ModelEngine(Engine):
                                   "uses, so nothing here is claimed: "
                                   + "; ".join(wrong[:3]) + ("; ..." if len(wrong) > 3 else ""))
         return loaded
+
+    def _within_sides(self, g: Graph, inputs, scalars) -> None:
+        """``NotForEngine`` for a decode that forms a tensor with a side past the longest
+        the target's runtime computes exactly (its description's ``side_limit``): no claim
+        is made for it. The host's refusals (§4) come first."""
+        if not self.target.side_limit:
+            return
+        from waiexport.plan import run_plan
+        longest, past = self.target.side_limit
+        plan = run_plan(g, [tuple(np.shape(x)) for x in inputs], [int(s) for s in scalars])
+        side = max(max(shape[1:]) for shape in plan.values())
+        if side > longest:
+            raise NotForEngine(f"a tensor side of {side:,} passes {longest:,}, the longest on "
+                               f"which {self.name} computes exactly; past it {past}")
 
     def _wrong_probes(self, fmt, model) -> list[str]:
         """What the failed probes of the operators and types ``model`` uses say."""
