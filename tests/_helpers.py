@@ -135,15 +135,16 @@ def state_graph(src=0, channels=2, init=0, first_state=False):
     return b
 
 
-
 def past_the_kernel(stride, pad, out_pad):
-    """A 2×2 ``conv_transpose`` whose stride passes its kernel, its unreached positions'
-    clamped ``rq_o(0)`` not zero; with an input of ``hw``: ``(graph, [input])``."""
+    """A graph of one 2×2 ``conv_transpose`` (2 → 3 channels, input in ``[−100, 100]``)
+    whose ``stride`` may pass its kernel, its unreached positions' clamped ``rq_o(0)`` not
+    zero."""
     b = GraphBuilder()
     b.output(b.op("conv_transpose", b.input(2, -100, 100), conv_transpose(
         np.arange(24).reshape(2, 3, 2, 2) - 5, stride=stride, pad=pad, out_pad=out_pad,
         rq=rq(shift=1, bias=[1, -7, 3])), policy="clamp", lo=-5, hi=100))
     return b.build()
+
 
 def checked(first: bool):
     """rescale → relu, with a ``check`` range inside: on the first operator's output, or

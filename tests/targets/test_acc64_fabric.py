@@ -198,6 +198,7 @@ def test_igdn_whose_shifts_pass_63_on_int64_values(gf, frac):
              -100, 100, c=2)
     same(g, [np.array([[[-7, 0, 5]], [[-3, 9, 0]]])])
 
+
 @settings(FAST, max_examples=examples(15))
 @given(c=st.integers(1, 3), top=st.sampled_from([2**31, 2**40, 2**50]), data=st.data())
 def test_igdn_with_intermediates_past_64_bits(c, top, data):

@@ -80,7 +80,6 @@ def test_a_shuffled_signed_int8_conv_keeps_the_weights_first_product_on_tract_an
     # input); TVM's, slower x-first there (its description's nhwc_sums), keeps it too, with
     # no ConvInteger in TVM: strided windows and a MatMulInteger, no Gather
     from waiexport import params as P
-    from waiexport import write
     from waiexport.builder import GraphBuilder, conv, rq
     from waiexport.descriptions import target
     from waiexport.targets.exporter import fit
