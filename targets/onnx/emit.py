@@ -133,8 +133,8 @@ class Emitter:
         arr = values if isinstance(values, np.ndarray) else np.asarray(values, dtype=object)
         if arr.size:
             ints = arr if arr.dtype.kind in "iub" else np.vectorize(int, otypes=[object])(arr)
-            lo, hi = (0, 1) if dtype == BOOL else (np.iinfo(_NP[dtype]).min,
-                                                   np.iinfo(_NP[dtype]).max)
+            kind = None if dtype == BOOL else np.iinfo(_NP[dtype])
+            lo, hi = (0, 1) if kind is None else (kind.min, kind.max)
             if int(ints.min()) < lo or int(ints.max()) > hi or (ints is not arr and
                                                                 (ints != arr).any()):
                 raise ValueError(f"a constant does not fit {TensorProto.DataType.Name(dtype)}")
