@@ -6,8 +6,8 @@ realistic ``int_synth`` set (at a 16×16 and a 64×64 latent; the peaks of its `
 outputs on the latent printed, and its model with every digit's product, as inputs whose
 activations pass one u8 digit run it, against the float peer too). Each model runs on its own
 feed, made once: the float peer's input as float32, the exact model's as the host makes it
-(its checks of the input's range and its int32 copy, about 0.6 ms on the conv's input, are
-the host's, not the model's). The float model is the peer a user would otherwise ship,
+(its checks of the input's range and its copy in the type the model takes it in, int8 for
+the conv's, are the host's, not the model's). The float model is the peer a user would otherwise ship,
 inexact in general and here only as a yardstick.
 
 Run: ``python benchmarks/float_peer.py``.
@@ -116,7 +116,7 @@ def compare(label: str, g, x: np.ndarray, rounds: int, role: str = "",
     ``x``."""
     exp = export(write(g), tgt, role)
     exact, peer = _session(exp.model.SerializeToString()), _session(_float_model(g))
-    feed, fx = host_feed(exp.graph, [x], [], np.int32), {"x": x[None].astype(np.float32)}
+    feed, fx = host_feed(exp.graph, [x], [], exp.built().inputs), {"x": x[None].astype(np.float32)}
     run_exact = lambda: exact.run(None, feed)  # noqa: E731
     run_peer = lambda: peer.run(None, fx)  # noqa: E731
     run_exact(), run_peer()

@@ -179,16 +179,18 @@ def format_of(target) -> Format:
 
 def host_feed(g: Graph, inputs, scalars, dtype=np.int32) -> dict:
     """What the host does before a model runs, for one decode: §4's run steps 1–3 and the
-    input policies (refusals with their codes); each input ``[1, C, H, W]`` as ``dtype``,
-    named ``in<k>`` or ``state<k>`` by kind and order, each scalar an int64 ``[1]`` named
+    input policies (refusals with their codes); each input ``[1, C, H, W]`` as ``dtype``, or
+    as the type ``dtype`` gives its name where it is a model's inputs by name
+    (:attr:`Model.inputs`: an ONNX model takes an input that fits 8 bits as one), named
+    ``in<k>`` or ``state<k>`` by kind and order, each scalar an int64 ``[1]`` named
     ``scalar<j>``."""
     run_plan(g, [tuple(np.shape(x)) for x in inputs], [int(s) for s in scalars])
     feed = {}
     counts = {"data": 0, "state": 0}
     for i, (inp, x) in enumerate(zip(g.inputs, inputs)):
         value = apply_policy(compact(x), g.tensor(inp.tensor), f"input {i}")
-        feed[f"{'in' if inp.kind == 'data' else 'state'}{counts[inp.kind]}"] = \
-            value.astype(dtype)[None]
+        name = f"{'in' if inp.kind == 'data' else 'state'}{counts[inp.kind]}"
+        feed[name] = value.astype(dtype[name] if isinstance(dtype, dict) else dtype)[None]
         counts[inp.kind] += 1
     for j, s in enumerate(scalars):
         feed[f"scalar{j}"] = np.array([int(s)], dtype=np.int64)

@@ -18,7 +18,7 @@ from waiexport.graph import Graph
 
 from ..errors import EngineFailure, EngineUnavailable, NotForEngine
 from ..format import graph_outputs, host_feed
-from ..onnx.format import ONNX, ort_failure, storage_dtype
+from ..onnx.format import ONNX, ort_failure
 from .base import Loaded, ModelEngine, versions
 
 __all__ = ["OrtEngine", "OrtRuntime", "OrtSession", "run_session", "CPU"]
@@ -147,8 +147,7 @@ def run_session(g: Graph, session, inputs, scalars, every: bool = False):
     built with ``expose``), every tensor by index instead."""
     names = session.output_names() if hasattr(session, "output_names") else \
         [o.name for o in session.get_outputs()]
-    feed = host_feed(g, inputs, scalars,
-                     np.int64 if _input_type(session) == "tensor(int64)" else np.int32)
+    feed = host_feed(g, inputs, scalars, _input_types(session))
     wanted = [n for n in names if n.startswith(("tensor", "check") if every else ("out", "check"))]
     raw = dict(zip(wanted, session.run(wanted, feed)))
     if every:
@@ -168,10 +167,11 @@ def _runner(session):
     return run
 
 
-def _input_type(session) -> str:
-    """The type onnxruntime gives the session's first graph-tensor input."""
+def _input_types(session) -> dict:
+    """The numpy type name of each of the session's inputs, by name (onnxruntime writes
+    ``tensor(int8)``)."""
     s = getattr(session, "_s", session)
-    return next(i.type for i in s.get_inputs() if not i.name.startswith("scalar"))
+    return {i.name: i.type[len("tensor("):-1] for i in s.get_inputs()}
 
 
 #: Probe results by engine class, runtime class, provider, fallback and probes: one
@@ -249,7 +249,7 @@ class OrtEngine(ModelEngine):
             from ..onnx.export import every_node_model
             model = made("nodes", lambda: every_node_model(exp.model))
             s = made("nodes_s", lambda: self._session(model.SerializeToString()))
-            feed = host_feed(exp.graph, inputs, scalars, storage_dtype(exp.built()))
+            feed = host_feed(exp.graph, inputs, scalars, exp.built().inputs)
             names = s.output_names()
             got = dict(zip(names, s.run(names, feed)))
             want = dict(zip(names, made("nodes_ev", lambda: ReferenceEvaluator(model))

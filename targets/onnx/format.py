@@ -1,6 +1,6 @@
 """ONNX as a format (:class:`waiexport.targets.format.Format`): one model for every decode
 shape, NCHW ``[1, C, H, W]`` in the storage type of the graph's tensors (int32, or int64 for
-an ``acc64`` target), checked by onnxruntime's CPU provider."""
+an ``acc64`` target; an input whose declared range fits 8 bits as int8 or uint8), checked by onnxruntime's CPU provider."""
 
 from __future__ import annotations
 
@@ -10,13 +10,7 @@ import numpy as np
 
 from ..format import Format, Model, host_feed
 
-__all__ = ["ONNX", "OnnxFormat", "CpuSession", "THREADED", "ort_failure", "storage_dtype"]
-
-
-def storage_dtype(model: Model) -> type:
-    """The numpy type of an exported model's graph tensors (int32, or int64 for acc64): its
-    first graph-tensor input's."""
-    return np.dtype(next(t for n, t in model.inputs.items() if not n.startswith("scalar"))).type
+__all__ = ["ONNX", "OnnxFormat", "CpuSession", "THREADED", "ort_failure"]
 
 
 def _types(values) -> dict:
@@ -105,7 +99,7 @@ class OnnxFormat(Format):
                      m)
 
     def feed(self, g, model, inputs, scalars) -> dict:
-        return host_feed(g, inputs, scalars, storage_dtype(model))
+        return host_feed(g, inputs, scalars, model.inputs)
 
     def model_of(self, data: bytes, inputs: dict | None = None, outputs: dict | None = None,
                  nodes: int | None = None) -> Model:

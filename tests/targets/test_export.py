@@ -23,7 +23,7 @@ from waiexport.targets.onnx.export import ExportError, check_integer_only
 from waiexport.targets.onnx.lower import LOWER
 from waiexport.targets.onnx.probes import typed_nodes, used
 
-from _helpers import agree, examples, past_the_kernel, verdict
+from _helpers import agree, examples, past_the_kernel, state_graph, verdict
 from _strategies import NARROW, case
 
 NPU_OPS = sorted(op.name for op in OPS if op.npu != "no")
@@ -137,6 +137,40 @@ def test_a_constant_that_does_not_fit_its_type_is_refused_not_wrapped(value, dty
     # −2^63 where both sides of the check were cast alike
     with pytest.raises(ValueError, match="does not fit"):
         Emitter().const(value, dtype)
+
+
+@pytest.mark.parametrize("lo, hi, fed", [(-128, 127, TensorProto.INT8), (0, 255, U8),
+                                         (-1, 128, I32), (-129, 0, I32), (0, 256, I32)])
+def test_a_data_input_whose_range_fits_8_bits_is_fed_as_8_bits(lo, hi, fed):
+    b = state_graph()
+    x = b.input(2, lo, hi, max_h=4, max_w=4)
+    b.output(b.op("conv", x, conv(np.arange(-8, 10).reshape(1, 2, 3, 3), pad=1, rq=rq(shift=3))))
+    g = b.build()
+    model = export(write(g), ORT).model
+    assert [(i.name, i.type.tensor_type.elem_type) for i in model.graph.input] == \
+        [("in0", TensorProto.INT8), ("state0", I32), ("in1", fed)]   # the state as it comes back
+    for probe, scalars in probe_inputs(g):
+        agree(write(g), probe, scalars)
+
+
+def test_an_int8_input_is_the_gemm_operand_itself():
+    rng = np.random.default_rng(0)
+    b = GraphBuilder()
+    b.output(b.op("conv", b.input(4, -128, 127), conv(rng.integers(-128, 128, (4, 4, 3, 3)),
+                                                      pad=1, rq=rq(shift=8))))
+    model = export(write(b.build()), ORT).model
+    [gemm] = [n for n in model.graph.node if n.op_type == "ConvInteger"]
+    assert gemm.input[0] == "in0" and not [n for n in model.graph.node if n.op_type == "Cast"]
+
+
+@pytest.mark.parametrize("policy, want", [("clamp", [[[127, 0, 127, 5]]]),
+                                          ("check", "field_range")])
+def test_the_host_applies_an_input_s_policy_before_it_narrows_the_input(policy, want):
+    # 1000 as an int8 is −24: narrowed first, the clamp's 127 would come out 0
+    b = GraphBuilder()
+    b.output(b.op("relu", b.input(1, -128, 127, policy=policy)))
+    assert agree(write(b.build()), [np.array([[[1000, -1000, 300, 5]]])], []) == \
+        (want if isinstance(want, str) else [want])
 
 
 def test_model_says_what_it_is():
