@@ -199,6 +199,20 @@ def test_igdn_whose_shifts_pass_63_on_int64_values(gf, frac):
     same(g, [np.array([[[-7, 0, 5]], [[-3, 9, 0]]])])
 
 
+@pytest.mark.parametrize("value, want", [(256, "field_range"), (-512, "field_range"),
+                                         (255, "field_range"), (5, [[[[5, 5], [5, 5]]]])])
+def test_a_checked_conv_transpose_output_moves_unclamped(value, want):
+    # its range [−10, 10] fits an int8, its sums do not: the phases' interleave ran on int8,
+    # so a sum of 256 reached the host's check as 0 and passed (a differential run's mutant;
+    # a padding past the kernel keeps the operator from the phase rewrite, so it is lowered)
+    from waiexport.builder import conv_transpose
+    b = GraphBuilder()
+    b.output(b.op("conv_transpose", b.input(1, -1000, 1000),
+                  conv_transpose(np.ones((1, 1, 2, 2)), stride=2, pad=2), policy="check",
+                  lo=-10, hi=10))
+    assert same(b.build(), [np.full((1, 3, 3), value)]) == want
+
+
 @settings(FAST, max_examples=examples(15))
 @given(c=st.integers(1, 3), top=st.sampled_from([2**31, 2**40, 2**50]), data=st.data())
 def test_igdn_with_intermediates_past_64_bits(c, top, data):

@@ -30,6 +30,12 @@ class LowerCtx:
     def range_of(self, t: int) -> tuple[int, int]:
         return self.intervals[t]
 
+    def produced(self, op, k: int = 0) -> tuple[int, int]:
+        """The certified interval of ``op``'s ``k``-th result as its lowering forms it, before
+        its tensor's policy: a ``check`` tensor's range is what the decode may keep, and an
+        ``acc64`` model hands the host the unclamped values to check (§4 step 4)."""
+        return self.nodes[op.index].results[k]
+
 
 def phase_major(channels: int, r: int) -> list[int]:
     """The old channel each new one holds when ``pixel_shuffle``'s ``c·r² + i·r + j`` becomes

@@ -105,10 +105,11 @@ def lower(e, op, ins, ctx):
                   strides=(1, 1), pads=(th - 1, tw - 1, below, right), dtype=dtype, u8s8=ctx.u8s8)
     y = requantise(e, acc, **rq, dtype=dtype)
     y = stored(e, y, dtype)
-    out = ctx.graph.tensor(op.outputs[0])
+    out, (lo, hi) = ctx.graph.tensor(op.outputs[0]), ctx.produced(op)
     if out.policy == "clamp":
         y = clip(e, y, out.lo, out.hi)
-    y = depth_to_space(e, y, p.cout, rh, rw, fits_i8(ctx.range_of(op.outputs[0])))
+        lo, hi = max(lo, out.lo), min(hi, out.hi)
+    y = depth_to_space(e, y, p.cout, rh, rw, fits_i8((lo, hi)))
     hin, win = e.hw(ins[0])
     sides = {2: _side(e, hin, sh, p.kh, p.oph, p.ph, below),
              3: _side(e, win, sw, p.kw, p.opw, p.pw, right)}
