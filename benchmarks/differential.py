@@ -14,7 +14,8 @@ on ``ort-cpu,ort-cpu-acc64,npu-int8,tosa-ref``, mutants that differ kept in
 ``/tmp/waiexport-differential``; batch ``k`` of 150 mutants is seeded ``FIRST + k``, 0 by
 default, so a run from a later ``FIRST`` draws mutants no earlier run drew). It found the IREE
 output buffer that outlived its array, onnxruntime's allocation error escaping ``run`` and
-``export``, TOSA's int32 fields, the acc64 floor shift past 62 (an ``igdn``), and OpenVINO's
+``export``, TOSA's int32 fields, the acc64 floor shift past 62 (an ``igdn``), an acc64
+``conv_transpose`` whose checked output wrapped through an int8 move, and OpenVINO's
 refusal of a feed naming an input it dropped and its wrong rows past 2^24 (the README's
 hostile-input section and its OpenVINO paragraph).
 """
