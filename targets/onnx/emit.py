@@ -8,6 +8,8 @@ import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
+from ..errors import ExportError
+
 __all__ = ["Emitter", "I32", "I64", "U8", "I8", "BOOL", "fits_i8", "graphs", "reads",
            "subgraph_nodes"]
 
@@ -127,9 +129,10 @@ class Emitter:
 
     def const(self, values, dtype: int, hint: str = "c") -> str:
         """An initializer holding ``values`` as ``dtype``; equal constants are shared. Values
-        that do not fit ``dtype`` raise ``ValueError`` (nothing is wrapped: the check is on
-        the values as Python integers, where numpy would read ``2^63`` as a ``uint64`` and a
-        list holding it as floats)."""
+        that do not fit ``dtype`` raise :class:`~..errors.ExportError`, which the export
+        reports named by its node (nothing is wrapped: the check is on the values as Python
+        integers, where numpy would read ``2^63`` as a ``uint64`` and a list holding it as
+        floats)."""
         arr = values if isinstance(values, np.ndarray) else np.asarray(values, dtype=object)
         if arr.size:
             ints = arr if arr.dtype.kind in "iub" else np.vectorize(int, otypes=[object])(arr)
@@ -137,7 +140,7 @@ class Emitter:
             lo, hi = (0, 1) if kind is None else (kind.min, kind.max)
             if int(ints.min()) < lo or int(ints.max()) > hi or (ints is not arr and
                                                                 (ints != arr).any()):
-                raise ValueError(f"a constant does not fit {TensorProto.DataType.Name(dtype)}")
+                raise ExportError(f"a constant does not fit {TensorProto.DataType.Name(dtype)}")
         cast = arr.astype(_NP[dtype])
         key = (dtype, cast.shape, cast.tobytes())
         if key not in self._consts:
