@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from waiexport.builder import conv_transpose, rq
+from waiexport.builder import GraphBuilder, conv_transpose, rq
 
 from ._make import Case, covers, one
 from ._ops import basic
@@ -51,6 +51,19 @@ def conv_transpose_plan_empty_output():
     return Case(g, [([np.ones((2, 3, 3), int)], []), ([np.ones((2, 1, 3), int)], [])])
 
 
+def conv_transpose_check_past_8_bits():
+    # A check range inside an int8 over sums past it (acc64 only): the host checks the values
+    # before the check, so an 8-bit move of them wraps 256 to 0 and −512 to 0, and 255 to −1,
+    # inside the range, where each decode must refuse; 5 passes. k2 s2 p2 keeps the operator
+    # from the phase rewrite.
+    b = GraphBuilder()
+    b.output(b.op("conv_transpose", b.input(1, -1000, 1000),
+                  conv_transpose(np.ones((1, 1, 2, 2), int), stride=2, pad=2), policy="check",
+                  lo=-10, hi=10))
+    return Case(b.build(), [([np.full((1, 3, 3), v)], []) for v in (5, 256, -512, 255)])
+
+
 CASES = [conv_transpose_basic, conv_transpose_partial_sum_ends,
          conv_transpose_output_padding_past_stride, conv_transpose_stride_past_kernel,
-         conv_transpose_kernel_larger_than_input, conv_transpose_plan_empty_output]
+         conv_transpose_kernel_larger_than_input, conv_transpose_plan_empty_output,
+         conv_transpose_check_past_8_bits]
