@@ -7,8 +7,8 @@ outputs on the latent printed, and its model with every digit's product, as inpu
 activations pass one u8 digit run it, against the float peer too). Each model runs on its own
 feed, made once: the float peer's input as float32, the exact model's as the host makes it
 (its checks of the input's range and its copy in the type the model takes it in, int8 for
-the conv's, are the host's, not the model's). The float model is the peer a user would otherwise ship,
-inexact in general and here only as a yardstick.
+the conv's, are the host's, not the model's). The float model is the peer a user would
+otherwise ship, inexact in general and here only as a yardstick.
 
 Run: ``python benchmarks/float_peer.py``.
 """

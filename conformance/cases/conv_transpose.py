@@ -52,8 +52,8 @@ def conv_transpose_plan_empty_output():
 
 
 def conv_transpose_check_past_8_bits():
-    # A check range inside an int8 over sums past it (acc64 only): the host checks the values
-    # before the check, so an 8-bit move of them wraps 256 to 0 and −512 to 0, and 255 to −1,
+    # A check range inside an int8 over sums past it (acc64 only): the host checks the sums as
+    # the operator forms them, so an 8-bit move of them wraps 256 and −512 to 0 and 255 to −1,
     # inside the range, where each decode must refuse; 5 passes. k2 s2 p2 keeps the operator
     # from the phase rewrite.
     b = GraphBuilder()

@@ -1,6 +1,7 @@
 """ONNX as a format (:class:`waiexport.targets.format.Format`): one model for every decode
 shape, NCHW ``[1, C, H, W]`` in the storage type of the graph's tensors (int32, or int64 for
-an ``acc64`` target; an input whose declared range fits 8 bits as int8 or uint8), checked by onnxruntime's CPU provider."""
+an ``acc64`` target; an input whose declared range fits 8 bits as int8 or uint8), checked by
+onnxruntime's CPU provider."""
 
 from __future__ import annotations
 

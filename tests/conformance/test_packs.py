@@ -127,8 +127,8 @@ def test_a_tampered_manifest_is_one_line(pack, tmp_path):
 @with_extra("onnxruntime", "ort")
 def test_an_acc64_pack_runs_as_a_runner_runs_it(tmp_path):
     # int64 inputs (8-bit where the input's range fits: the export's) and outputs as the
-    # model declares them; the host's checks of an internal
-    # check tensor (graphs.jsonl) judged from the model's check outputs
+    # model declares them; the host's checks of an internal check tensor (graphs.jsonl)
+    # judged from the model's check outputs
     from waiexport import write
     from waiexport.conformance.vectors import make_vector, write_lines
 
