@@ -1,6 +1,6 @@
 """An engine in a worker process of its own: a runtime's abort, signal, hang or runaway
 memory ends that decode, not the report. The worker is ``python -m
-waiexport.targets.engines.worker``; it makes the engine by name (:func:`..engine`) and
+waiexport.targets.engines.worker``, started by its keeper (:mod:`.keeper`); it makes the engine by name (:func:`..engine`) and
 answers requests on its standard input and output (length-prefixed pickles): the first
 makes the engine from where its class (or a plug-in's factory) lives, ``module:name``, and
 its arguments. What the runtime writes to standard error, or to standard output from its
@@ -13,9 +13,12 @@ holds to be found (:class:`_Answer`), since unpickling calls what the bytes name
 
 :class:`Isolated` stands for the engine in the parent: the same interface, each call sent to
 the worker under a time limit, the worker's memory watched against a limit, a worker that
-died restarted (and the graphs it had loaded loaded again) for the next call. The worker
-runs in a session of its own, stopped whole with it: a runtime's helper processes do not
-outlive it, nor does the session outlive a parent killed outright (:func:`_watch`).
+died restarted (and the graphs it had loaded loaded again) for the next call. The keeper,
+in a session of its own, is the parent of every process the runtime starts whose own parent
+ended, so each of them, whatever session it moved to, counts in the worker's memory and is
+stopped with it: a runtime's helper processes do not outlive the worker, nor do they or
+the worker outlive a parent killed outright (the keeper stops them; :func:`_watch`, if the
+keeper itself was killed).
 """
 
 from __future__ import annotations
@@ -33,7 +36,9 @@ import time
 import weakref
 
 from ..errors import EngineCrashed, EngineFailure, EngineTimedOut
+from . import keeper
 from .base import Engine, Loaded, described
+from .keeper import end, family
 
 __all__ = ["Isolated", "TIME_LIMIT", "MEMORY_LIMIT"]
 
@@ -103,51 +108,18 @@ class _Answer(pickle.Unpickler):
                                      "holds")
 
 
-def _session(sid: int) -> list[int]:
-    """The processes of session ``sid``: a worker and every process its runtime started
-    (in its process group or another)."""
-    try:
-        pids = os.listdir("/proc")
-    except OSError:           # no /proc: none found (the memory limit is not watched)
-        return []
-    found = []
-    for pid in pids:
-        if pid.isdigit():
-            try:
-                with open(f"/proc/{pid}/stat", "rb") as f:      # its session: field 6
-                    if int(f.read().rsplit(b")", 1)[1].split()[3]) == sid:
-                        found.append(int(pid))
-            except (OSError, ValueError, IndexError):
-                pass
-    return found
-
-
-def _rss(sid: int) -> int:
-    """The resident memory in bytes of the processes of session ``sid`` (those that
-    cannot be read count nothing)."""
+def _rss(pid: int) -> int:
+    """The resident memory in bytes of worker keeper ``pid``'s family (:func:`.keeper.family`:
+    the keeper, the worker and every process its runtime started; those that cannot be read
+    count nothing)."""
     total = 0
-    for pid in _session(sid):
+    for p in family(pid):
         try:
-            with open(f"/proc/{pid}/statm") as f:
+            with open(f"/proc/{p}/statm") as f:
                 total += int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
         except (OSError, ValueError, IndexError):
             pass
     return total
-
-
-def _end_session(sid: int) -> None:
-    """Kill every process of session ``sid``: each that :func:`_session` finds, then the
-    process group its first process leads (the caller among them, if it is, last)."""
-    for pid in _session(sid):
-        if pid != os.getpid():
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except OSError:
-                pass
-    try:
-        os.killpg(sid, signal.SIGKILL)
-    except OSError:
-        pass
 
 
 #: What the worker's answer to making the engine holds.
@@ -207,8 +179,8 @@ class Isolated(Engine):
     def _start(self) -> None:
         try:
             self._proc = subprocess.Popen(
-                [sys.executable, "-m", "waiexport.targets.engines.worker", str(os.getpid())],
-                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                [sys.executable, "-I", "-S", keeper.__file__, str(os.getpid()), sys.executable,
+                 "-m", "waiexport.targets.engines.worker"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                 start_new_session=True)
         except OSError as e:        # out of processes, files or memory
             raise EngineFailure(f"its worker could not be started: {e.strerror or e}") \
@@ -394,9 +366,13 @@ def _loaded(said) -> tuple:
 
 
 def _kill(proc) -> None:
-    """Stop a worker and what its runtime started (its session, which can outlive a worker
+    """Stop a worker's keeper and all below it (what the runtime started can outlive a worker
     that ended), and close the parent's ends of its pipes."""
-    _end_session(proc.pid)
+    end(proc.pid)
+    try:            # where there is no /proc to find them by: the keeper's process group
+        os.killpg(proc.pid, signal.SIGKILL)
+    except OSError:
+        pass
     proc.wait()
     for pipe in (proc.stdin, proc.stdout, proc.stderr):
         try:
@@ -450,21 +426,22 @@ def _plain(outputs):
     return {k: np.asarray(v) if isinstance(v, np.ndarray) else v for k, v in outputs.items()}
 
 
-def _watch(parent: int) -> None:
-    """End this worker's session, the worker included, once ``parent``, the process that
-    started it, has gone: a parent killed outright runs nothing that would stop it, and a
-    runtime hung in a call would never read that its requests have ended."""
-    while os.getppid() == parent:
+def _watch(keeper_pid: int) -> None:
+    """End this worker and all it started once its keeper has gone (which stops them
+    itself when the parent does; a keeper killed outright cannot): a runtime hung in a call
+    would never read that its requests have ended."""
+    while os.getppid() == keeper_pid:
         time.sleep(0.5)
-    _end_session(os.getsid(0))
+    end(os.getsid(0))
+    os.killpg(0, signal.SIGKILL)
 
 
-def _serve(parent: int) -> None:
+def _serve(keeper_pid: int) -> None:
     """The worker's loop: requests on standard input, answers on the standard output it
-    was started with; a thread watches for ``parent``'s end (:func:`_watch`)."""
+    was started with; a thread watches for its keeper's end (:func:`_watch`)."""
     import threading
     from importlib import import_module
-    threading.Thread(target=_watch, args=(parent,), daemon=True).start()
+    threading.Thread(target=_watch, args=(keeper_pid,), daemon=True).start()
     stdin, answers = sys.stdin.buffer, os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)      # what the runtime prints, from Python or its native code, goes to
     sys.stdout = sys.stderr           # standard error, not into the answers

@@ -37,6 +37,17 @@ def _relu(g):
     return any(op.name == "relu" for op in g.ops)
 
 
+def _mark(text):
+    """``text`` in the file MARK names, whole when the test reads it."""
+    os.replace(_write(os.environ["MARK"] + ".part", text), os.environ["MARK"])
+
+
+def _write(path, text):
+    with open(path, "w") as f:
+        f.write(text)
+    return path
+
+
 class Misbehaves(ReferenceEngine):
     """The reference, except on graphs with a relu: there it does what ``how`` says."""
 
@@ -61,10 +72,27 @@ class Misbehaves(ReferenceEngine):
                 for _ in range(128):
                     os.write(2, b"y" * (1 << 20))
             if self.how in ("spawn", "hide"):  # a helper in a process group of its own
-                import subprocess              # (its pid in MARK's file), then abort or sleep
-                helper = subprocess.Popen(["sleep", "600"], process_group=0)
-                open(os.environ["MARK"], "w").write(str(helper.pid))
+                import subprocess              # (its pid and the worker's in MARK's file),
+                helper = subprocess.Popen(["sleep", "600"], process_group=0)   # then abort
+                _mark(f"{helper.pid} {os.getpid()}")                              # or sleep
                 if self.how == "spawn":
+                    os.abort()
+                time.sleep(600)
+            if self.how.startswith("escape"):  # a helper that leaves the worker's session
+                import subprocess              # and, its parent ended, the worker's children
+                mark = os.environ["MARK"]      # (holding 768 MiB where it hogs)
+                if os.path.exists(mark + ".helper"):
+                    os.remove(mark + ".helper")
+                subprocess.run([sys.executable, "-c", (
+                    "import os, sys, time; os.fork() and os._exit(0); os.setsid(); "
+                    + ("x = b'1' * (768 << 20); " if "hogs" in self.how else "")
+                    + "open(sys.argv[1] + '.part', 'w').write(str(os.getpid())); "
+                    "os.rename(sys.argv[1] + '.part', sys.argv[1] + '.helper'); "
+                    "time.sleep(600)"), mark])
+                while not os.path.exists(mark + ".helper"):
+                    time.sleep(0.05)
+                _mark(f"{open(mark + '.helper').read()} {os.getpid()}")
+                if self.how == "escape":
                     os.abort()
                 time.sleep(600)
             if self.how == "helper hogs":  # a helper process holds 768 MiB for 5 s
@@ -211,7 +239,9 @@ class AbortingTosaRef(TosaRefEngine):
 MISBEHAVING = {"double-aborts": "abort", "double-sleeps": "sleep", "double-hogs": "memory",
                "double-shouts": "shout", "double-rants": "rant", "double-spawns": "spawn",
                "double-hangs-up": "hang up", "double-helper-hogs": "helper hogs",
-               "double-hides": "hide", "double-leaves": "leave"}
+               "double-hides": "hide", "double-leaves": "leave", "double-escapes": "escape",
+               "double-escapes-hides": "escape and hide",
+               "double-escapee-hogs": "escape, hogs"}
 
 ENTRY_POINTS = "[waiexport.engines]\n" + "".join(
     f"{name} = waiexport_doubles:{name.replace('-', '_')}\n" for name in MISBEHAVING) + """\
@@ -327,21 +357,55 @@ def _ended(pid: int) -> bool:
     return False
 
 
-def test_what_a_crashed_runtime_started_is_stopped_with_it(doubles, tmp_path, monkeypatch):
-    """A worker that dies leaves no process it started running (its helpers are in its own
-    session, which is stopped where its end is seen)."""
+def _none_running(mark: Path) -> bool:
+    """Whether no process that names ``mark`` in its arguments (every helper an escaping
+    double started) runs, waiting a little for a signal sent to land."""
+    for _ in range(50):
+        running = []
+        for pid in filter(str.isdigit, os.listdir("/proc")):
+            try:
+                running += [pid] if str(mark).encode() in Path(f"/proc/{pid}/cmdline"
+                                                                ).read_bytes() else []
+            except OSError:
+                pass
+        if not running:
+            return True
+        time.sleep(0.1)
+    return False
+
+
+@pytest.mark.parametrize("engine", ["double-spawns", "double-escapes"])
+def test_what_a_crashed_runtime_started_is_stopped_with_it(doubles, tmp_path, monkeypatch,
+                                                            engine):
+    """A worker that dies leaves no process it started running: a helper in a process group
+    of its own, or one that left the worker's session and whose parent ended (so it is no
+    child of the worker's), is still a descendant of the worker's keeper, stopped with it."""
     mark = tmp_path / "helper"
     monkeypatch.setenv("MARK", str(mark))
-    r, rep = _validate("--engine", "double-spawns")
+    r, rep = _validate("--engine", engine)
     relu = {v["id"]: v for v in rep["vectors"]}["relu_basic"]
     assert relu["status"] == "crashed", relu
-    assert _ended(int(mark.read_text()))
+    assert _ended(int(mark.read_text().split()[0])) and _none_running(mark)
 
 
-def test_a_worker_ends_with_a_parent_killed_outright(doubles, tmp_path, monkeypatch):
+def test_a_helper_that_left_the_worker_s_session_counts_in_its_memory(doubles, tmp_path,
+                                                                       monkeypatch):
+    """The memory limit holds for what the runtime started however it left the worker's
+    session: a helper that did so holds 768 MiB past a 0.5 GiB limit and the worker waits."""
+    mark = tmp_path / "helper"
+    monkeypatch.setenv("MARK", str(mark))
+    r, rep = _validate("--engine", "double-escapee-hogs", "--memory-limit", "0.5",
+                       "--time-limit", "60")
+    relu = {v["id"]: v for v in rep["vectors"]}["relu_basic"]
+    assert relu["status"] == "crashed" and "memory passed 0.5 GiB" in relu["reason"], relu
+    assert _none_running(mark)
+
+
+@pytest.mark.parametrize("engine", ["double-hides", "double-escapes-hides"])
+def test_a_worker_ends_with_a_parent_killed_outright(doubles, tmp_path, monkeypatch, engine):
     """A parent killed with SIGKILL (or a SIGTERM, which runs no finalizer) cannot stop its
-    worker: the worker ends its own session once its parent has gone, so a runtime hung in
-    a call and what it started do not run on."""
+    worker: the worker's keeper ends the worker and every process it started once the
+    parent has gone, so a runtime hung in a call and what it started do not run on."""
     mark = tmp_path / "helper"
     monkeypatch.setenv("MARK", str(mark))
     b = GraphBuilder()
@@ -349,15 +413,14 @@ def test_a_worker_ends_with_a_parent_killed_outright(doubles, tmp_path, monkeypa
     (tmp_path / "g.whg1").write_bytes(write(b.build()))
     parent = subprocess.Popen([sys.executable, "-c", (
         "import sys, numpy as np; from waiexport.targets.engines import engine; "
-        "engine('double-hides', isolate=True).load(open(sys.argv[1], 'rb').read())"
+        f"engine({engine!r}, isolate=True).load(open(sys.argv[1], 'rb').read())"
         ".run([np.zeros((1, 4, 4), np.int64)], [])"), str(tmp_path / "g.whg1")])
     try:
         for _ in range(300):
-            if mark.exists() and mark.read_text():
+            if mark.exists():
                 break
             time.sleep(0.1)
-        helper = int(mark.read_text())
-        worker = int(Path(f"/proc/{helper}/stat").read_text().rsplit(")", 1)[1].split()[1])
+        helper, worker = map(int, mark.read_text().split())
     finally:
         parent.kill()
         parent.wait()
