@@ -198,9 +198,8 @@ TARGETS.update({t.name: t for t in (
                     "integer operations it keeps: convolutions as int32 Mul and Add trees, "
                     "roundings by bits, no int64 tensor",
             inexact=_OPENVINO_INEXACT, measured=f"OpenVINO 2026.4.1, {_MEASURED}",
-            side_limit=(1 << 24, "a convolution's last row or column is wrong (a 1x1 conv "
-                                 "of side 2^24 + 1, measured): its size arithmetic goes "
-                                 "through float32")),
+            side_limit=(1 << 24, "a convolution's last row or column is wrong (a 3x3 conv "
+                                 "of side 2^24 + 1, measured on the decode's own shapes)")),
     # padding zero only: its frontend takes no Pad whose pads are a run-time input, so
     # replication is built from Slice, Expand and Concat (§9.4)
     replace(TARGETS["ort-cpu"], name="tvm-llvm", engine="tvm-llvm", checked_on="tvm-llvm", conv_integer=False,

@@ -1,7 +1,8 @@
 """OpenVINO's CPU plugin as an engine (extra ``openvino``): a target's ONNX model (its own
 target ``openvino-cpu``'s unless ``--target`` names another, ``ort-cpu`` say), compiled with
-the inference precision set to f32 (it defaults to bf16 on CPUs with AMX or AVX512_BF16).
-What OpenVINO says it runs is read from ``compiled_model.get_runtime_model()``: a node it
+the inference precision set to f32 (it defaults to bf16 on CPUs with AMX or AVX512_BF16),
+and each decode run on the model compiled for its input shapes (kept for the next decode of
+those shapes; see :meth:`OpenVinoEngine.open`). What OpenVINO says it runs is read from ``compiled_model.get_runtime_model()``: a node it
 runs in a floating-point precision means no decode of that model passes, since §6 forbids
 floating point on graph values (its decodes still run, to show and locate what differs); the
 probes (:mod:`waiexport.targets.onnx.probes`) catch what it computes through float while
@@ -42,19 +43,32 @@ class OpenVinoEngine(ModelEngine):
                 "probed": self.probed()}
 
     def open(self, model):
-        compiled = self.core.compile_model(self.core.read_model(model=model.data, weights=b""),
-                                           "CPU", {"INFERENCE_PRECISION_HINT": "f32"})
-        floating = [f"{op.get_friendly_name()} ({info['layerType'].astype(str)})"
-                    for op in compiled.get_runtime_model().get_ordered_ops()
-                    for info in [op.get_rt_info()]
-                    if info["layerType"].astype(str) not in _BOOKKEEPING
-                    and info["runtimePrecision"].astype(str) in FLOATING]
-        request = compiled.create_infer_request()
+        """The model compiled as it is, where what OpenVINO runs in floating point is read,
+        and compiled again with each decode's input shapes fixed, on which that decode runs
+        (a node in floating point there that was not in the first fails it). On dynamic
+        shapes OpenVINO's sizes went wrong: a reshape read a side of 1 where it was 7 (the
+        interleave of a k4 s4 ``conv_transpose``, every decode failed), and a 1x1 conv of
+        side 2^24 + 1 computed its last column wrong; on fixed shapes both are exact
+        (measured)."""
+        compiled = self._compiled(self.core.read_model(model=model.data, weights=b""))
+        floating = _floating(compiled)
         kept = {n for port in compiled.inputs for n in port.get_names()}
+        fixed: dict = {}
 
         def run(feed):
+            feed = {k: v for k, v in feed.items() if k in kept}
+            shapes = tuple(sorted((k, tuple(v.shape)) for k, v in feed.items()))
             try:
-                said = request.infer({k: v for k, v in feed.items() if k in kept})
+                if shapes not in fixed:
+                    m = self.core.read_model(model=model.data, weights=b"")
+                    m.reshape({k: list(shape) for k, shape in shapes})
+                    at_shapes = self._compiled(m)
+                    new = [] if floating else _floating(at_shapes)
+                    if new:
+                        raise EngineFailure(f"OpenVINO runs {new[0]} in floating point at "
+                                            "these input shapes (§6)")
+                    fixed[shapes] = at_shapes.create_infer_request()
+                said = fixed[shapes].infer(feed)
             except RuntimeError as e:
                 raise EngineFailure.said("OpenVINO", str(e).strip().splitlines()[-1]) from None
             return {_name(port): value for port, value in said.items()}
@@ -62,6 +76,18 @@ class OpenVinoEngine(ModelEngine):
                         "forbids on graph values: " + ", ".join(floating[:4])
                         + (", ..." if len(floating) > 4 else "")] if floating else []
         return run
+
+    def _compiled(self, model):
+        return self.core.compile_model(model, "CPU", {"INFERENCE_PRECISION_HINT": "f32"})
+
+
+def _floating(compiled) -> list[str]:
+    """The nodes ``compiled`` runs in a floating-point precision, by name and kind."""
+    return [f"{op.get_friendly_name()} ({info['layerType'].astype(str)})"
+            for op in compiled.get_runtime_model().get_ordered_ops()
+            for info in [op.get_rt_info()]
+            if info["layerType"].astype(str) not in _BOOKKEEPING
+            and info["runtimePrecision"].astype(str) in FLOATING]
 
 
 def _name(port) -> str:
