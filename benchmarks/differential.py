@@ -16,8 +16,9 @@ default, so a run from a later ``FIRST`` draws mutants no earlier run drew). It 
 output buffer that outlived its array, onnxruntime's allocation error escaping ``run`` and
 ``export``, TOSA's int32 fields, the acc64 floor shift past 62 (an ``igdn``), an acc64
 ``conv_transpose`` whose checked output wrapped through an int8 move, and OpenVINO's
-refusal of a feed naming an input it dropped and its wrong rows past 2^24 (the README's
-hostile-input section and its OpenVINO paragraph).
+refusal of a feed naming an input it dropped, its wrong rows past 2^24 and its interleave of
+a transposed convolution sized wrong on dynamic shapes (the README's hostile-input section
+and its OpenVINO paragraph).
 """
 
 from __future__ import annotations
