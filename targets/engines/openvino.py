@@ -2,13 +2,14 @@
 target ``openvino-cpu``'s unless ``--target`` names another, ``ort-cpu`` say), compiled with
 the inference precision set to f32 (it defaults to bf16 on CPUs with AMX or AVX512_BF16),
 and each decode run on the model compiled for its input shapes (kept for the next decode of
-those shapes; see :meth:`OpenVinoEngine.open`). What OpenVINO says it runs is read from ``compiled_model.get_runtime_model()``: a node it
-runs in a floating-point precision means no decode of that model passes, since §6 forbids
-floating point on graph values (its decodes still run, to show and locate what differs); the
-probes (:mod:`waiexport.targets.onnx.probes`) catch what it computes through float while
-reporting an integer type. Each decode feeds the inputs the compiled model kept (OpenVINO
-drops one no output reads, a scalar whose ``fill`` is unused say, and refuses a feed that
-names it); its runtime's error is that decode's ``EngineFailure``, one line."""
+those shapes; see :meth:`OpenVinoEngine.open`). What OpenVINO says it runs is read from
+``compiled_model.get_runtime_model()``: a node it runs in a floating-point precision means no
+decode of that model passes, since §6 forbids floating point on graph values (its decodes
+still run, to show and locate what differs); the probes
+(:mod:`waiexport.targets.onnx.probes`) catch what it computes through float while reporting
+an integer type. Each decode feeds the inputs the compiled model kept (OpenVINO drops one no
+output reads, a scalar whose ``fill`` is unused say, and refuses a feed that names it); its
+runtime's error is that decode's ``EngineFailure``, one line."""
 
 from __future__ import annotations
 

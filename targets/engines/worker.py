@@ -1,11 +1,11 @@
 """An engine in a worker process of its own: a runtime's abort, signal, hang or runaway
 memory ends that decode, not the report. The worker is ``python -m
-waiexport.targets.engines.worker``, started by its keeper (:mod:`.keeper`); it makes the engine by name (:func:`..engine`) and
-answers requests on its standard input and output (length-prefixed pickles): the first
-makes the engine from where its class (or a plug-in's factory) lives, ``module:name``, and
-its arguments. What the runtime writes to standard error, or to standard output from its
-native code, goes to a pipe that the parent reads as it waits, keeping its last bytes, whose
-last lines name a crash.
+waiexport.targets.engines.worker``, started by its keeper (:mod:`.keeper`); it makes the
+engine by name (:func:`..engine`) and answers requests on its standard input and output
+(length-prefixed pickles): the first makes the engine from where its class (or a
+plug-in's factory) lives, ``module:name``, and its arguments. What the runtime writes to
+standard error, or to standard output from its native code, goes to a pipe that the parent
+reads as it waits, keeping its last bytes, whose last lines name a crash.
 
 The parent reads an answer as what it is, bytes a runtime it does not trust could have
 written: within the call's time and memory limits, and unpickled with only what an answer
@@ -109,8 +109,8 @@ class _Answer(pickle.Unpickler):
 
 
 def _rss(pid: int) -> int:
-    """The resident memory in bytes of worker keeper ``pid``'s family (:func:`.keeper.family`:
-    the keeper, the worker and every process its runtime started; those that cannot be read
+    """The resident memory in bytes of keeper ``pid``'s family (:func:`.keeper.family`: the
+    keeper, its worker and every process the runtime started; those that cannot be read
     count nothing)."""
     total = 0
     for p in family(pid):
@@ -180,8 +180,8 @@ class Isolated(Engine):
         try:
             self._proc = subprocess.Popen(
                 [sys.executable, "-I", "-S", keeper.__file__, str(os.getpid()), sys.executable,
-                 "-m", "waiexport.targets.engines.worker"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                start_new_session=True)
+                 "-m", "waiexport.targets.engines.worker"], stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
         except OSError as e:        # out of processes, files or memory
             raise EngineFailure(f"its worker could not be started: {e.strerror or e}") \
                 from None
