@@ -18,7 +18,7 @@ import signal
 import sys
 import time
 
-__all__ = ["end", "family"]
+__all__ = ["end", "family", "subreap"]
 
 
 def family(pid: int) -> list[int]:
@@ -101,12 +101,18 @@ def _exit_as(status: int | None) -> None:
     os._exit(os.WEXITSTATUS(status) if os.WIFEXITED(status) else 1)
 
 
-def main(parent: int, argv: list[str]) -> None:
+def subreap() -> None:
+    """Make this process the parent of every orphan below it (Linux's
+    ``PR_SET_CHILD_SUBREAPER``); elsewhere nothing (the session alone holds them)."""
     try:
         import ctypes
-        ctypes.CDLL(None, use_errno=True).prctl(36, 1, 0, 0, 0)   # PR_SET_CHILD_SUBREAPER
-    except (OSError, AttributeError):      # not Linux: the session alone holds them
+        ctypes.CDLL(None, use_errno=True).prctl(36, 1, 0, 0, 0)
+    except (OSError, AttributeError):
         pass
+
+
+def main(parent: int, argv: list[str]) -> None:
+    subreap()
     signal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGCHLD])
     worker = os.fork()
     if worker == 0:

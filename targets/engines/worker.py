@@ -17,8 +17,9 @@ died restarted (and the graphs it had loaded loaded again) for the next call. Th
 in a session of its own, is the parent of every process the runtime starts whose own parent
 ended, so each of them, whatever session it moved to, counts in the worker's memory and is
 stopped with it: a runtime's helper processes do not outlive the worker, nor do they or
-the worker outlive a parent killed outright (the keeper stops them; :func:`_watch`, if the
-keeper itself was killed).
+the worker outlive a parent killed outright (the keeper stops them). The worker is such a
+parent too, so where a runtime kills the keeper, what it started is still the worker's, which
+stops it and itself (:func:`_watch`).
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ import weakref
 from ..errors import EngineCrashed, EngineFailure, EngineTimedOut
 from . import keeper
 from .base import Engine, Loaded, described
-from .keeper import end, family
+from .keeper import end, family, subreap
 
 __all__ = ["Isolated", "TIME_LIMIT", "MEMORY_LIMIT"]
 
@@ -441,6 +442,7 @@ def _serve(keeper_pid: int) -> None:
     was started with; a thread watches for its keeper's end (:func:`_watch`)."""
     import threading
     from importlib import import_module
+    subreap()       # an orphan below stays below the worker too, should its keeper be killed
     threading.Thread(target=_watch, args=(keeper_pid,), daemon=True).start()
     stdin, answers = sys.stdin.buffer, os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)      # what the runtime prints, from Python or its native code, goes to

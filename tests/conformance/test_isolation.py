@@ -94,6 +94,8 @@ class Misbehaves(ReferenceEngine):
                 _mark(f"{open(mark + '.helper').read()} {os.getpid()}")
                 if self.how == "escape":
                     os.abort()
+                if self.how.endswith("kills its keeper"):
+                    os.kill(os.getppid(), 9)
                 time.sleep(600)
             if self.how == "helper hogs":  # a helper process holds 768 MiB for 5 s
                 import subprocess
@@ -241,7 +243,8 @@ MISBEHAVING = {"double-aborts": "abort", "double-sleeps": "sleep", "double-hogs"
                "double-hangs-up": "hang up", "double-helper-hogs": "helper hogs",
                "double-hides": "hide", "double-leaves": "leave", "double-escapes": "escape",
                "double-escapes-hides": "escape and hide",
-               "double-escapee-hogs": "escape, hogs"}
+               "double-escapee-hogs": "escape, hogs",
+               "double-escapes-kills-keeper": "escape, kills its keeper"}
 
 ENTRY_POINTS = "[waiexport.engines]\n" + "".join(
     f"{name} = waiexport_doubles:{name.replace('-', '_')}\n" for name in MISBEHAVING) + """\
@@ -374,12 +377,14 @@ def _none_running(mark: Path) -> bool:
     return False
 
 
-@pytest.mark.parametrize("engine", ["double-spawns", "double-escapes"])
+@pytest.mark.parametrize("engine", ["double-spawns", "double-escapes",
+                                    "double-escapes-kills-keeper"])
 def test_what_a_crashed_runtime_started_is_stopped_with_it(doubles, tmp_path, monkeypatch,
                                                             engine):
     """A worker that dies leaves no process it started running: a helper in a process group
     of its own, or one that left the worker's session and whose parent ended (so it is no
-    child of the worker's), is still a descendant of the worker's keeper, stopped with it."""
+    child of the worker's), is still a descendant of the worker's keeper, stopped with it,
+    and of the worker, which stops it where the runtime killed the keeper."""
     mark = tmp_path / "helper"
     monkeypatch.setenv("MARK", str(mark))
     r, rep = _validate("--engine", engine)
