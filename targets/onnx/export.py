@@ -4,9 +4,10 @@ operators onnxruntime's CPU provider runs with integer kernels (opset 21).
 Model inputs are named after the WHG1 tables: data inputs ``in0, in1, …``, state inputs
 ``state0, …`` (``[1, C, H, W]``, a data input int8 or uint8 where its declared range fits
 one, :func:`_fed_as`, else the graph's storage type), scalars ``scalar0, …`` (int64
-``[1]``); outputs are ``out0, out1, …``. A state output feeds its state input back by the §10.2 ``src`` link, which
-the host carries. Input policies, sizes and scalar ranges are the host's (§4 run steps 1–3);
-every operator and every ``clamp`` policy inside the graph is in the model.
+``[1]``); outputs are ``out0, out1, …``. A state output feeds its state input back by the
+§10.2 ``src`` link, which the host carries. Input policies, sizes and scalar ranges are the
+host's (§4 run steps 1–3); every operator and every ``clamp`` policy inside the graph is in
+the model.
 """
 
 from __future__ import annotations

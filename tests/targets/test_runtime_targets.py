@@ -108,9 +108,9 @@ def test_a_stride_past_the_kernel_runs_exactly_on_the_runtime(runtime, n):
 @pytest.mark.parametrize("stride, pad", [(4, 0), (6, 1)])
 def test_a_4x4_transposed_conv_whose_stride_reaches_its_kernel_runs_on_the_runtime(
         runtime, n, stride, pad):
-    # its interleave multiplies a side by 4: OpenVINO bounded that side's size in int64 on
-    # dynamic shapes, the bound wrapped to 0 and a reshape read the side as 1 (every decode
-    # "the shape of input data (3.35.4.4) conflicts with the reshape pattern (1.3.4.4)")
+    # on dynamic shapes OpenVINO sized its interleave wrong, a reshape reading a side of 1
+    # where it was 7 (every decode "the shape of input data (3.35.4.4) conflicts with the
+    # reshape pattern (1.3.4.4)"); on the decode's own shapes it is exact
     from waiexport.builder import GraphBuilder, conv_transpose, rq
     b = GraphBuilder()
     b.output(b.op("relu", b.op("conv_transpose", b.input(2, -128, 127), conv_transpose(
