@@ -5,6 +5,9 @@ the random search run apart from CI; and the default, random, at each test's own
 Without onnxruntime, a test that fails for want of it skips naming its extra."""
 
 import os
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -70,3 +73,15 @@ def pytest_sessionfinish(session, exitstatus):
     binding = sys.modules.get("iree.runtime._binding")
     if binding is not None and hasattr(binding, "disable_leak_checker"):
         binding.disable_leak_checker()
+
+
+@pytest.fixture(scope="session")
+def example_plugin(tmp_path_factory):
+    """The repository's plug-in example, installed (into a folder of its own) as a user
+    would install it."""
+    where = tmp_path_factory.mktemp("plugin")
+    r = subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps",
+                        "--target", str(where),
+                        str(Path(__file__).parents[1] / "examples" / "plugin")], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    return where

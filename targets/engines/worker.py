@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import functools
 import io
+import json
 import os
 import pickle
 import select
@@ -180,9 +181,9 @@ class Isolated(Engine):
     def _start(self) -> None:
         try:
             self._proc = subprocess.Popen(
-                [sys.executable, "-I", "-S", keeper.__file__, str(os.getpid()), sys.executable,
-                 "-m", "waiexport.targets.engines.worker"], stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+                [sys.executable, "-I", "-S", keeper.__file__, str(os.getpid()), *_argv()],
+                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                start_new_session=True)
         except OSError as e:        # out of processes, files or memory
             raise EngineFailure(f"its worker could not be started: {e.strerror or e}") \
                 from None
@@ -347,6 +348,25 @@ class Isolated(Engine):
             return self._call(("run", key, [i for i in inputs], list(scalars)))
         return Loaded(graph, run, lambda i, s: self._call(("run_all", key, list(i), list(s))),
                       unclaimable=unclaimable)
+
+
+#: The worker's start in isolated mode (``-I``: no current folder, script folder, user site
+#: or ``PYTHON*`` variable): its path is the one the parent gives (:func:`_argv`), then the
+#: worker module runs as ``__main__``.
+_BOOT = ("import json, runpy, sys; sys.path[:] = json.loads(sys.argv.pop(1)); "
+         "runpy.run_module('waiexport.targets.engines.worker', run_name='__main__', "
+         "alter_sys=True)")
+
+
+def _argv() -> list[str]:
+    """The worker's command: this interpreter, isolated, on this process's ``sys.path``
+    without the current folder (``''`` or the folder itself), so a file there (a
+    ``tract.py``, a ``pickle.py``, a clone's ``waiexport/``) is never what the worker
+    imports in place of a runtime or of this package."""
+    here = os.path.realpath(os.getcwd())
+    path = [p for p in (os.path.abspath(p) for p in sys.path if p)
+            if os.path.realpath(p) != here]
+    return [sys.executable, "-I", "-c", _BOOT, json.dumps(path)]
 
 
 def _loaded(said) -> tuple:

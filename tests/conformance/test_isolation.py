@@ -562,18 +562,6 @@ def test_plugins_are_listed_in_help_and_the_unknown_engine_error(doubles):
     assert r.exit_code == 2 and "double-sleeps" in r.output
 
 
-@pytest.fixture(scope="module")
-def example_plugin(tmp_path_factory):
-    """The repository's plug-in example, installed (into a folder of its own) as a user
-    would install it."""
-    where = tmp_path_factory.mktemp("plugin")
-    r = subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps",
-                        "--target", str(where),
-                        str(ROOT / "examples" / "plugin")], capture_output=True, text=True)
-    assert r.returncode == 0, r.stderr
-    return where
-
-
 @with_extra("onnxruntime", "ort")
 def test_the_example_plugin_passes_the_corpus_in_its_worker(example_plugin):
     env = {**os.environ, "PYTHONPATH": str(example_plugin)}
