@@ -29,7 +29,7 @@ from pathlib import Path
 
 import numpy as np
 
-from waiexport.files import NotRegular, TooLarge, new_folder, npy_bytes, read_bounded
+from waiexport.files import NotRegular, TooLarge, npy_bytes, output_folder, read_bounded
 from waiexport.jsonio import BadInput, ascii_text, dumps, loads
 from waiexport.refusal import Refusal
 
@@ -40,7 +40,8 @@ __all__ = ["make_pack", "judge", "PackEngine", "FORMAT", "identity", "key"]
 
 FORMAT = "waiexport-pack/2"
 #: A pack folder's entries: what packing writes, and what its runner writes into it.
-WRITES = ("manifest.json", "models", "inputs", "outputs", "errors", "results.json")
+#: The command whose output a pack is (:func:`waiexport.files.output_folder`).
+COMMAND = "vectors pack"
 MANIFEST_LIMIT = 64 << 20        # the largest manifest.json the judge reads
 RESULTS_LIMIT = 64 << 10         # results.json: a pack identity and a line of text
 ERROR_LIMIT = 4096               # what the report keeps of a runner's error file
@@ -96,7 +97,7 @@ def make_pack(target, files: list[Path], out: Path, progress=None) -> tuple[dict
                 "vector_files": [{"name": path.name, "sha256": _sha(raw)}
                                  for path, _, raw in read],
                 "vectors": [], "not_packed": []}
-    with new_folder(out) as work:
+    with output_folder(out, COMMAND) as work:
         with fmt.packing() as later:   # every model's entry complete at its end
             for path, vectors, raw in read:
                 for v in vectors:

@@ -102,8 +102,8 @@ class Format:
         """The model's shape of a tensor whose CHW shape is ``chw``."""
         raise NotImplementedError
 
-    writes_folder: tuple = ()  # an export's -o names a folder, written whole, not a file:
-                               # the names (globs) of what an export writes there
+    writes_folder = ""      # an export's -o names a folder, written whole, not a file: the
+                            # command whose output it is (:func:`waiexport.files.output_folder`)
     probes: tuple = ()      # probes of a runtime that reads this format (see onnx/probes.py)
     cuts = False            # the model can be cut after any tensor (:meth:`prefix`)
 

@@ -14,8 +14,8 @@ import tempfile
 from contextlib import contextmanager
 from pathlib import Path
 
-__all__ = ["write_atomic", "new_folder", "into_folder", "read_bounded", "npy_bytes", "TooLarge",
-           "NotRegular"]
+__all__ = ["write_atomic", "new_folder", "output_folder", "ours", "foreign", "read_bounded", "npy_bytes",
+           "TooLarge", "NotRegular", "NotOurs", "MARK"]
 
 #: How many times a folder put in place by other writers is moved aside before giving up.
 _RACES = 100
@@ -23,6 +23,11 @@ _RACES = 100
 
 class TooLarge(OSError):
     """A file larger than what its kind can hold: refused before it is read."""
+
+
+class NotOurs(OSError):
+    """A folder that holds what no earlier output of the command that would replace it
+    holds: someone's files, never replaced."""
 
 
 class NotRegular(OSError):
@@ -118,31 +123,90 @@ def new_folder(path: Path | str):
         raise
 
 
-@contextmanager
-def into_folder(path: Path | str):
-    """A fresh folder to fill, inside ``path`` (made if absent), whose entries replace those
-    of ``path`` of the same names when the block completes, each as a whole (a file by one
-    rename, a folder by :func:`_swap_in`); ``path``'s other entries stay. Where ``path`` is
-    absent or empty, it appears whole at once (:func:`new_folder`), so a writer killed part
-    way leaves none of its entries. On an exception in the block nothing in ``path`` has
-    changed. Yields the folder to write into."""
-    path = Path(path)
-    if not path.exists() or path.is_dir() and not any(path.iterdir()):
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with new_folder(path) as work:
-            yield work
-        return
-    work = Path(tempfile.mkdtemp(prefix=".staged.", suffix=".part", dir=path))
+#: The mark of a folder a command wrote whole: which command, and every file below it.
+MARK = ".waiexport-output.json"
+_MARK_FORMAT = "waiexport-output/1"
+#: The most bytes a mark may hold: a listing of a pack's files.
+_MARK_LIMIT = 64 << 20
+
+
+def _listed(path: Path, command: str) -> set | None:
+    """The files (paths relative to ``path``) that the mark in ``path`` lists, where it is
+    a mark of ``command``'s; else ``None``."""
+    import json
     try:
+        mark = json.loads(read_bounded(path / MARK, _MARK_LIMIT, follow=False))
+    except (OSError, ValueError):
+        return None
+    files = mark.get("files") if type(mark) is dict else None
+    if mark.get("format") != _MARK_FORMAT or mark.get("command") != command or \
+            type(files) is not list or not all(type(f) is str for f in files):
+        return None
+    return set(files)
+
+
+def foreign(path: Path | str, command: str) -> str | None:
+    """The first entry of the folder ``path`` (a path relative to it) that is not an
+    earlier output of ``command``: everything where ``path`` holds no mark of that command's
+    (:data:`MARK`), else what its mark does not list (a link, a FIFO, a file the mark names
+    replaced by a folder). ``None`` where ``path`` is absent, empty or such an output. Only
+    the folders the mark names are entered, so a deep or wide tree is not walked."""
+    path = Path(path)
+    try:
+        names = sorted(e.name for e in os.scandir(path))
+    except FileNotFoundError:
+        return None
+    except NotADirectoryError:
+        return "."
+    if not names:
+        return None
+    listed = _listed(path, command)
+    if listed is None:
+        return next((n for n in names if n != MARK), MARK)
+    folders = {str(Path(f).parent) for f in listed} - {"."}
+    folders |= {str(p) for f in folders for p in Path(f).parents} - {"."}
+    todo = [Path(".")]
+    while todo:
+        at = todo.pop()
+        for e in sorted(os.scandir(path / at), key=lambda e: e.name):
+            rel = str(at / e.name)
+            if e.is_dir(follow_symlinks=False) and rel in folders:
+                todo.append(at / e.name)
+            elif not (e.is_file(follow_symlinks=False) and (rel in listed or rel == MARK)):
+                return rel
+    return None
+
+
+def _mark(work: Path, command: str) -> None:
+    """Write the mark of ``command``'s output into the folder ``work``: every file below it."""
+    import json
+    files = sorted(str(p.relative_to(work)) for p in work.rglob("*") if p.is_file())
+    (work / MARK).write_text(json.dumps({"format": _MARK_FORMAT, "command": command,
+                                         "files": files}, ensure_ascii=True) + "\n")
+
+
+def ours(path: Path | str, command: str) -> None:
+    """Raise :class:`NotOurs` where the folder ``path`` is not absent, empty or an earlier
+    output of ``command`` (:func:`foreign`)."""
+    found = foreign(path, command)
+    if found is not None:
+        raise NotOurs(errno.ENOTEMPTY, f"holds {ascii(found)[1:-1]}, which no earlier output of "
+                                       f"'{command}' holds: give a new or an empty folder, or "
+                                       "an earlier output of this command")
+
+
+@contextmanager
+def output_folder(path: Path | str, command: str):
+    """A fresh folder to fill, which replaces ``path`` whole as :func:`new_folder` does,
+    marked as ``command``'s output (:data:`MARK`); where ``path`` is neither absent, empty
+    nor an earlier output of ``command`` (:func:`foreign`), :class:`NotOurs` before the
+    block and again before the replacement, with nothing touched. Yields the folder."""
+    path = Path(path)
+    ours(path, command)
+    with new_folder(path) as work:
         yield work
-        for entry in sorted(work.iterdir()):
-            if entry.is_dir():
-                _swap_in(entry, path / entry.name)
-            else:
-                os.replace(entry, path / entry.name)
-        _sync_folder(path)
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
+        _mark(work, command)
+        ours(path, command)
 
 
 def read_bounded(path: Path | str, limit: int, follow: bool = True) -> bytes:

@@ -10,7 +10,7 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
 
-from waiexport.files import new_folder
+from waiexport.files import output_folder
 
 from ..forked import cores
 from ..tosa.format import TosaFormat
@@ -21,7 +21,7 @@ __all__ = ["VELA", "VelaFormat"]
 
 class VelaFormat(TosaFormat):
     name = "vela"
-    writes_folder = ("*.tosa", "*.tosa.json", "*_vela.tflite", "*_summary_*.csv")
+    writes_folder = "export"
     judge_at_size = ""    # IREE runs the tosa target's models, not one narrowed for Vela
 
     def require(self) -> None:
@@ -34,7 +34,7 @@ class VelaFormat(TosaFormat):
         available()
 
     def save(self, exp, model, output: Path, stem: str) -> dict:
-        with new_folder(output) as work:
+        with output_folder(output, self.writes_folder) as work:
             tosa = work / f"{stem}.tosa"
             for name, data in self.files(exp, model, tosa.name).items():
                 (work / name).write_bytes(data)

@@ -13,6 +13,7 @@ from waiexport import Refusal, write
 from waiexport.capabilities.examples import boundary_sets, int_synth_source, jpegai_bundle
 from waiexport.capabilities.int_synth import lower_int_synth
 from waiexport.capabilities.jpegai import lower_jpegai
+from waiexport.files import MARK
 from waiexport.capabilities.lower import lower_set
 from waiexport.cli import main
 from waiexport.reference import decode
@@ -175,7 +176,8 @@ def test_lower_command(tmp_path, bundle):
     r = CliRunner().invoke(main, ["lower", "jpegai", str(bundle), "-o", str(tmp_path / "o")])
     assert r.exit_code == 0
     assert {p.name for p in (tmp_path / "o").iterdir()} == {"hs_y.whg1", "hs_uv.whg1",
-                                                           "certificate.json"}
+                                                           "certificate.json", MARK}
+    assert not (tmp_path / "p").exists()        # refused: no folder left behind
     bad = tmp_path / "bad.json"
     bad.write_text('{"layers": []}')
     r = CliRunner().invoke(main, ["lower", "int_synth", str(bad), "-o", str(tmp_path / "p")])
@@ -185,7 +187,7 @@ def test_lower_command(tmp_path, bundle):
 def test_examples_make_matches_the_committed_ones(tmp_path):
     CliRunner().invoke(main, ["examples", "make", str(tmp_path)])
     for path in tmp_path.rglob("*"):
-        if path.is_file():
+        if path.is_file() and path.name != MARK:
             assert (ROOT / "examples" / path.relative_to(tmp_path)).read_bytes() == \
                 path.read_bytes(), path
 

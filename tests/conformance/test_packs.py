@@ -161,20 +161,29 @@ def test_an_acc64_pack_runs_as_a_runner_runs_it(tmp_path):
 
 
 @with_extra("onnxruntime", "ort")
-def test_a_folder_of_someone_s_files_is_refused_and_a_run_pack_is_packed_again(pack, tmp_path):
+def test_a_folder_of_someone_s_files_or_a_board_s_results_is_refused(pack, tmp_path):
     out, execute = pack
     relu = str(CORPUS / "vectors" / "relu.jsonl")
     mine = tmp_path / "mine"
-    mine.mkdir()
-    (mine / "thesis.txt").write_text("mine")
-    (mine / "manifest.json").write_text("{}")
+    (mine / "models").mkdir(parents=True)
+    (mine / "inputs").mkdir()
+    (mine / "models" / "m.onnx").write_text("mine")
+    (mine / "inputs" / "x.npy").write_text("mine")
     r = CliRunner().invoke(main, ["vectors", "pack", str(mine), relu])
-    assert r.exit_code == 2 and "not-empty" in r.output and "holds thesis.txt" in r.output
-    assert sorted(p.name for p in mine.iterdir()) == ["manifest.json", "thesis.txt"]
-    # a pack its runner has filled is an earlier output of the command: packed again
+    assert r.exit_code == 2 and "not-empty" in r.output and "holds inputs" in r.output
+    assert sorted(str(p.relative_to(mine)) for p in mine.rglob("*")) == [
+        "inputs", "inputs/x.npy", "models", "models/m.onnx"]
+    # a pack its runner has filled holds a board's results: they are not the pack's to remove
     work = tmp_path / "p"
     shutil.copytree(out, work)
     run_pack(work, execute)
+    before = sorted(str(p.relative_to(work)) for p in work.rglob("*"))
     r = CliRunner().invoke(main, ["vectors", "pack", str(work), relu])
+    assert r.exit_code == 2 and "not-empty" in r.output, r.output
+    assert sorted(str(p.relative_to(work)) for p in work.rglob("*")) == before
+    # a pack as it was written is packed again
+    again = tmp_path / "again"
+    shutil.copytree(out, again)
+    r = CliRunner().invoke(main, ["vectors", "pack", str(again), relu])
     assert r.exit_code == 0, r.output
-    assert sorted(p.name for p in work.iterdir()) == ["inputs", "manifest.json", "models"]
+    assert not [p for p in tmp_path.iterdir() if p.name.endswith(".part")]

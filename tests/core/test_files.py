@@ -75,38 +75,84 @@ def test_a_failed_rename_puts_the_earlier_folder_back(tmp_path, monkeypatch):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["D"]
 
 
-@pytest.mark.parametrize("made", [False, True])
-def test_a_new_folder_of_sets_appears_whole_or_not_at_all(tmp_path, monkeypatch, made):
-    # a writer stopped between two sets' renames (examples make, SIGKILL in a CI run) left
-    # the first set and not the others where the folder had been absent or empty
-    dest = tmp_path / "sets"
-    if made:
-        dest.mkdir()
-    real, renames = os.replace, []
-
-    def replace(src, dst):
-        if renames:
-            raise KeyboardInterrupt     # stopped after one rename
-        renames.append(dst)
-        return real(src, dst)
-    monkeypatch.setattr(files.os, "replace", replace)
-    try:
-        with files.into_folder(dest) as work:
-            (work / "a.json").write_text("a")
-            (work / "b").mkdir()
-            (work / "b" / "c.json").write_text("c")
-    except KeyboardInterrupt:
-        pass
-    got = _tree(dest) if dest.exists() else {}
-    assert got in ({}, {"a.json": b"a", "b/c.json": b"c"}), got
+def _output(dest, command="make", **entries):
+    with files.output_folder(dest, command) as work:
+        for name, data in entries.items():
+            (work / name).parent.mkdir(parents=True, exist_ok=True)
+            (work / name).write_bytes(data)
 
 
-def test_a_folder_under_absent_folders_is_made_with_them(tmp_path):
-    # into_folder made its parents before it put an absent folder in place by one rename
-    dest = tmp_path / "a" / "b"
-    with files.into_folder(dest) as work:
-        (work / "g.json").write_text("mine")
-    assert _tree(dest) == {"g.json": b"mine"} and sorted(os.listdir(tmp_path / "a")) == ["b"]
+def test_an_earlier_output_of_the_same_command_is_replaced_whole(tmp_path):
+    dest = tmp_path / "out"
+    _output(dest, **{"a.json": b"1", "models/m.onnx": b"2"})
+    _output(dest, **{"b.json": b"3"})
+    assert _tree(dest) == {"b.json": b"3", files.MARK: _tree(dest)[files.MARK]}
+
+
+@pytest.mark.parametrize("mine", [
+    {"models/m.onnx": b"mine", "inputs/i.npy": b"mine"},     # a user's project
+    {"manifest.json": b"{}"},                                # named like ours, no mark
+])
+def test_a_folder_without_the_command_s_mark_is_not_replaced(tmp_path, mine):
+    dest = tmp_path / "out"
+    for name, data in mine.items():
+        (dest / name).parent.mkdir(parents=True, exist_ok=True)
+        (dest / name).write_bytes(data)
+    with pytest.raises(files.NotOurs, match="which no earlier output of 'make' holds"):
+        _output(dest, **{"a.json": b"1"})
+    assert _tree(dest) == mine
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]
+
+
+def _add_results(dest):
+    (dest / "outputs").mkdir()
+    (dest / "outputs" / "r.npy").write_bytes(b"a board's result")
+
+
+def _nest(dest):
+    """Folders 1,200 deep (past what a path can name: made relative to each other)."""
+    fd = os.open(dest / "models", os.O_RDONLY)
+    for _ in range(1200):
+        os.mkdir("d", dir_fd=fd)
+        fd, up = os.open("d", os.O_RDONLY, dir_fd=fd), fd
+        os.close(up)
+    os.close(fd)
+
+
+def _link(dest):
+    (dest / "a.json").unlink()
+    (dest / "a.json").symlink_to("/etc/hostname")
+
+
+def _other_command(dest):
+    import json
+    mark = json.loads((dest / files.MARK).read_text())
+    (dest / files.MARK).write_text(json.dumps({**mark, "command": "other"}))
+
+
+@pytest.mark.parametrize("change, held", [(_add_results, "outputs"),
+                                          (_nest, "models/d"), (_link, "a.json"),
+                                          (_other_command, "a.json")])
+def test_an_earlier_output_holding_what_it_did_not_write_is_not_replaced(tmp_path, change,
+                                                                          held):
+    dest = tmp_path / "out"
+    _output(dest, **{"a.json": b"1", "models/m.onnx": b"2"})
+    change(dest)
+    before = sorted(os.listdir(dest)), sorted(os.listdir(dest / "models"))
+    with pytest.raises(files.NotOurs, match=f"holds {held},"):
+        _output(dest, **{"b.json": b"3"})
+    assert (sorted(os.listdir(dest)), sorted(os.listdir(dest / "models"))) == before
+
+
+def test_a_folder_that_changes_during_the_write_is_not_replaced(tmp_path):
+    dest = tmp_path / "out"
+    _output(dest, **{"a.json": b"1"})
+    with pytest.raises(files.NotOurs):
+        with files.output_folder(dest, "make") as work:
+            (work / "b.json").write_bytes(b"2")
+            (dest / "notes.txt").write_text("written meanwhile")
+    assert (dest / "notes.txt").read_text() == "written meanwhile"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]
 
 
 def test_a_small_file_is_read_in_a_buffer_of_its_size_not_the_limit_s(tmp_path):

@@ -10,6 +10,7 @@ from click.testing import CliRunner
 from waiexport import params as P
 from waiexport import write
 from waiexport.builder import GraphBuilder, conv, conv_transpose, rq
+from waiexport.files import MARK
 from waiexport.cli import main
 from waiexport.descriptions import target
 from waiexport.targets.exporter import fit
@@ -106,7 +107,7 @@ def test_a_second_target_into_the_same_folder_replaces_the_first_cleanly(tmp_pat
                                       str(tmp_path / "D"), "--json"])
         assert r.exit_code == 0, r.output
     files = sorted(p.name for p in (tmp_path / "D").iterdir())
-    assert files == ["g.tosa", "g.tosa.json", "g_summary_Ethos_U85_SYS_DRAM_Mid.csv",
+    assert files == [MARK, "g.tosa", "g.tosa.json", "g_summary_Ethos_U85_SYS_DRAM_Mid.csv",
                      "g_vela.tflite"], files
     assert json.loads((tmp_path / "D" / "g.tosa.json").read_text())["wai.target"] == \
         "ethos-u85-256"
@@ -127,8 +128,7 @@ def test_a_folder_holding_someone_s_files_is_refused_before_any_work(tmp_path, m
     src.write_bytes(write(_conv_relu()))
     r = CliRunner().invoke(main, ["export", str(src), "--target", "ethos-u55-128", "-o",
                                   str(tmp_path / "D")])
-    assert r.exit_code == 2 and "not-empty" in r.output and "holds thesis.txt" in r.output, \
-        r.output
+    assert r.exit_code == 2 and "not-empty" in r.output and "holds m.tosa" in r.output, r.output
     assert len(r.output.splitlines()) == 1, r.output
     assert {p.name: p.read_bytes() for p in (tmp_path / "D").iterdir()} == theirs
 

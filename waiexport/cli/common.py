@@ -5,6 +5,7 @@ running vectors with a progress bar."""
 from __future__ import annotations
 
 import sys
+from contextlib import contextmanager
 from pathlib import Path
 
 import click
@@ -12,7 +13,7 @@ import click
 from waiexport.jsonio import dumps
 from waiexport.refusal import Refusal
 
-__all__ = ["fail", "read_file", "write_file", "write_folder", "writable", "folder", "load_file", "target_named",
+__all__ = ["fail", "read_file", "write_file", "write_folder", "written", "writable", "folder", "load_file", "target_named",
            "fit_target", "size_of", "engine_named", "engine_option", "run_vectors", "progress"]
 
 
@@ -94,50 +95,45 @@ def write_file(path: str, data: bytes) -> None:
         fail(path, "unwritable", "-", e.strerror or str(e))
 
 
-def write_folder(path: str, files: dict, own: tuple) -> None:
-    """Write ``files`` (name → bytes) as the folder ``path``, as a whole: an earlier one is
-    replaced only by a complete one. A folder that holds anything but an earlier output of
-    this kind (entries named like ``own``, globs) is refused, so no user's files are
-    removed."""
-    from waiexport.files import new_folder
-    writable(path, folder=own)          # again at the write: the folder may have changed
-    try:
-        with new_folder(Path(path)) as work:
+def write_folder(path: str, files: dict, command: str) -> None:
+    """Write ``files`` (name → bytes) as the folder ``path``, as a whole, marked as
+    ``command``'s output: an earlier one is replaced only by a complete one, and a folder
+    that is not an earlier output of ``command`` is refused (:func:`written`), so no user's
+    files are removed."""
+    from waiexport.files import output_folder
+    with written(path):
+        with output_folder(Path(path), command) as work:
             for name, data in files.items():
                 (work / name).write_bytes(data)
+
+
+@contextmanager
+def written(path: str):
+    """A block that writes the output ``path``: an ``OSError`` in it ends in one line,
+    ``not-empty`` for a folder that is not the command's earlier output."""
+    from waiexport.files import NotOurs
+    try:
+        yield
+    except NotOurs as e:
+        fail(path, "not-empty", "-", e.strerror)
     except OSError as e:
         fail(path, "unwritable", "-", e.strerror or str(e))
 
 
-def _ours_or_empty(path: str, own: tuple) -> None:
-    """End in one line where the folder ``path`` holds an entry named like none of ``own``
-    (globs of what the command writes there): someone's file, which writing the folder whole
-    would remove. One listing, so a folder another writer replaces meanwhile is read in one
-    of its states."""
-    import fnmatch
+def writable(path: str, folder: str = "") -> None:
+    """End in one line, before any work, when a file (or with ``folder``, the name of the
+    command that writes the folder ``path`` whole: a folder) cannot be written at ``path``,
+    or the folder is not that command's earlier output (:func:`waiexport.files.foreign`)."""
     import os
-    try:
-        names = sorted(e.name for e in os.scandir(path))
-    except OSError:
-        return
-    foreign = [n for n in names if not any(fnmatch.fnmatchcase(n, g) for g in own)]
-    if foreign:
-        fail(path, "not-empty", "-", f"holds {foreign[0]}, which this command does not write "
-                                     f"({', '.join(own)}): give a new or an empty folder, or "
-                                     "an earlier output of this command")
 
-
-def writable(path: str, folder: tuple = ()) -> None:
-    """End in one line, before any work, when a file (or with ``folder``, a folder written
-    whole, whose entries the command names like ``folder``'s globs) cannot be written at
-    ``path``."""
-    import os
+    from waiexport.files import ours
     if folder:
         if not path:
             fail("''", "unwritable", "-", "an empty path")
         if Path(path).exists() and not Path(path).is_dir():
             fail(path, "not-a-folder", "-", "a file, where a folder is expected")
-        _ours_or_empty(path, folder)
+        with written(path):
+            ours(path, folder)
     p = Path(path) if folder else _a_file(path, "unwritable")
     parent = p.parent if str(p.parent) else Path(".")
     if not parent.is_dir():

@@ -9,7 +9,7 @@ import click
 
 from waiexport.jsonio import ascii_text, dumps
 
-from .common import fail, folder
+from .common import fail, folder, writable, written
 
 
 @click.group("examples")
@@ -27,26 +27,26 @@ def examples_make(directory, full, as_json):
     from its activations on seeded latents, so its output spans most of 0..255), a jpegai
     bundle, the two boundary sets of §14.3, and tiny_synth.whg1.
 
-    Each set replaces one of its name in DIRECTORY whole, once all are written: a run that
-    fails or is interrupted leaves every set there whole, the earlier one or the new one, and
-    a DIRECTORY that was absent or empty holds every set or none.
+    DIRECTORY is written whole, once every set is: a run that fails or is interrupted leaves
+    it as it was (absent, or the earlier output). A DIRECTORY that holds anything but an
+    earlier output of examples make is refused (not-empty), nothing touched.
 
     \b
-    Exit status: 0 when written; 2 when DIRECTORY cannot be written.
+    Exit status: 0 when written; 2 when DIRECTORY cannot be written or is not empty.
     Example: waiexport examples make /tmp/ex --full
     """
     from waiexport.capabilities.examples import make
-    from waiexport.files import into_folder
+    from waiexport.files import output_folder
+    folder(str(Path(directory).parent))
+    writable(directory, folder="examples make")
     if full:
         click.echo("making the realistic sets (the activations that choose each layer's "
                    "shift take about 15 s)...", err=True)
-    root = folder(directory)
-    try:
-        with into_folder(root) as work:     # each set whole, or as it was
-            written = [str(root / p.relative_to(work)) for p in make(work, full)]
-    except OSError as e:
-        fail(directory, "unwritable", "-", e.strerror or str(e))
-    click.echo(dumps({"written": written}) if as_json else "\n".join(written))
+    root = Path(directory)
+    with written(directory):
+        with output_folder(root, "examples make") as work:
+            made = [str(root / p.relative_to(work)) for p in make(work, full)]
+    click.echo(dumps({"written": made}) if as_json else "\n".join(made))
 
 
 @examples.command("run")

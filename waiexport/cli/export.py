@@ -11,7 +11,7 @@ import click
 from waiexport.jsonio import dumps
 from waiexport.refusal import Refusal
 
-from .common import fail, writable, load_file, progress, target_named, size_of
+from .common import fail, writable, written, load_file, progress, target_named, size_of
 
 
 @click.command("export")
@@ -99,9 +99,8 @@ def _export(graph: str, tgt, member, output: str, sizes, as_json: bool) -> None:
         click.echo(f"{graph}: {_why(tgt, e)}", err=True)
         sys.exit(1)
     try:
-        saved = fmt.save(exp, model, Path(output), Path(graph).stem)
-    except OSError as e:
-        fail(output, "unwritable", "-", e.strerror or str(e))
+        with written(output):
+            saved = fmt.save(exp, model, Path(output), Path(graph).stem)
     except _vela_error() as e:
         fail(output, "vela", tgt.vela, f"Vela refused it: {e}")
     report = {**fmt.report(exp, model), "bytes": len(model.data),

@@ -20,7 +20,6 @@ PAYLOAD_LIMIT = 1 << 28
 #: The most a GRFS flags file may hold (160 flags, as characters or a JSON array, with room).
 FLAGS_LIMIT = 1 << 20
 #: What a decode writes in its folder: each plane's arrays and the summary.
-_WRITES = ("*_*.npy", "summary.json")
 
 
 @click.group("jpegai")
@@ -96,7 +95,7 @@ def jpegai_decode(bundle, soz, sorp, sors, grfs_y, grfs_uv, engine_name, compare
         except Refusal as r:
             fail(path, r.code, r.where, r.detail)
     eng = engine_named(engine_name)
-    writable(output, folder=_WRITES)
+    writable(output, folder="jpegai decode")
     sides = {"engine": eng} | ({"reference": engine_named("reference")} if compare else {})
     planes: dict = {}
     latents = {k: payloads[k][1] for k in ("SORP", "SORS")}
@@ -138,7 +137,7 @@ def jpegai_decode(bundle, soz, sorp, sors, grfs_y, grfs_uv, engine_name, compare
     if not no_validate:
         summary["validated"] = _validated(eng)
     files["summary.json"] = (dumps(summary) + "\n").encode()
-    write_folder(output, files, _WRITES)
+    write_folder(output, files, "jpegai decode")
     out = Path(output)
     if as_json:
         click.echo(dumps(summary))

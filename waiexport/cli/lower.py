@@ -9,7 +9,7 @@ import click
 from waiexport.jsonio import dumps
 from waiexport.refusal import Refusal
 
-from .common import fail, read_file, write_file, folder
+from .common import fail, folder, read_file, writable, write_folder
 
 
 @click.command("lower")
@@ -29,12 +29,15 @@ def lower(form, source, output, as_json):
 
     \b
     Exit status: 0 when lowered; 2 when the set is refused (payload_malformed for int_synth,
-    model_mismatch for jpegai) or a path cannot be read or written.
+    model_mismatch for jpegai), a path cannot be read or written, or OUTPUT holds what no
+    earlier lower wrote there (not-empty: OUTPUT is replaced whole, so nothing else is lost).
     Example: waiexport lower int_synth examples/int_synth.json -o /tmp/synth
     """
     from waiexport.certificate import certificate_bytes
     from waiexport.capabilities.lower import lower_set
     src = Path(source)
+    folder(str(Path(output).parent))
+    writable(output, folder="lower")
     if form == "int_synth":
         read_file(source)
     elif not src.is_dir():
@@ -47,13 +50,10 @@ def lower(form, source, output, as_json):
     except OSError as e:
         fail(source, "unreadable", "-", e.strerror or str(e))
     from waiexport.whg1 import write
-    out = folder(output)
-    written = []
-    for role, g in graphs.items():
-        write_file(str(out / f"{role}.whg1"), write(g))
-        written.append(str(out / f"{role}.whg1"))
-    write_file(str(out / "certificate.json"), certificate_bytes(cert))
-    written.append(str(out / "certificate.json"))
+    files = {f"{role}.whg1": write(g) for role, g in graphs.items()}
+    files["certificate.json"] = certificate_bytes(cert)
+    write_folder(output, files, "lower")
+    written = [str(Path(output) / name) for name in files]
     click.echo(dumps({"verdict": cert["verdict"], "written": written}) if as_json
                else "\n".join(written))
 

@@ -97,8 +97,9 @@ def vectors_pack(target_name, directory, paths, as_json):
     Example: waiexport vectors pack --target ethos-u55-128 /tmp/pack conformance/corpus/vectors/relu.jsonl
     """
     from waiexport.conformance.generate import CORPUS
-    from waiexport.conformance.packs import WRITES, make_pack
+    from waiexport.conformance.packs import COMMAND, make_pack
     from waiexport.conformance.validate import files_under, read_all
+    from waiexport.files import NotOurs
     from waiexport.targets.errors import EngineUnavailable
     from waiexport.targets.format import format_of
     from waiexport.targets.vela.compile import VelaError
@@ -109,7 +110,7 @@ def vectors_pack(target_name, directory, paths, as_json):
         fail(f"--target {tgt.name}", "unavailable", "-", str(e))
     out = Path(directory)
     folder(str(out.parent) if str(out.parent) else ".")
-    writable(directory, folder=WRITES)
+    writable(directory, folder=COMMAND)
     files = files_under([Path(p) for p in paths] or [CORPUS])
     try:
         total = sum(len(vectors) for _, vectors in read_all(files))
@@ -119,6 +120,8 @@ def vectors_pack(target_name, directory, paths, as_json):
         fail_bad_input(" ".join(paths) or "corpus", "bad-vector", e)
     except EngineUnavailable as e:
         fail(directory, "unavailable", tgt.name, str(e))
+    except NotOurs as e:
+        fail(directory, "not-empty", "-", e.strerror)
     except OSError as e:
         fail(directory, "unwritable", "-", e.strerror or str(e))
     except VelaError as e:
