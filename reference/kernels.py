@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
-from waiexport.caches import user_cache
+from waiexport.caches import seal, unsealed, user_cache
 
 #: numba's cache, where any install can write (beside a non-editable install it may not):
 #: ``$XDG_CACHE_HOME/waiexport/numba``, ``~/.cache`` by default, unless NUMBA_CACHE_DIR says.
@@ -40,6 +40,7 @@ def _kept_out(*modules: str):
 # none: nothing here needs either.
 with _kept_out("scipy", *(() if os.path.isfile(".numba_config.yaml") else ("yaml",))):
     from numba import __version__ as _numba, njit, prange  # noqa: E402
+    from numba.core.caching import IndexDataCacheFile  # noqa: E402
 
 __all__ = ["conv_acc", "conv_transpose_acc", "announced", "CACHE"]
 
@@ -91,6 +92,52 @@ def _cached_without_registries(kernel) -> None:
     cache.load_overload = load_overload
 
 
+def _sealed_files(kernel) -> None:
+    """Make numba's cache files of ``kernel`` sealed (:func:`waiexport.caches.seal`): each
+    written with the digest of its bytes, and one whose bytes are not what was written (cut
+    short, emptied, a bit of its machine code changed) removed and compiled again, never
+    loaded. Where this numba's cache lacks the file class relied on, nothing changes."""
+    files = getattr(getattr(kernel, "_cache", None), "_cache_file", None)
+    if type(files) is IndexDataCacheFile and all(
+            hasattr(files, n) for n in ("_index_path", "_version", "_source_stamp",
+                                        "_data_path", "_dump", "_open_for_write")):
+        files.__class__ = _Sealed
+
+
+class _Sealed(IndexDataCacheFile):
+    """numba's index and data files (``IndexDataCacheFile``), each sealed."""
+
+    def _load_index(self):
+        import io
+        import pickle
+        body = unsealed(self._index_path)
+        if body is None:
+            return {}
+        f = io.BytesIO(body)
+        if pickle.load(f) != self._version:
+            return {}
+        stamp, overloads = pickle.loads(f.read())
+        return overloads if stamp == self._source_stamp else {}
+
+    def _save_index(self, overloads):
+        import pickle
+        body = pickle.dumps(self._version, protocol=-1) + self._dump((self._source_stamp,
+                                                                      overloads))
+        with self._open_for_write(self._index_path) as f:
+            f.write(seal(body))
+
+    def _load_data(self, name):
+        import pickle
+        body = unsealed(self._data_path(name))
+        if body is None:       # numba's load takes this as a miss, and compiles
+            raise FileNotFoundError(self._data_path(name))
+        return pickle.loads(body)
+
+    def _save_data(self, name, data):
+        with self._open_for_write(self._data_path(name)) as f:
+            f.write(seal(self._dump(data)))
+
+
 def announced(kernel, source: str):
     """``kernel``, saying on stderr, once, when it is about to be compiled on this install
     (the first decode of a fresh install otherwise sits silent for a quarter of a minute);
@@ -98,6 +145,7 @@ def announced(kernel, source: str):
     numba's cache without numba's registries (:func:`_cached_without_registries`)."""
     digest = hashlib.sha256(Path(source).read_bytes()).hexdigest()[:16]
     mark = CACHE / f"compiled-{_numba}-{digest}"
+    _sealed_files(kernel)
     _cached_without_registries(kernel)
 
     def run(*args):

@@ -14,7 +14,8 @@ import tempfile
 from functools import cache
 from pathlib import Path
 
-__all__ = ["user_cache", "code_digest", "host_cpu", "cpu_key"]
+__all__ = ["user_cache", "code_digest", "host_cpu", "cpu_key", "seal", "unsealed", "kept",
+           "keep"]
 
 _TEMPORARY: dict = {}
 _WRITABLE: dict = {}     # the folders found writable, by kind and $XDG_CACHE_HOME
@@ -44,6 +45,81 @@ def _temporary(kind: str, folder: Path, e: OSError) -> Path:
               f"keeps its {kind} cache in a temporary folder, so nothing is kept",
               file=sys.stderr, flush=True)
     return _TEMPORARY[kind]
+
+
+#: What a sealed cache file begins with, before the SHA-256 digest of the rest.
+_SEAL = b"waiexport-sealed/1\n"
+
+
+def seal(body: bytes) -> bytes:
+    """``body`` as a cache file holds it: :data:`_SEAL`, the digest of ``body``, ``body``."""
+    import hashlib
+    return _SEAL + hashlib.sha256(body).digest() + body
+
+
+def unsealed(path: str | Path) -> bytes | None:
+    """What the cache file ``path`` sealed (:func:`seal`); ``None`` where there is no such
+    file, and, where its bytes are not what was written (cut short, emptied, a bit changed,
+    written by another version), also: the file is removed and a line on stderr says so."""
+    import hashlib
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except FileNotFoundError:
+        return None
+    head = len(_SEAL) + 32
+    if data[:len(_SEAL)] == _SEAL and hashlib.sha256(data[head:]).digest() == \
+            data[len(_SEAL):head]:
+        return data[head:]
+    _discard(Path(path))
+    return None
+
+
+def _discard(path: Path) -> None:
+    """Remove the cache file ``path``, whose bytes are not what was written, saying so."""
+    print(f"waiexport: the cached {path} is not what was written (cut short or changed); it "
+          "is removed and built again", file=sys.stderr, flush=True)
+    try:
+        path.unlink()
+    except OSError:
+        pass
+
+
+def kept(folder: Path, key: str, suffix: str) -> Path | None:
+    """A file kept in ``folder`` for ``key`` (:func:`keep`) whose bytes are what was written:
+    its name carries their digest, ``KEY.DIGEST{suffix}``. One whose bytes differ is removed
+    (:func:`_discard`); ``None`` where none is left."""
+    import hashlib
+    for path in sorted(folder.glob(f"{key}.*{suffix}")):
+        digest = path.name[len(key) + 1:len(path.name) - len(suffix)]
+        try:
+            with open(path, "rb") as f:
+                actual = hashlib.file_digest(f, "sha256").hexdigest()
+        except OSError:
+            continue
+        if actual == digest:
+            return path
+        _discard(path)
+    return None
+
+
+def keep(folder: Path, key: str, suffix: str, write) -> Path:
+    """Keep in ``folder`` the file that ``write(path)`` writes for ``key``: written under a
+    temporary name of its own (two processes filling one cache never share one), then
+    renamed to ``KEY.DIGEST{suffix}``, the digest of its bytes (:func:`kept`). Returns it."""
+    import hashlib
+    fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{key[:16]}.", suffix=".part" + suffix)
+    os.close(fd)
+    try:
+        write(Path(tmp))
+        with open(tmp, "rb") as f:
+            digest = hashlib.file_digest(f, "sha256").hexdigest()
+        final = folder / f"{key}.{digest}{suffix}"
+        os.replace(tmp, final)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return final
 
 
 _CODE: list = []

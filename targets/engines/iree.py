@@ -15,7 +15,7 @@ from importlib import import_module
 
 import numpy as np
 
-from waiexport.caches import cpu_key, host_cpu, user_cache
+from waiexport.caches import cpu_key, host_cpu, keep, kept, user_cache
 
 from ..errors import EngineFailure, EngineUnavailable
 from .base import versions
@@ -64,11 +64,11 @@ class IreeCpuEngine(TosaRefEngine):
     def _vmfb(self, data: bytes) -> bytes:
         import subprocess
         import iree.compiler as ic
-        key = hashlib.sha256(data + json.dumps([self._versions, cpu_key()]).encode())
+        key = hashlib.sha256(data + json.dumps([self._versions, cpu_key()]).encode()).hexdigest()
         folder = user_cache("iree")
-        path = os.path.join(folder, key.hexdigest() + ".vmfb")
-        if os.path.exists(path):
-            with open(path, "rb") as f:
+        found = kept(folder, key, ".vmfb")
+        if found is not None:
+            with open(found, "rb") as f:
                 return f.read()
         with tempfile.TemporaryDirectory() as tmp:
             fb, empty, mlir = (os.path.join(tmp, n) for n in ("g.tosa", "e.mlir", "g.mlir"))
@@ -86,9 +86,7 @@ class IreeCpuEngine(TosaRefEngine):
             except Exception as e:   # IREE's CompilerToolError carries the compiler's output
                 raise EngineFailure.said("IREE compiler", e) from None
         self.compiled += 1
-        with open(path + ".part", "wb") as f:
-            f.write(vmfb)
-        os.replace(path + ".part", path)
+        keep(folder, key, ".vmfb", lambda path: path.write_bytes(vmfb))
         return vmfb
 
     def open(self, model):

@@ -8,11 +8,10 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 
 import numpy as np
 
-from waiexport.caches import cpu_key, host_cpu, user_cache
+from waiexport.caches import cpu_key, host_cpu, keep, kept, user_cache
 
 from ..errors import EngineFailure, EngineUnavailable, NotForEngine
 from .base import ModelEngine, versions
@@ -67,15 +66,14 @@ class TvmEngine(ModelEngine):
         key = hashlib.sha256(model.data + json.dumps(
             [shapes, versions("apache-tvm"), cpu_key()]).encode()).hexdigest()
         folder = user_cache("tvm")
-        path = folder / f"{key}.so"
-        if not path.exists():
+        path = kept(folder, key, ".so")
+        if path is None:
             try:
                 mod = from_onnx(onnx.load_from_string(model.data), shape_dict=shapes)
                 executable = tvm.compile(mod, target="llvm")
             except Exception as e:   # the frontend's OpNotImplemented, TVM's errors
                 raise NotForEngine(f"TVM cannot take it: {str(e).strip().splitlines()[-1][:300]}") \
                     from None
-            executable.export_library(str(path) + ".part.so")
-            os.replace(str(path) + ".part.so", path)
+            path = keep(folder, key, ".so", lambda part: executable.export_library(str(part)))
             self.compiled += 1
         return tvm.runtime.load_module(str(path))

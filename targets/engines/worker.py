@@ -52,6 +52,8 @@ MEMORY_LIMIT = 8 << 30
 START_LIMIT = 120.0
 #: How many of the last bytes a worker wrote to standard error are kept, for a crash's message.
 SAID = 4096
+#: How many of a worker's own notes on standard error are passed on (:meth:`Isolated._heard`).
+NOTES = 20
 #: Seconds between two looks at a worker's memory while the parent waits on it.
 WATCH = 0.05
 
@@ -187,7 +189,7 @@ class Isolated(Engine):
         except OSError as e:        # out of processes, files or memory
             raise EngineFailure(f"its worker could not be started: {e.strerror or e}") \
                 from None
-        self._err, self._tail = self._proc.stderr.fileno(), b""
+        self._err, self._tail, self._line, self._notes = self._proc.stderr.fileno(), b"", b"", 0
         os.set_blocking(self._err, False)
         self._kill = weakref.finalize(self, _kill, self._proc)   # also at interpreter exit
         self._in_worker = set()
@@ -219,6 +221,19 @@ class Isolated(Engine):
                 self._err = None
                 return
             self._tail = (self._tail + chunk)[-SAID:]
+            self._pass_on(chunk)
+
+    def _pass_on(self, chunk: bytes) -> None:
+        """Write this toolchain's own notes among what the worker wrote to standard error
+        (lines that begin ``waiexport: ``, such as a cache file built again) to this
+        process's standard error, at most :data:`NOTES` of them a worker, each cut at 400
+        characters."""
+        lines = (self._line + chunk).split(b"\n")
+        self._line = lines.pop()[-1024:]
+        for line in lines:
+            if line.startswith(b"waiexport: ") and self._notes < NOTES:
+                self._notes += 1
+                print(line.decode("utf-8", "replace")[:400], file=sys.stderr, flush=True)
 
     def _ready(self, fd: int, writing: bool, deadline: float) -> bool:
         """Whether the worker's ``fd`` is ready, to write to where ``writing`` or else to read
