@@ -77,8 +77,9 @@ def unsealed(path: str | Path) -> bytes | None:
 
 def _discard(path: Path) -> None:
     """Remove the cache file ``path``, whose bytes are not what was written, saying so."""
-    print(f"waiexport: the cached {path} is not what was written (cut short or changed); it "
-          "is removed and built again", file=sys.stderr, flush=True)
+    print(f"waiexport: the cached {path} is not what was written (cut short, changed, or "
+          "kept by an earlier version); it is removed and built again", file=sys.stderr,
+          flush=True)
     try:
         path.unlink()
     except OSError:

@@ -8,8 +8,13 @@ worker's end is the end of its pipes), reaps what ends below it, and, when the w
 stops every process left below and exits as the worker did; when the process that started
 it ends, it stops the worker and all below it first.
 
-Run as ``python -I -S keeper.py PARENT WORKER-ARGV...`` (the worker is told the keeper's
-process id, last): standard library only, so it starts in milliseconds."""
+Where the machine allows it, the keeper also holds the worker in a PID namespace of its
+own: it forks the namespace's first process, which keeps the worker (nothing inside can
+kill it, and when it ends the kernel ends every process in the namespace, however it left
+the keeper's tree), and joins the memory cgroup the parent made for it (CGROUP, or ``-``).
+
+Run as ``python -I -S keeper.py PARENT CGROUP WORKER-ARGV...`` (the worker is told its
+keeper's process id, last): standard library only, so it starts in milliseconds."""
 
 from __future__ import annotations
 
@@ -111,8 +116,10 @@ def subreap() -> None:
         pass
 
 
-def main(parent: int, argv: list[str]) -> None:
-    subreap()
+def _keep(argv: list[str], alive) -> int | None:
+    """Start the worker (``argv``, told this process's id as the worker sees it), reap what
+    ends below, and return the worker's wait status once it has ended, or ``None`` once
+    ``alive()`` is false first."""
     signal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGCHLD])
     worker = os.fork()
     if worker == 0:
@@ -121,19 +128,90 @@ def main(parent: int, argv: list[str]) -> None:
             os.execv(argv[0], argv + [str(os.getppid())])
         finally:
             os._exit(127)
+    _let_go()
+    status = None
+    while status is None and alive():
+        _wait_a_little()
+        status = _reaped(worker)
+    return status
+
+
+def _let_go() -> None:
+    """Let go of this process's standard input, output and error (the worker's pipes), so
+    the end of the processes that hold them is their end."""
     null = os.open(os.devnull, os.O_RDWR)
     for fd in (0, 1, 2):
         os.dup2(null, fd)
-    status = None
-    while status is None and os.getppid() == parent:
-        if hasattr(signal, "sigtimedwait"):
-            signal.sigtimedwait([signal.SIGCHLD], 0.5)
-        else:                       # macOS has none: a look every 50 ms
-            time.sleep(0.05)
-        status = _reaped(worker)
-    end(os.getpid())
-    _exit_as(status)
+
+
+def _wait_a_little() -> None:
+    if hasattr(signal, "sigtimedwait"):
+        signal.sigtimedwait([signal.SIGCHLD], 0.5)
+    else:                       # macOS has none: a look every 50 ms
+        time.sleep(0.05)
+
+
+def join(cgroup: str) -> None:
+    """Move this process into the cgroup folder ``cgroup`` (where it is not ``-``), so
+    everything it starts is counted and found there, whatever session it moves to."""
+    if cgroup != "-":
+        try:
+            with open(os.path.join(cgroup, "cgroup.procs"), "w") as f:
+                f.write(str(os.getpid()))
+        except OSError:          # the parent sees that it is not in it, and says so
+            pass
+
+
+def _pid_namespace() -> bool:
+    """Whether this process's next child is the first process of a PID namespace of its
+    own (Linux's ``unshare(CLONE_NEWPID)``, which needs the privilege to make one)."""
+    try:
+        import ctypes
+        return ctypes.CDLL(None, use_errno=True).unshare(0x20000000) == 0
+    except (OSError, AttributeError):
+        return False
+
+
+def _first_in_namespace(argv: list[str], outer_alive: int, said: int) -> None:
+    """The first process of the worker's PID namespace: keep the worker while the outer
+    keeper lives (its end closes ``outer_alive``), write the worker's wait status to
+    ``said``, and end, which ends every process left in the namespace. Nothing below can
+    end this process (the kernel ignores a signal a namespace's first process has no
+    handler for, sent from inside)."""
+    def alive() -> bool:
+        import select
+        return not select.select([outer_alive], [], [], 0)[0]
+    status = _keep(argv, alive)
+    os.write(said, (b"" if status is None else str(status).encode()))
+    os._exit(0)
+
+
+def main(parent: int, cgroup: str, argv: list[str]) -> None:
+    join(cgroup)
+    subreap()
+    namespaced = _pid_namespace()
+    if namespaced:
+        alive_r, alive_w = os.pipe()
+        said_r, said_w = os.pipe()
+        first = os.fork()
+        if first == 0:
+            os.close(alive_w)
+            os.close(said_r)
+            _first_in_namespace(argv, alive_r, said_w)
+        os.close(alive_r)
+        os.close(said_w)
+        _let_go()
+    else:
+        status = _keep(argv, lambda: os.getppid() == parent)
+        end(os.getpid())
+        _exit_as(status)
+    signal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGCHLD])
+    while os.getppid() == parent and _reaped(first) is None:
+        _wait_a_little()
+    end(os.getpid())          # the namespace's first process, and so all in it
+    said = os.read(said_r, 64)
+    _exit_as(int(said) if said else None)
 
 
 if __name__ == "__main__":
-    main(int(sys.argv[1]), sys.argv[2:])
+    main(int(sys.argv[1]), sys.argv[2], sys.argv[3:])

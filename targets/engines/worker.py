@@ -38,7 +38,7 @@ import time
 import weakref
 
 from ..errors import EngineCrashed, EngineFailure, EngineTimedOut
-from . import keeper
+from . import contain, keeper
 from .base import Engine, Loaded, described
 from .keeper import end, family, subreap
 
@@ -176,22 +176,40 @@ class Isolated(Engine):
 
     def describe(self) -> dict:
         return {**described(self._describe), "isolation": (
-            f"in a worker process of its own, each call limited to {self.time_limit:g} s and "
-            f"{self.memory_limit / 2**30:g} GiB of resident memory")}
+            f"in a worker process of its own, {self._held()}, each call limited to "
+            f"{self.time_limit:g} s and {self.memory_limit / 2**30:g} GiB of memory")}
+
+    def _held(self) -> str:
+        """Which mechanisms hold the worker's processes and count their memory, as they
+        stand for the worker now running."""
+        self._live()
+        pid = self._proc.pid
+        ns = _namespaced(pid)
+        cg = self._cgroup is not None and contain.holds(self._cgroup, pid)
+        return ("in a PID namespace of its own (when its first process ends, the kernel ends "
+                "every process in it)" if ns else "under a keeper that is the subreaper of "
+                "all it starts (processes that leave its tree can escape it)") + \
+            (", in a memory cgroup of its own (its processes' anonymous and shared memory "
+             "counted, memfds included)" if cg else ", memory counted as the resident sets "
+             "of the processes it can see (shared memory held by no process is not)")
 
     # --- the worker ---------------------------------------------------------------------
     def _start(self) -> None:
+        self._cgroup = contain.new()
         try:
             self._proc = subprocess.Popen(
-                [sys.executable, "-I", "-S", keeper.__file__, str(os.getpid()), *_argv()],
+                [sys.executable, "-I", "-S", keeper.__file__, str(os.getpid()),
+                 str(self._cgroup or "-"), *_argv()],
                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                 start_new_session=True)
         except OSError as e:        # out of processes, files or memory
+            if self._cgroup is not None:
+                contain.end(self._cgroup)
             raise EngineFailure(f"its worker could not be started: {e.strerror or e}") \
                 from None
         self._err, self._tail, self._line, self._notes = self._proc.stderr.fileno(), b"", b"", 0
         os.set_blocking(self._err, False)
-        self._kill = weakref.finalize(self, _kill, self._proc)   # also at interpreter exit
+        self._kill = weakref.finalize(self, _kill, self._proc, self._cgroup)   # at exit too
         self._in_worker = set()
         if getattr(self, "profile", None) is not None:       # a restart: make it again
             self._request(("make", self._where, self._args), START_LIMIT)
@@ -314,10 +332,16 @@ class Isolated(Engine):
             raise EngineTimedOut(f"no answer within {time_limit:g} s; the worker was stopped")
         if now >= self._watched:
             self._watched = now + WATCH
-            if _rss(self._proc.pid) > self.memory_limit:
+            if self._memory() > self.memory_limit:
                 self._stop()
                 raise EngineCrashed(f"its memory passed {self.memory_limit / 2**30:g} GiB; the "
                                     "worker was stopped")
+
+    def _memory(self) -> int:
+        """The worker's memory: the resident memory of its keeper's family (:func:`_rss`)
+        or, where larger, its cgroup's anonymous and shared memory (:mod:`.contain`)."""
+        held = contain.memory(self._cgroup) if self._cgroup is not None else 0
+        return max(_rss(self._proc.pid), held)
 
     def _read(self, n: int, deadline: float, time_limit: float) -> bytes:
         """``n`` bytes of the worker's answer as they come, by the deadline and with the
@@ -401,14 +425,27 @@ def _loaded(said) -> tuple:
                             f"toolchain loads ({str(e)[:200]})") from None
 
 
-def _kill(proc) -> None:
+def _namespaced(pid: int) -> bool:
+    """Whether the children of process ``pid`` (a keeper) are in another PID namespace
+    than this process."""
+    try:
+        return os.readlink(f"/proc/{pid}/ns/pid_for_children") != \
+            os.readlink("/proc/self/ns/pid")
+    except OSError:
+        return False
+
+
+def _kill(proc, cgroup) -> None:
     """Stop a worker's keeper and all below it (what the runtime started can outlive a worker
-    that ended), and close the parent's ends of its pipes."""
+    that ended), every process in its cgroup (then removed), and close the parent's ends of
+    its pipes."""
     end(proc.pid)
     try:            # where there is no /proc to find them by: the keeper's process group
         os.killpg(proc.pid, signal.SIGKILL)
     except OSError:
         pass
+    if cgroup is not None:
+        contain.end(cgroup)
     proc.wait()
     for pipe in (proc.stdin, proc.stdout, proc.stderr):
         try:

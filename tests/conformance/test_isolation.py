@@ -42,6 +42,22 @@ def _mark(text):
     os.replace(_write(os.environ["MARK"] + ".part", text), os.environ["MARK"])
 
 
+def _outer(pid):
+    """Process ``pid`` as this process sees it, as the test sees it (in a PID namespace of
+    the worker's own they differ: /proc, the test's, names each by the test's number and
+    lists its number in each namespace, NSpid)."""
+    me = os.readlink("/proc/self/ns/pid")
+    for n in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            if os.readlink(f"/proc/{n}/ns/pid") == me:
+                for line in open(f"/proc/{n}/status"):
+                    if line.startswith("NSpid:") and int(line.split()[-1]) == pid:
+                        return int(n)
+        except OSError:
+            pass
+    return pid
+
+
 def _write(path, text):
     with open(path, "w") as f:
         f.write(text)
@@ -74,7 +90,7 @@ class Misbehaves(ReferenceEngine):
             if self.how in ("spawn", "hide"):  # a helper in a process group of its own
                 import subprocess              # (its pid and the worker's in MARK's file),
                 helper = subprocess.Popen(["sleep", "600"], process_group=0)   # then abort
-                _mark(f"{helper.pid} {os.getpid()}")                              # or sleep
+                _mark(f"{_outer(helper.pid)} {_outer(os.getpid())}")              # or sleep
                 if self.how == "spawn":
                     os.abort()
                 time.sleep(600)
@@ -83,19 +99,28 @@ class Misbehaves(ReferenceEngine):
                 mark = os.environ["MARK"]      # (holding 768 MiB where it hogs)
                 if os.path.exists(mark + ".helper"):
                     os.remove(mark + ".helper")
+                if "breaks out" in self.how:   # no longer a subreaper, its keeper killed
+                    import ctypes
+                    ctypes.CDLL(None).prctl(36, 0, 0, 0, 0)
+                    os.kill(os.getppid(), 9)
                 subprocess.run([sys.executable, "-c", (
                     "import os, sys, time; os.fork() and os._exit(0); os.setsid(); "
                     + ("x = b'1' * (768 << 20); " if "hogs" in self.how else "")
-                    + "open(sys.argv[1] + '.part', 'w').write(str(os.getpid())); "
+                    + "open(sys.argv[1] + '.part', 'w').write(os.readlink('/proc/self')); "
                     "os.rename(sys.argv[1] + '.part', sys.argv[1] + '.helper'); "
                     "time.sleep(600)"), mark])
                 while not os.path.exists(mark + ".helper"):
                     time.sleep(0.05)
-                _mark(f"{open(mark + '.helper').read()} {os.getpid()}")
+                _mark(f"{open(mark + '.helper').read()} {_outer(os.getpid())}")
                 if self.how == "escape":
                     os.abort()
                 if self.how.endswith("kills its keeper"):
                     os.kill(os.getppid(), 9)
+                time.sleep(600)
+            if self.how == "memfd":       # 768 MiB written to a memfd, never mapped: in
+                fd = os.memfd_create("hoard")  # no process's resident set
+                for _ in range(768):
+                    os.write(fd, b"1" * (1 << 20))
                 time.sleep(600)
             if self.how == "helper hogs":  # a helper process holds 768 MiB for 5 s
                 import subprocess
@@ -244,7 +269,8 @@ MISBEHAVING = {"double-aborts": "abort", "double-sleeps": "sleep", "double-hogs"
                "double-hides": "hide", "double-leaves": "leave", "double-escapes": "escape",
                "double-escapes-hides": "escape and hide",
                "double-escapee-hogs": "escape, hogs",
-               "double-escapes-kills-keeper": "escape, kills its keeper"}
+               "double-escapes-kills-keeper": "escape, kills its keeper",
+               "double-breaks-out": "escape, breaks out", "double-memfd": "memfd"}
 
 ENTRY_POINTS = "[waiexport.engines]\n" + "".join(
     f"{name} = waiexport_doubles:{name.replace('-', '_')}\n" for name in MISBEHAVING) + """\
@@ -387,10 +413,60 @@ def test_what_a_crashed_runtime_started_is_stopped_with_it(doubles, tmp_path, mo
     and of the worker, which stops it where the runtime killed the keeper."""
     mark = tmp_path / "helper"
     monkeypatch.setenv("MARK", str(mark))
-    r, rep = _validate("--engine", engine)
+    r, rep = _validate("--engine", engine, "--time-limit", "20")
     relu = {v["id"]: v for v in rep["vectors"]}["relu_basic"]
-    assert relu["status"] == "crashed", relu
+    # in a PID namespace of the worker's own, its keeper is the namespace's first process,
+    # which nothing inside can kill: the double then sleeps to the time limit
+    assert relu["status"] == "crashed" or engine.endswith("keeper") and \
+        relu["status"] == "timed_out" and "PID namespace" in _isolation(), relu
     assert _ended(int(mark.read_text().split()[0])) and _none_running(mark)
+
+
+def _isolation() -> str:
+    """How this machine holds a worker, as a claim says it."""
+    return engine("double-aborts", isolate=True).describe()["isolation"]
+
+
+def _needs(mechanism: str) -> str:
+    """The claim's isolation, where it names ``mechanism``; else the test skips by name."""
+    held = _isolation()
+    if mechanism not in held:
+        pytest.skip(f"needs a {mechanism} (Linux, as root or with one delegated): {held}")
+    return held
+
+
+def test_a_runtime_that_breaks_out_of_its_keeper_leaves_nothing_running(doubles, tmp_path,
+                                                                         monkeypatch):
+    """Code in the worker clears its subreaper, kills its keeper and leaves a helper in a
+    session of its own whose parent ended: in a PID namespace of the worker's own the keeper
+    outlives it and the helper ends with the namespace, so nothing runs on after validate."""
+    _needs("PID namespace")
+    mark = tmp_path / "helper"
+    monkeypatch.setenv("MARK", str(mark))
+    r, rep = _validate("--engine", "double-breaks-out", "--time-limit", "20")
+    relu = {v["id"]: v for v in rep["vectors"]}["relu_basic"]
+    assert relu["status"] in ("crashed", "timed_out") and rep["claim"] is None, relu
+    assert _ended(int(mark.read_text().split()[0])) and _none_running(mark)
+
+
+def test_memory_held_in_a_memfd_counts(doubles):
+    """768 MiB written to a memfd and never mapped is in no process's resident set; the
+    worker's memory cgroup counts it, so the 0.5 GiB limit stops the worker."""
+    _needs("memory cgroup")
+    r, rep = _validate("--engine", "double-memfd", "--memory-limit", "0.5", "--time-limit",
+                       "60")
+    relu = {v["id"]: v for v in rep["vectors"]}["relu_basic"]
+    assert relu["status"] == "crashed" and "memory passed 0.5 GiB" in relu["reason"], relu
+
+
+def test_the_claim_names_what_held_the_worker(doubles):
+    r = CliRunner().invoke(main, ["validate", "--json", "--engine", "double-aborts",
+                                  str(CORPUS / "vectors" / "abs.jsonl")])
+    assert r.exit_code == 0, r.output
+    held = json.loads(r.stdout)["claim"]["isolation"]
+    assert "in a worker process of its own" in held
+    assert ("PID namespace" in held) != ("subreaper" in held), held
+    assert ("memory cgroup" in held) != ("resident sets" in held), held
 
 
 def test_a_helper_that_left_the_worker_s_session_counts_in_its_memory(doubles, tmp_path,
