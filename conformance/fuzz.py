@@ -144,7 +144,8 @@ def _mutate_bytes(rng: random.Random, data: bytes) -> bytes:
 
 
 def _mutate_results(rng: random.Random, seed: tuple) -> tuple:
-    """Results with one file changed (its bytes, or its JSON), removed, or one added."""
+    """Results with one file changed (its bytes, or its JSON, or an ``.npy`` header made
+    hostile), removed, or one added (beside the others, or nested 1,200 folders deep)."""
     files, pack, vector_files = seed
     files = dict(files)
     name = rng.choice(sorted(files))
@@ -154,11 +155,24 @@ def _mutate_results(rng: random.Random, seed: tuple) -> tuple:
     elif kind < 0.2:
         where = rng.choice(["x", "..", *name.split("/")[1:2]])
         files[f"outputs/{where}/out{rng.randrange(3)}.npy"] = files[name]
+    elif kind < 0.25:
+        files[rng.choice([n for n in sorted(files) if n.endswith(".npy")])] = _npy_hostile(rng)
+    elif kind < 0.3:          # nested past Python's recursion limit
+        files["outputs/" + "d/" * rng.choice([3, 1200]) + "out0.npy"] = files[name]
     elif name.endswith(".json"):
         files[name] = _mutate_json(rng, files[name].decode()).encode("utf-8", "surrogatepass")
     else:
         files[name] = _mutate_bytes(rng, files[name])
     return files, pack, vector_files, seed[0]
+
+
+def _npy_hostile(rng: random.Random) -> bytes:
+    """An ``.npy`` header that costs a reader what it says: a format 2.0 header whose length
+    says up to 4 GiB, or a header of ``(`` and 9,000 ``-`` signs."""
+    if rng.random() < 0.5:
+        n = rng.choice([0xFFFFFFFF, 1 << 31, 10_001])
+        return b"\x93NUMPY\x02\x00" + n.to_bytes(4, "little") + b"{'descr': '<i8'"
+    return b"\x93NUMPY\x01\x00" + (9002).to_bytes(2, "little") + b"(" + b"-" * 9000 + b"\n"
 
 
 def mutate(rng: random.Random, family: str, seed):

@@ -23,13 +23,13 @@ import hashlib
 import os
 import re
 import stat
-import tokenize
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-from waiexport.files import NotRegular, TooLarge, npy_bytes, output_folder, read_bounded
+from waiexport.files import (NotRegular, TooLarge, npy_bytes, npy_header, output_folder,
+                             read_bounded, unlisted)
 from waiexport.jsonio import BadInput, ascii_text, dumps, loads
 from waiexport.refusal import Refusal
 
@@ -47,8 +47,9 @@ RESULTS_LIMIT = 64 << 10         # results.json: a pack identity and a line of t
 ERROR_LIMIT = 4096               # what the report keeps of a runner's error file
 RAN_ON_LIMIT = 200               # the characters of ``ran_on`` the claim quotes
 _KEY = re.compile(r"[0-9]{4,}_[A-Za-z0-9_.-]{0,48}\Z")
-_HEADERS = {(1, 0): np.lib.format.read_array_header_1_0,
-            (2, 0): np.lib.format.read_array_header_2_0}
+#: The most bytes a result's ``.npy`` header may hold (numpy writes a few dozen; it reads
+#: up to 10,000 by default).
+HEADER_LIMIT = 10_000
 
 
 def _sha(data: bytes) -> str:
@@ -474,10 +475,7 @@ def _result(results: Path, rel: str, spec: dict, errors: list):
                                                           | getattr(os, "O_NONBLOCK", 0))) as f:
             if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
                 raise ValueError("not a regular file")
-            header = _HEADERS.get(np.lib.format.read_magic(f))
-            if header is None:
-                raise ValueError("an .npy format version other than 1.0 and 2.0")
-            got_shape, fortran, got_type = header(f)
+            got_shape, fortran, got_type = npy_header(f, HEADER_LIMIT)
             if got_type != dtype or list(got_shape) != shape:
                 errors.append(ascii_text(
                     f"{path}: {got_type} {list(got_shape)}, the model's output is "
@@ -488,27 +486,22 @@ def _result(results: Path, rel: str, spec: dict, errors: list):
                 raise ValueError(f"{size} bytes of data for {dtype.name} {shape}")
             a = np.fromfile(f, dtype=dtype, count=int(np.prod(shape)))
             return a.reshape(shape, order="F" if fortran else "C")
-    except (OSError, ValueError, SyntaxError, tokenize.TokenError) as e:   # numpy's header
+    except (OSError, ValueError) as e:
         errors.append(ascii_text(f"{path}: not an .npy result of the model: {str(e)[:120]}"))
         return None
 
 
 def _extra(results: Path, expected_files: set, errors: list) -> None:
-    """Files under ``results/outputs`` that the pack asks for nowhere; the walk follows no
-    symbolic link and names at most 20."""
+    """Files under ``results/outputs`` that the pack asks for nowhere: only the folders the
+    manifest names are entered, no symbolic link is followed, and at most 20 are named."""
     top = results / "outputs"
     if top.is_symlink():
         errors.append(ascii_text(f"{top}: a symbolic link: not followed"))
         return
     if not top.is_dir():
         return
-    extra = []
-    for folder, dirs, names in os.walk(top, followlinks=False):
-        for name in names + [d for d in dirs if os.path.islink(os.path.join(folder, d))]:
-            rel = Path(folder, name).relative_to(results).as_posix()
-            if rel not in expected_files:
-                extra.append(rel)
-    for rel in sorted(extra)[:20]:
-        errors.append(ascii_text(f"{results / rel}: extra: the pack asks for no such output"))
+    extra = unlisted(top, {f.removeprefix("outputs/") for f in expected_files}, most=21)
+    for rel in extra[:20]:
+        errors.append(ascii_text(f"{top / rel}: extra: the pack asks for no such output"))
     if len(extra) > 20:
-        errors.append(f"{top}: and {len(extra) - 20} more extra files")
+        errors.append(f"{top}: and more extra files")

@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import errno
 import os
+import re
 import shutil
 import stat
 import tempfile
 from contextlib import contextmanager
 from pathlib import Path
 
-__all__ = ["write_atomic", "new_folder", "output_folder", "ours", "foreign", "read_bounded", "npy_bytes",
+__all__ = ["write_atomic", "new_folder", "output_folder", "ours", "foreign", "unlisted", "npy_header", "read_bounded", "npy_bytes",
            "TooLarge", "NotRegular", "NotOurs", "MARK"]
 
 #: How many times a folder put in place by other writers is moved aside before giving up.
@@ -163,18 +164,29 @@ def foreign(path: Path | str, command: str) -> str | None:
     listed = _listed(path, command)
     if listed is None:
         return next((n for n in names if n != MARK), MARK)
-    folders = {str(Path(f).parent) for f in listed} - {"."}
-    folders |= {str(p) for f in folders for p in Path(f).parents} - {"."}
-    todo = [Path(".")]
-    while todo:
+    return next(iter(unlisted(path, listed | {MARK})), None)
+
+
+def unlisted(top: Path | str, listed: set, most: int = 1) -> list[str]:
+    """Up to ``most`` entries below the folder ``top`` (paths relative to it, ``/``
+    between names, sorted) that are not a regular file ``listed`` names: a link, a FIFO,
+    a folder no listed path lies in. Only the folders the listed paths lie in are entered
+    (none through a link), so a deep or wide tree is not walked."""
+    top = Path(top)
+    folders = {p.as_posix() for f in listed for p in Path(f).parents} - {"."}
+    found: list[str] = []
+    todo = [""]
+    while todo and len(found) < most:
         at = todo.pop()
-        for e in sorted(os.scandir(path / at), key=lambda e: e.name):
-            rel = str(at / e.name)
+        for e in sorted(os.scandir(top / at), key=lambda e: e.name):
+            rel = f"{at}/{e.name}" if at else e.name
             if e.is_dir(follow_symlinks=False) and rel in folders:
-                todo.append(at / e.name)
-            elif not (e.is_file(follow_symlinks=False) and (rel in listed or rel == MARK)):
-                return rel
-    return None
+                todo.append(rel)
+            elif not (e.is_file(follow_symlinks=False) and rel in listed):
+                found.append(rel)
+                if len(found) == most:
+                    break
+    return sorted(found)
 
 
 def _mark(work: Path, command: str) -> None:
@@ -245,3 +257,100 @@ def npy_bytes(a) -> bytes:
     buf = io.BytesIO()
     np.save(buf, np.asarray(a), allow_pickle=False)
     return buf.getvalue()
+
+
+#: A token of an ``.npy`` header: punctuation, a short quoted string without escapes,
+#: ``True``/``False``, or a whole number of at most 19 digits.
+_NPY_TOKEN = re.compile(r"\s*(?:([{}():,])|'([^'\\]{0,64})'|\"([^\"\\]{0,64})\"|(True|False)"
+                        r"|([0-9]{1,19}))")
+
+
+def npy_header(f, limit: int) -> tuple:
+    """The ``.npy`` header of the open file ``f`` (format 1.0 or 2.0), read up to its data:
+    ``(shape, fortran_order, dtype)``. Its length is checked against ``limit`` before it is
+    read, and it is parsed by a small parser of the dictionary numpy writes (string keys;
+    a string, ``True``/``False`` or a tuple of whole numbers for values), not Python's, so
+    no header costs more than ``limit`` bytes or a parser's recursion. ``ValueError``
+    where it is not such a header."""
+    magic = f.read(8)
+    if len(magic) < 8 or magic[:6] != b"\x93NUMPY":
+        raise ValueError("not an .npy file")
+    if (magic[6], magic[7]) not in ((1, 0), (2, 0)):
+        raise ValueError("an .npy format version other than 1.0 and 2.0")
+    width = 2 if magic[6] == 1 else 4
+    size = f.read(width)
+    n = int.from_bytes(size, "little")
+    if len(size) < width or n > limit:
+        raise ValueError(f"a header of {n:,} bytes, past the {limit:,} a result's may hold"
+                         if len(size) == width else "cut short in its header")
+    text = f.read(n)
+    if len(text) < n:
+        raise ValueError("cut short in its header")
+    fields = _npy_fields(text.decode("latin-1"))
+    descr, fortran, shape = (fields.get(k) for k in ("descr", "fortran_order", "shape"))
+    if set(fields) != {"descr", "fortran_order", "shape"} or type(descr) is not str or \
+            not re.fullmatch(r"[<>|=]?[a-zA-Z][0-9]{0,3}", descr) or \
+            type(fortran) is not bool or type(shape) is not tuple:
+        raise ValueError("a header without numpy's descr, fortran_order and shape")
+    import numpy as np
+    try:
+        return shape, fortran, np.dtype(descr)
+    except TypeError:
+        raise ValueError(f"a type numpy does not know: {descr}") from None
+
+
+def _npy_fields(text: str) -> dict:
+    """The dictionary of an ``.npy`` header's text (:func:`npy_header`)."""
+    tokens, at, text = [], 0, text.rstrip(" \n")
+    while at < len(text):
+        m = _NPY_TOKEN.match(text, at)
+        if not m:
+            raise ValueError(f"a header numpy does not write, at character {at}")
+        at = m.end()
+        punct, q1, q2, flag, number = m.groups()
+        if punct:
+            tokens.append(punct)
+        elif q1 is not None or q2 is not None:
+            tokens.append(("s", q2 if q1 is None else q1))
+        elif flag:
+            tokens.append(("b", flag == "True"))
+        else:
+            tokens.append(("i", int(number)))
+    fields, k = {}, 1
+    if not tokens or tokens[0] != "{":
+        raise ValueError("a header that is not a dictionary")
+    while tokens[k:k + 1] != ["}"]:
+        key, colon = tokens[k:k + 2] if len(tokens) > k + 1 else (None, None)
+        if type(key) is not tuple or key[0] != "s" or colon != ":" or key[1] in fields:
+            raise ValueError("a header numpy does not write")
+        value, k = _npy_value(tokens, k + 2)
+        fields[key[1]] = value
+        if tokens[k:k + 1] == [","]:
+            k += 1
+        elif tokens[k:k + 1] != ["}"]:
+            raise ValueError("a header numpy does not write")
+    if k + 1 != len(tokens):
+        raise ValueError("a header with more after its dictionary")
+    return fields
+
+
+def _npy_value(tokens: list, k: int) -> tuple:
+    """The value at ``tokens[k]``: a string, a flag, or a tuple of whole numbers; and the
+    index after it."""
+    t = tokens[k] if k < len(tokens) else None
+    if type(t) is tuple and t[0] in "sb":
+        return t[1], k + 1
+    if t != "(":
+        raise ValueError("a header numpy does not write")
+    items, k = [], k + 1
+    while tokens[k:k + 1] != [")"]:
+        t = tokens[k] if k < len(tokens) else None
+        if type(t) is not tuple or t[0] != "i":
+            raise ValueError("a shape that is not whole numbers")
+        items.append(t[1])
+        k += 1
+        if tokens[k:k + 1] == [","]:
+            k += 1
+        elif tokens[k:k + 1] != [")"]:
+            raise ValueError("a header numpy does not write")
+    return tuple(items), k + 1

@@ -279,6 +279,42 @@ def test_a_hostile_result_header_is_read_no_further(copy, header, words):
     assert r.exit_code == 1 and words in r.output and "Traceback" not in r.output
 
 
+@pytest.mark.parametrize("head, words", [
+    (b"\x93NUMPY\x02\x00" + (0xFFFFFFF0).to_bytes(4, "little") + b"{", "4,294,967,280 bytes"),
+    (b"\x93NUMPY\x01\x00" + (9002).to_bytes(2, "little") + b"(" + b"-" * 9000 + b"\n",
+     "not an .npy result"),
+], ids=["4 GiB header", "( and 9,000 - signs"])
+def test_a_result_header_costs_no_more_than_its_limit(copy, head, words):
+    """numpy read a 2.0 header's whole length before its own check (8 GiB resident for
+    one that says 4 GiB), and Python's parser ran out of memory on ``(`` and 9,000 ``-``:
+    the length is checked first, and the header parsed by a parser of its own."""
+    import tracemalloc
+    pack, work = copy
+    _result_path(work).write_bytes(head)
+    tracemalloc.start()
+    try:
+        r = judge(work, pack)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert r.exit_code == 1 and words in r.output and "Traceback" not in r.output, r.output
+    assert peak < 256 << 20, peak
+
+
+def test_outputs_nested_past_the_recursion_limit_is_one_extra(copy):
+    """``os.walk`` raised RecursionError on a folder 1,200 deep; only the folders the
+    manifest names are entered now."""
+    pack, work = copy
+    fd = os.open(work / "outputs", os.O_RDONLY)
+    for _ in range(1200):
+        os.mkdir("d", dir_fd=fd)
+        fd, up = os.open("d", os.O_RDONLY, dir_fd=fd), fd
+        os.close(up)
+    os.close(fd)
+    r = judge(work, pack)
+    assert r.exit_code == 1 and "outputs/d: extra" in r.output and "Traceback" not in r.output
+
+
 @pytest.mark.parametrize("content", [b"[" * 60000, b"{" + b" " * (1 << 20) + b"}",
                                      b'{"pack": 1}', b"\xff\xfe"])
 def test_a_hostile_results_json_is_one_line(copy, content):
