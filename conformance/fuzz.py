@@ -14,6 +14,7 @@ and the worst memory.
 from __future__ import annotations
 
 import json
+import os
 import random
 import tempfile
 from pathlib import Path
@@ -242,13 +243,17 @@ def _judged(files: dict, pack: Path, vector_files: list, correct: dict) -> str:
     """``ok`` when the judge passes every vector, ``fail`` when one fails; a pass holds
     only where each result the runner wrote has the correct type, shape and values."""
     from waiexport.conformance.packs import judge
-    with tempfile.TemporaryDirectory() as tmp:
+    tmp = Path(tempfile.mkdtemp())
+    try:
         for name, data in files.items():
-            path = Path(tmp) / name
-            if path.resolve().is_relative_to(Path(tmp).resolve()):
-                path.parent.mkdir(parents=True, exist_ok=True)
+            path = tmp / name
+            if path.resolve().is_relative_to(tmp.resolve()):
+                for folder in reversed(path.relative_to(tmp).parents[:-1]):
+                    (tmp / folder).mkdir(exist_ok=True)      # one at a time: 1,200 deep
                 path.write_bytes(data)
-        outcomes, _, problems = judge(pack, Path(tmp), vector_files)
+        outcomes, _, problems = judge(pack, tmp, vector_files)
+    finally:
+        _remove(tmp)
     if problems or any(o.status != "pass" for o in outcomes):
         return "fail"
     for name, data in correct.items():
@@ -258,6 +263,21 @@ def _judged(files: dict, pack: Path, vector_files: list, correct: dict) -> str:
             assert got.dtype == want.dtype and got.shape == want.shape and \
                 (got == want).all(), f"a pass on a changed result {name}"
     return "ok"
+
+
+def _remove(root: Path) -> None:
+    """Remove the folder ``root`` and all below it, without recursion (Python 3.11's
+    ``shutil.rmtree`` recurses, past its limit on a tree 1,200 deep)."""
+    stack, folders = [root], []
+    while stack:
+        folders.append(stack.pop())
+        for e in os.scandir(folders[-1]):
+            if e.is_dir(follow_symlinks=False):
+                stack.append(Path(e.path))
+            else:
+                os.unlink(e.path)
+    for folder in reversed(folders):
+        os.rmdir(folder)
 
 
 FAMILIES = ("whg1", "decode", "int_synth", "jpegai", "vectors", "results")

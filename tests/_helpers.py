@@ -3,7 +3,9 @@ against an engine."""
 
 from __future__ import annotations
 
+import os
 import struct
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -333,3 +335,21 @@ def accumulator():
     b.output(b.op("add", [x, s], policy="clamp", lo=-50, hi=50))
     return b.build()
 
+
+
+@contextmanager
+def nested(folder, depth: int = 1200):
+    """Folders ``d/d/…`` ``depth`` deep in ``folder`` (past Python's recursion limit, and
+    past what one path names: each made relative to the one above), removed afterwards the
+    same way (Python 3.11's ``shutil.rmtree`` recurses, so pytest's clean-up could not)."""
+    fds = [os.open(folder, os.O_RDONLY)]
+    try:
+        for _ in range(depth):
+            os.mkdir("d", dir_fd=fds[-1])
+            fds.append(os.open("d", os.O_RDONLY, dir_fd=fds[-1]))
+        yield
+    finally:
+        while len(fds) > 1:
+            os.close(fds.pop())
+            os.rmdir("d", dir_fd=fds[-1])
+        os.close(fds[0])

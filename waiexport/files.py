@@ -224,9 +224,10 @@ def output_folder(path: Path | str, command: str):
 def read_bounded(path: Path | str, limit: int, follow: bool = True) -> bytes:
     """The bytes of ``path``, a regular file of at most ``limit`` bytes; ``follow=False``
     refuses a symbolic link too. Raises :class:`NotRegular`, :class:`TooLarge` or the
-    ``OSError`` of the read. The size is read from the open file, so a file that grows is
-    cut at ``limit + 1`` bytes and refused, never read whole; what is read is held in a
-    buffer of the file's size, not the limit's."""
+    ``OSError`` of the read. The size is read from the open file first: a larger one is
+    refused before any byte is read, and one that grows is cut at ``limit + 1`` bytes and
+    refused, never read whole; what is read is held in a buffer of the file's size, not the
+    limit's."""
     flags = os.O_RDONLY | (0 if follow else getattr(os, "O_NOFOLLOW", 0))
     flags |= getattr(os, "O_NONBLOCK", 0)       # a FIFO opens without waiting for a writer
     try:
@@ -240,8 +241,10 @@ def read_bounded(path: Path | str, limit: int, follow: bool = True) -> bytes:
         if not stat.S_ISREG(st.st_mode):
             kind = "a folder" if stat.S_ISDIR(st.st_mode) else "not a regular file"
             raise NotRegular(0, kind)
-        first = min(limit, st.st_size) + 1     # a buffer the file's size, not
-        data = f.read(first)                   # the limit's
+        if st.st_size > limit:                 # refused before any read
+            raise TooLarge(0, f"larger than the {limit:,} bytes a file of its kind may hold")
+        first = st.st_size + 1                 # a buffer the file's size, not the limit's
+        data = f.read(first)
         if len(data) == first <= limit:     # it grew since: the rest, up to the limit's
             data += f.read(limit + 1 - first)
     if len(data) > limit:

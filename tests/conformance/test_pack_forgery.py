@@ -14,7 +14,7 @@ from click.testing import CliRunner
 from waiexport.cli import main
 from waiexport.conformance.generate import CORPUS
 
-from _helpers import needs
+from _helpers import needs, nested
 from _runners import identity, on_onnxruntime, run_pack
 
 needs("onnxruntime", "ort")
@@ -305,13 +305,8 @@ def test_outputs_nested_past_the_recursion_limit_is_one_extra(copy):
     """``os.walk`` raised RecursionError on a folder 1,200 deep; only the folders the
     manifest names are entered now."""
     pack, work = copy
-    fd = os.open(work / "outputs", os.O_RDONLY)
-    for _ in range(1200):
-        os.mkdir("d", dir_fd=fd)
-        fd, up = os.open("d", os.O_RDONLY, dir_fd=fd), fd
-        os.close(up)
-    os.close(fd)
-    r = judge(work, pack)
+    with nested(work / "outputs"):
+        r = judge(work, pack)
     assert r.exit_code == 1 and "outputs/d: extra" in r.output and "Traceback" not in r.output
 
 

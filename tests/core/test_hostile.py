@@ -280,3 +280,51 @@ def test_deep_nesting_is_bad_input_whatever_the_recursion_limit(tmp_path, limit)
     finally:
         sys.setrecursionlimit(old)
     assert "v.jsonl: bad-vector: line 1: not JSON: nested deeper than 32 levels" in line
+
+
+def _fifo(folder):
+    import os
+    os.mkfifo(folder / "x.jsonl")
+
+
+def _zero(folder):
+    (folder / "x.jsonl").symlink_to("/dev/zero")
+
+
+def _sparse(folder):
+    with open(folder / "x.jsonl", "wb") as f:
+        f.truncate(3 << 30)
+
+
+@pytest.mark.parametrize("make, words", [(_fifo, "not a regular file"),
+                                         (_zero, "not a regular file"),
+                                         (_sparse, "larger than the 67,108,864 bytes")],
+                         ids=["FIFO", "link to /dev/zero", "sparse 3 GiB"])
+def test_vectors_check_reads_regular_files_within_their_limit(tmp_path, make, words):
+    """``vectors check`` read each file whole: a FIFO hung it, a link to /dev/zero read until
+    memory ran out, a sparse 3 GiB file was read whole."""
+    make(tmp_path)
+    tracemalloc.start()
+    try:
+        line = _one_line(CliRunner().invoke(main, ["vectors", "check", str(tmp_path)]))
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert "bad-vector" in line and words in line and peak < 64 << 20, (line, peak)
+
+
+def test_a_file_past_its_limit_is_refused_before_any_read(tmp_path):
+    """Every bounded read read up to its limit before it said too-large (2 GiB of a 3 GiB
+    sparse graph, 2.1 GB resident): the size the open file gives is checked first."""
+    from waiexport.files import TooLarge, read_bounded
+    path = tmp_path / "g.whg1"
+    with open(path, "wb") as f:
+        f.truncate(3 << 30)
+    tracemalloc.start()
+    try:
+        with pytest.raises(TooLarge):
+            read_bounded(path, 2 << 30)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 1 << 20, peak
