@@ -146,7 +146,7 @@ class Isolated(Engine):
         self._loaded: dict = {}      # digest → bytes, to load again after a restart
         self._in_worker: set = set()
         self._probed = None
-        info = self._call(("make", where, self._args), START_LIMIT)
+        info = self._call(("make", where, self._args), START_LIMIT, SMALL)
         if not (type(info) is dict and _MADE <= info.keys() and type(info["probes"]) is list
                 and all(type(n) is str for n in info["probes"])):
             self._stop()
@@ -154,7 +154,7 @@ class Isolated(Engine):
         self.profile, self.subset, self.target = info["profile"], info["subset"], info["target"]
         self.provider = info["provider"]
         self._probed = self._probe(info["probes"])
-        self._describe = self._call(("describe",))
+        self._describe = self._call(("describe",), most=SMALL)
         if info["stage"]:
             self.stage = lambda op, inp, modes: self._call(("stage", op, inp, modes))
 
@@ -166,7 +166,7 @@ class Isolated(Engine):
         found = {}
         for name in names:
             try:
-                said = self._call(("probe", name))
+                said = self._call(("probe", name), most=SMALL)
                 found[name] = said if said is None or type(said) is str else \
                     f"{name}: its worker's answer is not a probe's"
             except (EngineCrashed, EngineTimedOut) as e:
@@ -270,16 +270,20 @@ class Isolated(Engine):
             self._kill()
         self._proc, self._err = None, None
 
-    def _request(self, message, time_limit: float | None = None):
+    def _request(self, message, time_limit: float | None = None, most: int | None = None):
         """Send ``message`` and read the answer, within the limits (``time_limit`` where
-        given, else the call's); an error the worker sends back is raised here."""
+        given, else the call's; ``most`` bytes where given, what the answer can hold, else
+        the memory limit); an error the worker sends back is raised here."""
         time_limit = max(time_limit or 0, self.time_limit)
+        most = self.memory_limit if most is None else min(most, self.memory_limit)
         deadline = time.monotonic() + time_limit
         try:
             self._write(_framed(message), deadline, time_limit)
             (n,) = struct.unpack("<Q", self._read(8, deadline, time_limit))
-            if n > self.memory_limit:
-                raise _Unread(f"it announced an answer of {n} bytes, past the memory limit")
+            if n > most:
+                raise _Unread(f"it announced an answer of {n} bytes, past the "
+                              + ("memory limit" if most == self.memory_limit else
+                                 f"{most} bytes its answer can hold"))
             answer = _Answer(io.BytesIO(self._read(n, deadline, time_limit))).load()
             if not (type(answer) is tuple and len(answer) == 2 and answer[0] in ("ok", "error")
                     and (answer[0] == "ok" or isinstance(answer[1], _kinds()))):
@@ -367,15 +371,16 @@ class Isolated(Engine):
         if self._proc is None:
             self._start()
 
-    def _call(self, message, time_limit: float | None = None):
+    def _call(self, message, time_limit: float | None = None, most: int | None = None):
         self._live()
-        return self._request(message, time_limit)
+        return self._request(message, time_limit, most)
 
     # --- the engine ---------------------------------------------------------------------
     def load(self, data: bytes) -> Loaded:
         import hashlib
         key = hashlib.sha256(data).hexdigest()
-        graph, unclaimable = _loaded(self._call(("load", key, data)))
+        graph, unclaimable = _loaded(self._call(("load", key, data),
+                                                most=GRAPH_SIZE * len(data) + SLACK))
         self._loaded[key] = data
         self._in_worker.add(key)
 
@@ -384,9 +389,13 @@ class Isolated(Engine):
             if key not in self._in_worker:   # started again since
                 self._call(("load", key, self._loaded[key]))
                 self._in_worker.add(key)
-            return self._call(("run", key, [i for i in inputs], list(scalars)))
-        return Loaded(graph, run, lambda i, s: self._call(("run_all", key, list(i), list(s))),
-                      unclaimable=unclaimable)
+            return self._call(("run", key, [i for i in inputs], list(scalars)),
+                              most=_answer_bound(graph, inputs, scalars, graph.outputs))
+
+        def run_all(inputs, scalars):
+            return self._call(("run_all", key, list(inputs), list(scalars)),
+                              most=_answer_bound(graph, inputs, scalars))
+        return Loaded(graph, run, run_all, unclaimable=unclaimable)
 
 
 #: The worker's start in isolated mode (``-I``: no current folder, script folder, user site
@@ -406,6 +415,36 @@ def _argv() -> list[str]:
     path = [p for p in (os.path.abspath(p) for p in sys.path if p)
             if os.path.realpath(p) != here]
     return [sys.executable, "-I", "-c", _BOOT, json.dumps(path)]
+
+
+#: Bytes an answer may take beside its tensors' values: names, types, a refusal, pickling.
+SLACK = 1 << 20
+#: How many times the bytes of the WHG1 graph it loaded the answer to a load may take (the
+#: graph's classes pickled: its weights as int64 arrays, where WHG1 holds int8).
+GRAPH_SIZE = 16
+#: The most bytes an answer about the engine may take (making it, its description, a probe).
+SMALL = 16 << 20
+#: Bytes one element of a tensor may take in an answer: an int64, or a Python integer of up
+#: to 128 bits (an acc64 graph's wide values) in an object array, pickled.
+PER_ELEMENT = 48
+
+
+def _answer_bound(graph, inputs, scalars, tensors=None) -> int:
+    """The most bytes an answer to a decode of ``graph`` on ``inputs`` can take: its
+    ``tensors`` (every tensor where ``None``), at their planned shapes (§4), each element
+    at most :data:`PER_ELEMENT` bytes; :data:`SLACK` where the decode plans no shape (its
+    answer is a refusal). So the parent's memory for an answer follows what the graph's
+    outputs hold, not the memory limit."""
+    from math import prod
+
+    from waiexport.plan import run_plan
+    try:
+        shapes = run_plan(graph, [tuple(getattr(i, "shape", ())) for i in inputs],
+                          [int(v) for v in scalars])
+    except Exception:        # a refusal, or what the engine reads as an error of its own
+        return SLACK
+    chosen = shapes if tensors is None else {t: shapes[t] for t in tensors}
+    return SLACK + PER_ELEMENT * sum(prod(s) for s in chosen.values())
 
 
 def _loaded(said) -> tuple:

@@ -173,6 +173,27 @@ class Floods(Misbehaves):
         return super().load(data)
 
 
+class Streams(Misbehaves):
+    """Announces an answer just under a 3 GiB limit and streams zeros: small itself, it
+    would cost a judge that reads to the limit twice that."""
+
+    name = "double-streams"
+
+    def load(self, data):
+        worker, loaded = sys.modules["__main__"], super().load(data)
+
+        def stream(s, obj):
+            s.write(((3 << 30) - 1).to_bytes(8, "little"))
+            for _ in range(3 << 10):
+                s.write(bytes(1 << 20))
+            s.flush()
+
+        def run(inputs, scalars):       # the decode's answer streamed, not the load's
+            worker._send = stream
+            return loaded.run(inputs, scalars)
+        return Loaded(loaded.graph, run) if _relu(loaded.graph) else loaded
+
+
 class Deaf(Misbehaves):
     """Stops reading requests once it has loaded a graph with a relu."""
 
@@ -277,6 +298,7 @@ ENTRY_POINTS = "[waiexport.engines]\n" + "".join(
 double-tosa-aborts = waiexport_doubles:AbortingTosaRef
 double-stalls = waiexport_doubles:Stalls
 double-floods = waiexport_doubles:Floods
+double-streams = waiexport_doubles:Streams
 double-prints = waiexport_doubles:Prints
 double-deaf = waiexport_doubles:Deaf
 double-load-aborts = waiexport_doubles:LoadAborts
@@ -329,6 +351,10 @@ def test_a_crash_is_that_vector_s_result_and_the_report_goes_on(doubles, engine,
 @pytest.mark.parametrize("engine, status, words, limits", [
     ("double-stalls", "timed_out", "no answer within 2 s", ["--time-limit", "2"]),
     ("double-floods", "fail", "announced an answer of 4611686018427387904 bytes", []),
+    # relu_basic's one 30-element output: 48 bytes an element and 1 MiB beside, not the
+    # 3 GiB limit
+    ("double-streams", "fail", "past the 1050016 bytes its answer can hold",
+     ["--memory-limit", "3"]),
 ])
 def test_an_answer_cut_or_past_the_limit_is_that_vector_s_result(doubles, engine, status,
                                                                  words, limits):
