@@ -12,8 +12,8 @@ import re
 
 import numpy as np
 
-__all__ = ["dumps", "loads", "plain", "BadInput", "parse_int", "decimals", "parse_tensor",
-           "parse_decode", "tensor_json", "ascii_text", "INTEGERS", "MAX_DEPTH"]
+__all__ = ["dumps", "report_json", "loads", "plain", "BadInput", "parse_int", "decimals",
+           "parse_tensor", "parse_decode", "tensor_json", "ascii_text", "INTEGERS", "MAX_DEPTH"]
 
 _INTEGER = r"(?:0|-?[1-9][0-9]*)"
 _DECIMAL = re.compile(_INTEGER + r"\Z")
@@ -71,6 +71,13 @@ def dumps(value, strict: bool = True) -> str:
     raise TypeError(f"{type(value).__name__} has no canonical JSON form")
 
 
+def report_json(value) -> str:
+    """``value``, a command's report, as canonical JSON with every character outside
+    printable ASCII escaped (:func:`dumps` without ``strict``): a path in it (``café.onnx``,
+    a file name that is not UTF-8) is written, never an error."""
+    return dumps(value, strict=False)
+
+
 _ASCII = {"§": "section ", "≤": "<=", "≥": ">=", "≠": "!=", "×": "x", "·": "*", "−": "-",
           "–": "-", "—": "-", "…": "...", "→": "->", "←": "<-", "²": "^2", "⌊": "floor(",
           "⌋": ")", "⌈": "ceil(", "⌉": ")", "′": "'", "‘": "'", "’": "'", "“": '"', "”": '"',
@@ -109,7 +116,7 @@ def ascii_text(text: str) -> str:
 
 def _escape(ch: str) -> str:
     """``ch`` as JSON ``\\uXXXX`` escapes (a surrogate pair past U+FFFF)."""
-    units = ch.encode("utf-16-be")
+    units = ch.encode("utf-16-be", "surrogatepass")   # a lone surrogate: a file name's byte
     return "".join(f"\\u{units[i] << 8 | units[i + 1]:04x}" for i in range(0, len(units), 2))
 
 

@@ -57,6 +57,8 @@ def cases(d):
         ["export", G, "--target", "tosa", "-o", str(d / "x"), "--size", "axb"],
         ["validate", "--engine", "ort-cpu", "--time-limit", "nan", VECTORS],
         ["validate", "--engine", "ort-cpu", "--memory-limit", "inf", VECTORS],
+        ["validate", "--engine", "tosa-ref", "--memory-limit", "1e300", VECTORS],
+        ["validate", "--engine", "tosa-ref", "--time-limit", "1e300", VECTORS],
         ["validate", "--pack", str(d), VECTORS], ["validate", "--results", str(d), "--pack",
                                                   str(d), "--engine", "ort-cpu"],
         ["validate", "--results", str(d), "--pack-sha256", "0" * 64, "--locate"],

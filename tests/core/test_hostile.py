@@ -3,6 +3,7 @@ spec's code (or one line from the CLI), memory follows what the decode holds, an
 cost follows the taps, not the stride; and a short seeded fuzz run of every input family."""
 
 import json
+import os
 import random
 import tracemalloc
 
@@ -328,3 +329,28 @@ def test_a_file_past_its_limit_is_refused_before_any_read(tmp_path):
     finally:
         tracemalloc.stop()
     assert peak < 1 << 20, peak
+
+
+def test_paths_outside_ascii_are_escaped_in_every_report(tmp_path, monkeypatch):
+    """``--json`` with a non-ASCII path ended in ValueError's traceback after the output was
+    written, and a vector file name that is not UTF-8 did the same in ``validate --json``."""
+    monkeypatch.chdir(tmp_path)
+    odd = os.fsdecode(b"a\xff.jsonl")
+    (tmp_path / odd).write_bytes((CORPUS / "vectors" / "abs.jsonl").read_bytes())
+    (tmp_path / "v\u00e9").mkdir()
+    (tmp_path / "v\u00e9" / "abs.jsonl").write_bytes((CORPUS / "vectors" / "abs.jsonl").read_bytes())
+    runs = [["lower", "int_synth", str(ROOT / "examples" / "int_synth.json"), "-o", "l\u00e9"],
+            ["examples", "make", "ex\u00e9"], ["vectors", "check", "v\u00e9"],
+            ["validate", odd]]
+    if _has("onnxruntime"):
+        runs.append(["export", str(ROOT / "examples" / "tiny_synth.whg1"), "-o", "caf\u00e9.onnx"])
+    for args in runs:
+        r = CliRunner().invoke(main, [*args, "--json"])
+        assert r.exit_code == 0 and "Traceback" not in r.output, (args, r.output[-500:])
+        json.loads(r.stdout)
+        assert r.stdout.isascii() and ("\\u00e9" in r.stdout or "\\udcff" in r.stdout), args
+
+
+def _has(module: str) -> bool:
+    from importlib.util import find_spec
+    return find_spec(module) is not None

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from waiexport.jsonio import ascii_text, dumps
+from waiexport.jsonio import ascii_text, report_json
 
 from .common import fit_target, load_file, target_named, write_file
 from .report import render_check
@@ -87,7 +87,7 @@ def check(files, roles, capability, profile, subset, cert_path, set_sha256, targ
                            + "".join(f"\n  {reason}" for reason in verdict.reasons))
     if as_json:
         import hashlib
-        click.echo(dumps({
+        click.echo(report_json({
             "certificate_sha256": hashlib.sha256(blob).hexdigest(),
             "graphs": [{"name": gr["name"], "nodes": [
                 {"flags": n["npu_flags"], "index": n["index"], "op": n["op"],

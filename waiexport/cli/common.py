@@ -10,7 +10,7 @@ from pathlib import Path
 
 import click
 
-from waiexport.jsonio import dumps
+from waiexport.jsonio import report_json
 from waiexport.refusal import Refusal
 
 __all__ = ["fail", "read_file", "write_file", "write_folder", "written", "writable", "folder", "load_file", "target_named",
@@ -180,7 +180,7 @@ def load_file(path: str, as_json: bool = False, loader=None, capability: str | N
         hint = " (a JSON file: 'waiexport lower int_synth FILE -o DIR' lowers an int_synth " \
                "set to WHG1)" if data[:1] == b"{" and r.code == "model_mismatch" else ""
         if as_json:
-            click.echo(dumps({"refuse": code}))
+            click.echo(report_json({"refuse": code}))
             sys.exit(2)
         fail(path, code, r.where, f"{r.detail}{hint}")
     except (ExportError, NotForEngine) as e:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from waiexport.jsonio import ascii_text, dumps
+from waiexport.jsonio import ascii_text, report_json
 
 from .common import fail, folder, writable, written
 
@@ -46,7 +46,7 @@ def examples_make(directory, full, as_json):
     with written(directory):
         with output_folder(root, "examples make") as work:
             made = [str(root / p.relative_to(work)) for p in make(work, full)]
-    click.echo(dumps({"written": made}) if as_json else "\n".join(made))
+    click.echo(report_json({"written": made}) if as_json else "\n".join(made))
 
 
 @examples.command("run")
@@ -75,7 +75,7 @@ def examples_run(directory, as_json):
     steps: list = []
     ok = main_job(root, steps.append if as_json else click.echo)
     if as_json:
-        click.echo(dumps({"passed": ok, "steps": [ascii_text(line) for line in steps]}))
+        click.echo(report_json({"passed": ok, "steps": [ascii_text(line) for line in steps]}))
     sys.exit(0 if ok else 1)
 
 

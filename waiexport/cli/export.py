@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from waiexport.jsonio import dumps
+from waiexport.jsonio import report_json
 from waiexport.refusal import Refusal
 
 from .common import fail, writable, written, load_file, progress, target_named, size_of
@@ -125,7 +125,7 @@ def _export(graph: str, tgt, member, output: str, sizes, as_json: bool) -> None:
                   *vela.lines()]
         if vela.cpu_ops:
             lines.append(f"  {vela.cpu_ops} operators are not on the NPU")
-    click.echo(dumps(report) if as_json else "\n".join(lines))
+    click.echo(report_json(report) if as_json else "\n".join(lines))
     sys.exit(0)
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import click
 
-from waiexport.jsonio import dumps
+from waiexport.jsonio import report_json
 
 from .common import load_file
 
@@ -29,7 +29,7 @@ def inspect(file, as_json):
     from .describe import describe, render_text
     data, graph = load_file(file)
     d = describe(graph, data)
-    click.echo(dumps(d) if as_json else render_text(d, file))
+    click.echo(report_json(d) if as_json else render_text(d, file))
 
 
 command = inspect

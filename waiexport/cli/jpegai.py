@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from waiexport.files import npy_bytes
-from waiexport.jsonio import dumps
+from waiexport.jsonio import report_json
 from waiexport.refusal import Refusal
 from waiexport.targets.errors import EngineFailure
 
@@ -136,11 +136,11 @@ def jpegai_decode(bundle, soz, sorp, sors, grfs_y, grfs_uv, engine_name, compare
             summary["planes"][plane]["refused"] = {"code": pl.refused.code, "at": pl.refused.at}
     if not no_validate:
         summary["validated"] = _validated(eng)
-    files["summary.json"] = (dumps(summary) + "\n").encode()
+    files["summary.json"] = (report_json(summary) + "\n").encode()
     write_folder(output, files, "jpegai decode")
     out = Path(output)
     if as_json:
-        click.echo(dumps(summary))
+        click.echo(report_json(summary))
     else:
         _say_decode(summary, out)
     sys.exit(1 if differs else 0)

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from waiexport.jsonio import dumps
+from waiexport.jsonio import report_json
 from waiexport.refusal import Refusal
 
 from .common import fail, folder, read_file, writable, write_folder
@@ -54,7 +54,7 @@ def lower(form, source, output, as_json):
     files["certificate.json"] = certificate_bytes(cert)
     write_folder(output, files, "lower")
     written = [str(Path(output) / name) for name in files]
-    click.echo(dumps({"verdict": cert["verdict"], "written": written}) if as_json
+    click.echo(report_json({"verdict": cert["verdict"], "written": written}) if as_json
                else "\n".join(written))
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from waiexport.jsonio import ascii_text, dumps
+from waiexport.jsonio import ascii_text, report_json
 
 from .common import write_file, load_file, target_named, fit_target
 
@@ -50,7 +50,7 @@ def rewrite(source, target_name, output, as_json):
     at_export = [(i, op, lim) for i, op, lims in outcome.remaining for lim in lims
                  if lim.mapped]
     if as_json:
-        click.echo(dumps({
+        click.echo(report_json({
             "after": outcome.after["verdict"], "before": outcome.before["verdict"],
             "changes": [c.as_json() for c in outcome.changes],
             "fits": verdict.fits, "reasons": [ascii_text(r) for r in verdict.reasons],

@@ -6,7 +6,7 @@ import sys
 
 import click
 
-from waiexport.jsonio import BadInput, dumps, loads, parse_decode, tensor_json
+from waiexport.jsonio import BadInput, report_json, loads, parse_decode, tensor_json
 from waiexport.refusal import Refusal
 
 from .common import engine_option, fail, fail_bad_input, read_file, load_file, engine_named
@@ -93,7 +93,7 @@ def run(graph, decode_file, as_json, values, literal, engine_name, target_name, 
     if as_json:
         out = [{"outputs": [tensor_json(o) for o in r["outputs"]]} if "outputs" in r
                else {"refuse": r["refuse"]} for r in results]
-        click.echo(dumps(out if isinstance(doc, list) else out[0]))
+        click.echo(report_json(out if isinstance(doc, list) else out[0]))
     else:
         for k, r in enumerate(results):
             if "refuse" in r:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import click
 
-from waiexport.jsonio import ascii_text, dumps
+from waiexport.jsonio import ascii_text, report_json
 
 from .common import target_named
 
@@ -28,7 +28,7 @@ def targets_list(as_json):
     """
     from waiexport.descriptions import TARGETS
     if as_json:
-        click.echo(dumps([{"engine": t.engine, "format": t.fmt, "name": t.name,
+        click.echo(report_json([{"engine": t.engine, "format": t.fmt, "name": t.name,
                            "summary": t.summary} for t in TARGETS.values()]))
         return
     for t in TARGETS.values():
@@ -48,7 +48,7 @@ def targets_show(name, as_json):
     """
     import dataclasses
     t = target_named(name, given_as="NAME")
-    click.echo(dumps({_KEYS.get(k, k): [ascii_text(str(x)) for x in v] if isinstance(v, tuple)
+    click.echo(report_json({_KEYS.get(k, k): [ascii_text(str(x)) for x in v] if isinstance(v, tuple)
                       else ascii_text(v) if isinstance(v, str) else v
                       for k, v in dataclasses.asdict(t).items()})
                if as_json else t.report())

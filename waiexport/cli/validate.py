@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from waiexport.jsonio import BadInput, dumps
+from waiexport.jsonio import BadInput, report_json
 
 from .common import engine_option, fail, fail_bad_input, engine_named, run_vectors
 
@@ -102,7 +102,7 @@ def validate(paths, engine_name, target_name, time_limit, memory_limit, allow_fa
         click.echo(f"note: {gap}", err=True)
     results = run_vectors(eng, read, f"validating {eng.name}", locate)
     rep = report(eng, results)
-    click.echo(dumps(rep, strict=False) if as_json else render(rep))
+    click.echo(report_json(rep) if as_json else render(rep))
     if all(r.status in ("skip", "declined") for r in results):
         fail(where, "nothing-ran", f"--engine {eng.name}",
              f"none of the {total} vectors ran on this engine (not for it, or declined): "
@@ -159,7 +159,7 @@ def _judge_results(results: Path, pack: Path, pack_sha256: str | None, files: li
     if problems:
         rep["claim"] = None
     rep["result_problems"] = problems
-    click.echo(dumps(rep, strict=False) if as_json else render(rep))
+    click.echo(report_json(rep) if as_json else render(rep))
     sys.exit(1 if problems or any(o.status in NO_CLAIM for o in outcomes) else 0)
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from waiexport.jsonio import BadInput, ascii_text, dumps
+from waiexport.jsonio import BadInput, ascii_text, report_json
 
 from .common import fail, fail_bad_input, folder, progress, target_named, writable
 
@@ -30,7 +30,7 @@ def vectors_generate(outdir, as_json):
     """
     from waiexport.conformance.generate import generate
     written = [str(p) for p in generate(folder(outdir))]
-    click.echo(dumps({"written": written}) if as_json else "\n".join(written))
+    click.echo(report_json({"written": written}) if as_json else "\n".join(written))
 
 
 @vectors.command("check")
@@ -59,7 +59,7 @@ def vectors_check(directory, as_json):
     except BadInput as e:
         fail_bad_input(directory, "bad-vector", e)
     if as_json:
-        click.echo(dumps({"files": [{"difference": ascii_text(c.first_difference or ""),
+        click.echo(report_json({"files": [{"difference": ascii_text(c.first_difference or ""),
                                      "path": str(c.path), "same": c.same} for c in checks],
                           "skipped": [str(p) for p in skipped]}))
         sys.exit(0 if all(c.same for c in checks) else 1)
@@ -128,7 +128,7 @@ def vectors_pack(target_name, directory, paths, as_json):
         fail(directory, "vela", tgt.name, f"Vela refused a model: {e}")
     packed = [v["id"] for v in manifest["vectors"]]
     if as_json:
-        click.echo(dumps({"identity": ident, "not_packed": manifest["not_packed"],
+        click.echo(report_json({"identity": ident, "not_packed": manifest["not_packed"],
                           "packed": packed, "target": tgt.name}))
         return
     click.echo(f"{out}: {len(packed)} vectors packed for {tgt.name} "
