@@ -81,7 +81,7 @@ def _jpegai(output="/tmp/waiexport-decoded", **files):
 
 
 #: How many cases :func:`cases` gives.
-CASES = 37
+CASES = 39
 
 
 def test_every_case_is_run(decodes):

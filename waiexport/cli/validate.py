@@ -13,8 +13,9 @@ from .common import engine_option, fail, fail_bad_input, engine_named, run_vecto
 
 
 class _Limit(click.FloatRange):
-    """A worker's limit, at least 0.1 and finite: NaN passes every comparison and would keep
-    no limit, and infinity is no size of memory."""
+    """A worker's limit, from 0.1 to a sane most (a week of seconds, a pebibyte of memory):
+    NaN passes every comparison and would keep no limit, infinity is no size of memory, and
+    1e300 GiB is no number of bytes (it ended in OverflowError's traceback)."""
 
     def convert(self, value, param, ctx):
         import math
@@ -30,11 +31,13 @@ class _Limit(click.FloatRange):
 @click.option("--target", "target_name", default=None,
               help="The target whose models the engine runs (waiexport targets list), in place "
                    "of its own: the ort-cpu model on another runtime, say. The claim names both.")
-@click.option("--time-limit", type=_Limit(min=0.1), default=300.0, show_default=True,
+@click.option("--time-limit", type=_Limit(min=0.1, max=7 * 86400.0), default=300.0,
+              show_default=True,
               help="Seconds one decode may take on an engine that runs in a worker process "
                    "(tosa-ref, iree-cpu, the third-party runtimes, plug-ins); past it the vector "
                    "is 'timed out' and the report goes on.")
-@click.option("--memory-limit", type=_Limit(min=0.1), default=8.0, show_default=True,
+@click.option("--memory-limit", type=_Limit(min=0.1, max=float(1 << 20)), default=8.0,
+              show_default=True,
               help="GiB of resident memory such a worker, with the processes its runtime "
                    "starts, may use; past it the vector is 'crashed'.")
 @click.option("--allow-fallback", is_flag=True,
