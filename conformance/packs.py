@@ -38,7 +38,7 @@ from .vectors import FILE_LIMIT, parse_expect, read_vectors, vector_inputs
 
 __all__ = ["make_pack", "judge", "PackEngine", "FORMAT", "identity", "key"]
 
-FORMAT = "waiexport-pack/2"
+FORMAT = "waiexport-pack/3"
 #: A pack folder's entries: what packing writes, and what its runner writes into it.
 #: The command whose output a pack is (:func:`waiexport.files.output_folder`).
 COMMAND = "vectors pack"
@@ -78,9 +78,8 @@ def _save(root: Path, rel: str, data: bytes) -> dict:
 def make_pack(target, files: list[Path], out: Path, progress=None) -> tuple[dict, str]:
     """Write the pack for ``target`` of the vectors in ``files`` as the folder ``out``, whole
     or not at all (an earlier pack there is replaced only when this one is complete); returns
-    the manifest and the pack's identity. A vector the target cannot take is listed, with
-    the reason, as not packed."""
-    from waiexport.targets.exporter import fit
+    the manifest and the pack's identity. A vector the target does not take is listed as not
+    packed, with the reason and how ``validate`` counts it (:func:`_left_out`)."""
     from waiexport.targets.format import format_of
 
     read, seen = [], set()
@@ -105,17 +104,10 @@ def make_pack(target, files: list[Path], out: Path, progress=None) -> tuple[dict
                     if progress:
                         progress(1)
                     where = {"file": path.stem, "file_sha256": _sha(raw), "id": v["id"]}
-                    reason = _not_packed(target, v)
-                    verdict = None
-                    if reason is None and v["load"] == "ok":
-                        try:
-                            verdict = fit(v["graph_bytes"], target)
-                        except Refusal as r:
-                            reason = f"refused at load: {r}"
-                        else:
-                            reason = None if verdict.fits else "; ".join(verdict.reasons)
-                    if reason is not None:
-                        manifest["not_packed"].append({**where, "reason": ascii_text(reason)})
+                    left_out, verdict = _left_out(target, v)
+                    if left_out is not None:
+                        manifest["not_packed"].append({**where, "status": left_out[0],
+                                                       "reason": ascii_text(left_out[1])})
                         continue
                     entry = {**where, "key": key(len(manifest["vectors"]), v["id"])}
                     manifest["vectors"].append(entry)
@@ -130,13 +122,28 @@ def make_pack(target, files: list[Path], out: Path, progress=None) -> tuple[dict
     return manifest, identity(blob)
 
 
-def _not_packed(target, v: dict) -> str | None:
-    """Why the target's pack leaves out vector ``v`` before exporting anything, or None."""
+def _left_out(target, v: dict) -> tuple:
+    """Why the target's pack leaves out vector ``v``, as ``validate`` on the target's engine
+    counts it: ``("skip", why)`` for one outside the target's profile or subset, or a stage
+    vector; ``("declined", why)`` for one its export cannot take; ``None`` for one it packs.
+    With the fit verdict of a graph that loads (``None`` otherwise)."""
+    from waiexport.certificate import Verdict
+    from waiexport.load import read_member
+    from waiexport.targets.exporter import fit
     if "stage" in v:
-        return "a stage operator: it runs in the driver, not in a model (section 5E)"
+        return ("skip", "a stage operator: it runs in the driver, not in a model (section "
+                        "5E)"), None
     if target.profile not in v["profiles"]:
-        return f"profiles {', '.join(v['profiles'])}"
-    return None
+        return ("skip", f"profiles {', '.join(v['profiles'])}"), None
+    if v["load"] != "ok":
+        return None, None
+    if target.subset == "npu" and not Verdict.over([read_member(v["graph_bytes"])]).npu:
+        return ("skip", "outside wai-ops/1-npu"), None
+    try:
+        verdict = fit(v["graph_bytes"], target)
+    except Refusal as r:
+        return ("declined", f"refused at load: {r}"), None
+    return (None if verdict.fits else ("declined", "; ".join(verdict.reasons))), verdict
 
 
 def _pack_decodes(exp, v: dict, vkey: str, out: Path, later) -> list:
@@ -317,6 +324,12 @@ def _judge(pack, results, files, manifest, ident):
             models[d["model"]["path"]] = d["model"]["sha256"]
             _judge_decode(results, entry, k, d, kind, want, fmt, out, errors, expected_files)
     _extra(results, expected_files, errors)
+    for entry in manifest["not_packed"]:
+        if entry.get("status") not in ("skip", "declined"):
+            raise BadInput(f"{pack}/manifest.json: vector {str(entry['id'])[:60]!r}: not "
+                           "packed, neither as not for the target nor as declined")
+        outcomes.append(VectorOutcome(entry["file"], entry["id"], entry["status"],
+                                      ascii_text(str(entry["reason"]))))
     target = ascii_text(str(manifest["target"]))[:40]
     engine = PackEngine(f"pack:{target}", target, stated, models, ident,
                         str(manifest["profile"]), str(manifest["subset"]))

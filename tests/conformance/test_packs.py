@@ -187,3 +187,27 @@ def test_a_folder_of_someone_s_files_or_a_board_s_results_is_refused(pack, tmp_p
     r = CliRunner().invoke(main, ["vectors", "pack", str(again), relu])
     assert r.exit_code == 0, r.output
     assert not [p for p in tmp_path.iterdir() if p.name.endswith(".part")]
+
+@with_extra("onnxruntime", "ort")
+def test_a_pack_s_report_counts_what_its_target_declines_as_the_direct_run_does(tmp_path):
+    """An npu-int8 pack's claim said "63 of the 63 vectors" where validate --engine npu-int8
+    said "63 of the 83 ... it does not cover what it declined": the not-packed vectors are
+    counted, declined or not for this engine, as the direct run counts them."""
+    files = [str(CORPUS / "vectors" / f"{n}.jsonl")
+             for n in ("rescale", "pixel_shuffle", "chscale", "relu")]
+    pack = tmp_path / "pack"
+    r = CliRunner().invoke(main, ["vectors", "pack", "--target", "npu-int8", str(pack), *files])
+    assert r.exit_code == 0, r.output
+    results = tmp_path / "results"
+    shutil.copytree(pack, results)
+    run_pack(results, on_onnxruntime)
+    judged = CliRunner().invoke(main, ["validate", "--results", str(results), "--pack",
+                                       str(pack), "--json", *files])
+    direct = CliRunner().invoke(main, ["validate", "--engine", "npu-int8", "--json", *files])
+    assert judged.exit_code == direct.exit_code == 0, (judged.output, direct.output)
+    judged, direct = json.loads(judged.stdout), json.loads(direct.stdout)
+    assert judged["totals"] == direct["totals"] and int(direct["totals"]["declined"]) > 0
+    for key in ("applicable", "passed", "declined"):
+        assert judged["claim"][key] == direct["claim"][key], key
+    assert {(v["id"], v["status"]) for v in judged["vectors"]} == \
+        {(v["id"], v["status"]) for v in direct["vectors"]}
