@@ -9,12 +9,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .stage_vectors import make_stage_vector
-from waiexport.files import read_bounded
-from waiexport.jsonio import BadInput
 from waiexport.reference.stage import ELSEWHERE
 from waiexport.whg1 import read
 
-from .vectors import FILE_LIMIT, make_vector, read_vectors, vector_inputs, write_lines
+from .vectors import make_vector, read_vectors, vector_bytes, vector_inputs, write_lines
 
 __all__ = ["check_file", "check_dir", "FileCheck", "SKIPPED"]
 
@@ -44,10 +42,7 @@ def check_file(path: Path) -> FileCheck:
     """Recompute one file; ``same`` when the bytes are identical. A stage operator defined in
     a text this checker does not hold, or a vector with no canonical form (text outside
     printable ASCII, §8.5), is not reproduced, and the check says which."""
-    try:
-        original = read_bounded(path, FILE_LIMIT)
-    except OSError as e:      # a FIFO, a device, a folder, past the limit
-        raise BadInput(f"{path}: cannot read: {e.strerror or e}") from None
+    original = vector_bytes(path)
     vectors = read_vectors(path, original)
     lines = []
     for v in vectors:

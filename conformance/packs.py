@@ -34,7 +34,7 @@ from waiexport.jsonio import BadInput, ascii_text, dumps, loads
 from waiexport.refusal import Refusal
 
 from .validate import VectorOutcome, diff
-from .vectors import FILE_LIMIT, parse_expect, read_vectors, vector_inputs
+from .vectors import parse_expect, read_vectors, vector_bytes, vector_inputs
 
 __all__ = ["make_pack", "judge", "PackEngine", "FORMAT", "identity", "key"]
 
@@ -84,10 +84,7 @@ def make_pack(target, files: list[Path], out: Path, progress=None) -> tuple[dict
 
     read, seen = [], set()
     for path in files:                   # a file given twice (by digest) is packed once
-        try:
-            raw = read_bounded(path, FILE_LIMIT)
-        except OSError as e:
-            raise BadInput(f"{path}: cannot read: {e.strerror or e}") from None
+        raw = vector_bytes(path)
         if _sha(raw) not in seen:
             seen.add(_sha(raw))
             read.append((path, read_vectors(path, raw), raw))
@@ -396,7 +393,7 @@ def _given_vectors(manifest: dict, files: list[Path]) -> dict:
     ``(file digest, id)``; the manifest must list each once, packed or not."""
     given = {}
     for path in files:
-        raw = _bounded(path, FILE_LIMIT, "a vector file")
+        raw = vector_bytes(path)          # the judge's own input: read as validate reads it
         given[_sha(raw)] = (path, read_vectors(path, raw))
     vectors = {}
     for f in manifest["vector_files"]:
@@ -463,7 +460,11 @@ def _within(a: np.ndarray, spec: dict) -> bool:
 
 
 def _runner_error(results: Path, vkey: str, k: int) -> str:
-    path = results / "errors" / vkey / f"{k}.txt"
+    """What the runner wrote as decode ``k``'s error, read through no symbolic link."""
+    try:
+        path = _inside(results, f"errors/{vkey}/{k}.txt")
+    except BadInput:
+        return "(its error file lies behind a symbolic link: not followed)"
     if not path.exists():
         return ""
     try:

@@ -71,6 +71,15 @@ def write_lines(vectors: list[dict]) -> bytes:
 FILE_LIMIT = 64 << 20
 
 
+def vector_bytes(path: Path) -> bytes:
+    """The bytes of the vector file ``path`` as every command reads one: a regular file (a
+    link to one followed), at most :data:`FILE_LIMIT` bytes; ``BadInput`` naming it."""
+    try:
+        return read_bounded(path, FILE_LIMIT)
+    except OSError as e:
+        raise BadInput(f"{path}: cannot read: {e.strerror or e}") from None
+
+
 def read_vectors(path: Path, data: bytes | None = None) -> list[dict]:
     """Every vector of a ``.jsonl`` file (or of its bytes ``data``, already read), graph or
     stage vectors (a line with ``op``, read by :func:`.stage_vectors.parse_stage`);
@@ -78,10 +87,7 @@ def read_vectors(path: Path, data: bytes | None = None) -> list[dict]:
     or a last line cut before its line feed (§14.1). Only a regular file of at most
     :data:`FILE_LIMIT` bytes is read."""
     if data is None:
-        try:
-            data = read_bounded(path, FILE_LIMIT)
-        except OSError as e:
-            raise BadInput(f"{path}: cannot read: {e.strerror or e}") from None
+        data = vector_bytes(path)
     lines = data.split(b"\n")
     if lines[-1]:
         raise BadInput(f"{path}:{len(lines)}: the last line is cut (no line feed at its end)")

@@ -6,6 +6,7 @@ import hashlib
 import json
 import os
 import shutil
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -337,3 +338,39 @@ def test_a_runner_s_error_reaches_the_report(copy):
     (work / "errors" / key / "0.txt").write_text("NPU driver: timeout after 30 s\n")
     r = judge(work, pack)
     assert r.exit_code == 1 and "the runner says: NPU driver: timeout after 30 s" in r.output
+
+
+@pytest.mark.parametrize("linked", ["errors", "key", "file"])
+def test_a_runner_s_error_behind_a_link_is_not_quoted(copy, tmp_path, linked):
+    """A link inside ``errors/`` was followed and the file outside quoted in the report."""
+    pack, work = copy
+    key = entry(manifest(work), "relu_basic")["key"]
+    shutil.rmtree(work / "outputs" / key)
+    secret = tmp_path / "outside" / key
+    secret.mkdir(parents=True)
+    (secret / "0.txt").write_text("SECRET from outside the results\n")
+    if linked == "errors":
+        (work / "errors").symlink_to(tmp_path / "outside")
+    else:
+        (work / "errors").mkdir()
+        if linked == "key":
+            (work / "errors" / key).symlink_to(secret)
+        else:
+            (work / "errors" / key).mkdir()
+            (work / "errors" / key / "0.txt").symlink_to(secret / "0.txt")
+    r = judge(work, pack)
+    assert r.exit_code == 1 and "SECRET" not in r.output and "symbolic link" in r.output, \
+        r.output
+
+
+def test_vector_files_given_as_links_are_read_as_validate_reads_them(made, tmp_path):
+    """The judge refused vector files given as links (bad-results) where vectors pack and
+    validate --engine take them: one rule for both."""
+    pack, results = made
+    links = []
+    for f in FILES:
+        links.append(tmp_path / Path(f).name)
+        links[-1].symlink_to(f)
+    assert judge(results, pack, [str(p) for p in links]).exit_code == 0
+    r = CliRunner().invoke(main, ["validate", "--engine", "ort-cpu", *map(str, links)])
+    assert r.exit_code == 0, r.output
