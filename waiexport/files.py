@@ -15,8 +15,9 @@ import tempfile
 from contextlib import contextmanager
 from pathlib import Path
 
-__all__ = ["write_atomic", "new_folder", "output_folder", "ours", "foreign", "unlisted", "npy_header", "read_bounded", "npy_bytes",
-           "TooLarge", "NotRegular", "NotOurs", "MARK"]
+__all__ = ["write_atomic", "new_folder", "output_folder", "ours", "foreign", "unlisted",
+           "npy_header", "read_bounded", "npy_bytes", "umask", "TooLarge", "NotRegular",
+           "NotOurs", "MARK"]
 
 #: How many times a folder put in place by other writers is moved aside before giving up.
 _RACES = 100
@@ -49,12 +50,29 @@ def _sync_folder(folder: Path) -> None:
         os.close(fd)
 
 
+def umask() -> int:
+    """This process's umask, read without changing it (``/proc``), or by setting it back."""
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
 def write_atomic(path: Path | str, data: bytes) -> None:
     """Write ``data`` to ``path``: into a temporary file beside it, flushed, then renamed
-    over it. Raises ``OSError`` (the target untouched) when any step fails."""
+    over it, with the mode a new file takes under the umask. Raises ``OSError`` (the target
+    untouched) when any step fails."""
     path = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".part", dir=path.parent or ".")
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name[:64]}.", suffix=".part",
+                               dir=path.parent or ".")
     try:
+        os.fchmod(fd, 0o666 & ~umask())
         with os.fdopen(fd, "wb") as f:
             f.write(data)
             f.flush()
@@ -78,7 +96,7 @@ def _swap_in(src: Path, dest: Path) -> None:
     try:
         for _ in range(_RACES):
             if dest.exists() or dest.is_symlink():
-                old = Path(tempfile.mkdtemp(prefix=f".{dest.name}.", suffix=".old",
+                old = Path(tempfile.mkdtemp(prefix=f".{dest.name[:64]}.", suffix=".old",
                                             dir=dest.parent))
                 os.rmdir(old)
                 try:
@@ -115,8 +133,9 @@ def new_folder(path: Path | str):
     and ``path`` is as it was. Yields the folder to write into."""
     path = Path(path)
     parent = path.parent if str(path.parent) else Path(".")
-    work = Path(tempfile.mkdtemp(prefix=f".{path.name}.", suffix=".part", dir=parent))
+    work = Path(tempfile.mkdtemp(prefix=f".{path.name[:64]}.", suffix=".part", dir=parent))
     try:
+        os.chmod(work, 0o777 & ~umask())
         yield work
         _swap_in(work, path)
     except BaseException:

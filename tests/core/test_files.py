@@ -178,3 +178,32 @@ def test_a_file_that_grows_past_the_limit_while_read_is_refused(tmp_path, monkey
     with pytest.raises(files.TooLarge):
         files.read_bounded(path, 8)
     assert files.read_bounded(path, 10) == b"1234567890"
+
+
+@pytest.mark.parametrize("mask, file_mode, folder_mode", [(0o022, 0o644, 0o755),
+                                                          (0o077, 0o600, 0o700),
+                                                          (0o002, 0o664, 0o775)])
+def test_outputs_take_their_mode_from_the_umask(tmp_path, mask, file_mode, folder_mode):
+    """Every output was 0600 or 0700 whatever the umask, and an existing 0644 file was
+    replaced by a 0600 one."""
+    old = os.umask(mask)
+    try:
+        (tmp_path / "kept.onnx").write_bytes(b"earlier")
+        (tmp_path / "kept.onnx").chmod(0o644)
+        for name in ("new.onnx", "kept.onnx"):
+            files.write_atomic(tmp_path / name, b"model")
+        _output(tmp_path / "out", **{"a.json": b"1"})
+    finally:
+        os.umask(old)
+    for name in ("new.onnx", "kept.onnx", "out/a.json"):
+        assert (tmp_path / name).stat().st_mode & 0o777 == file_mode, name
+    assert (tmp_path / "out").stat().st_mode & 0o777 == folder_mode
+
+
+def test_a_name_of_255_characters_is_written(tmp_path):
+    """Output names of 241 to 255 characters failed with "File name too long": the temporary
+    name beside them had the whole name in it."""
+    name = "m" * 250 + ".onnx"
+    files.write_atomic(tmp_path / name, b"model")
+    _output(tmp_path / ("d" * 255), **{"a.json": b"1"})
+    assert (tmp_path / name).read_bytes() == b"model" and (tmp_path / ("d" * 255)).is_dir()
