@@ -15,8 +15,8 @@ import numpy as np
 from waiexport.bounds import certify_graph
 from waiexport.certificate import Member, verdict_of
 from waiexport.files import read_bounded
-from waiexport.jsonio import (BadInput, dumps, loads, parse_decode, parse_int, parse_tensor,
-                              tensor_json)
+from waiexport.jsonio import (BadInput, ascii_text, dumps, loads, parse_decode, parse_int,
+                              parse_tensor, tensor_json)
 from waiexport.load import read_member
 from waiexport.plan import run_plan
 from waiexport.reference import Decoder, decode
@@ -147,6 +147,9 @@ def _check(v: dict, where: str) -> None:
             parse_int(x, f"{at} scalar {j}")
         e = d["expect"]
         if set(e) == {"refuse"} and isinstance(e["refuse"], str):
+            if e["refuse"] not in CODES:
+                raise BadInput(f"{at}: expect refuse {ascii_text(e['refuse'])[:40]!r} is not a "
+                               f"refusal code ({', '.join(sorted(CODES))})")
             continue
         if set(e) != {"outputs"} or not isinstance(e["outputs"], list):
             raise BadInput(f"{at}: expect is {{\"outputs\": [...]}} or {{\"refuse\": code}}")

@@ -34,8 +34,9 @@ class BadInput(ValueError):
 
 def loads(text: str | bytes):
     """JSON from ``text``, refused (``ValueError``, as ``json.loads`` refuses) when its
-    arrays and objects nest deeper than :data:`MAX_DEPTH`: how deep a reader may recurse
-    must not depend on the interpreter's recursion limit of the moment."""
+    arrays and objects nest deeper than :data:`MAX_DEPTH` (how deep a reader may recurse
+    must not depend on the interpreter's recursion limit of the moment) or an object holds
+    a key twice."""
     if isinstance(text, (bytes, bytearray)):
         text = bytes(text).decode(json.detect_encoding(text), "surrogatepass")
     if "[" in text or "{" in text:     # without escapes, every other '"'-piece is a string
@@ -45,7 +46,18 @@ def loads(text: str | bytes):
         step = (b == 91).astype(np.int64) + (b == 123) - (b == 93) - (b == 125)
         if step.size and int(np.cumsum(step).max()) > MAX_DEPTH:
             raise ValueError(f"nested deeper than {MAX_DEPTH} levels")
-    return json.loads(text)
+    return json.loads(text, object_pairs_hook=_unique)
+
+
+def _unique(pairs: list) -> dict:
+    """An object's members, refused (``ValueError``) where a key appears twice: JSON leaves
+    it to the reader, and "the last wins" would read another value than a second reader."""
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        seen: set = set()
+        twice = next(k for k, _ in pairs if k in seen or seen.add(k))
+        raise ValueError(f"the key {ascii_text(twice)[:60]!r} appears twice in one object")
+    return out
 
 
 def dumps(value, strict: bool = True) -> str:

@@ -354,3 +354,26 @@ def test_paths_outside_ascii_are_escaped_in_every_report(tmp_path, monkeypatch):
 def _has(module: str) -> bool:
     from importlib.util import find_spec
     return find_spec(module) is not None
+
+
+def test_a_key_given_twice_is_refused_naming_it(tmp_path):
+    """Duplicate JSON keys in vectors and decodes were accepted, the last one winning."""
+    line = (CORPUS / "vectors" / "abs.jsonl").read_text().splitlines()[0]
+    assert line.startswith('{"decodes":')
+    (tmp_path / "v.jsonl").write_text(line[:-1] + ',"id":"another"}\n')
+    out = _one_line(CliRunner().invoke(main, ["validate", str(tmp_path / "v.jsonl")]))
+    assert "the key 'id' appears twice" in out
+    decode = tmp_path / "d.json"
+    decode.write_text('{"inputs": [], "scalars": [], "scalars": [1]}')
+    out = _one_line(CliRunner().invoke(main, ["run", str(ROOT / "examples" / "tiny_synth.whg1"),
+                                              "--decode", str(decode)]))
+    assert "the key 'scalars' appears twice" in out
+
+
+def test_an_unknown_refusal_code_in_a_vector_is_refused_in_a_short_line(tmp_path):
+    """An unknown expect.refuse code was echoed as a 100 kB line."""
+    v = json.loads((CORPUS / "vectors" / "abs.jsonl").read_text().splitlines()[0])
+    v["decodes"][0]["expect"] = {"refuse": "x" * 100_000}
+    (tmp_path / "v.jsonl").write_text(json.dumps(v) + "\n")
+    out = _one_line(CliRunner().invoke(main, ["validate", str(tmp_path / "v.jsonl")]))
+    assert "is not a refusal code" in out and len(out) < 1000
