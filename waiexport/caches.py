@@ -1,5 +1,6 @@
 """Where this package keeps what it builds once per install (compiled kernels, compiled
-models): ``$XDG_CACHE_HOME/waiexport/KIND``, ``~/.cache`` by default. Where that folder
+models): ``$XDG_CACHE_HOME/waiexport/KIND``, ``~/.cache`` by default or where that variable
+is not an absolute path (the XDG rule). Where that folder
 cannot be made or written (a read-only home, a file in its place, CI sandboxes), a
 temporary folder of this process's own stands in, removed at exit, and one line on stderr
 says so: nothing is kept, so the next run compiles again. Imports nothing heavy, so it can
@@ -24,8 +25,9 @@ _WRITABLE: dict = {}     # the folders found writable, by kind and $XDG_CACHE_HO
 def user_cache(kind: str) -> Path:
     """The cache folder for ``kind``, made and writable (see the module; a folder is tried
     once per process, since an engine asks for every model it loads)."""
-    key = (kind, os.environ.get("XDG_CACHE_HOME"))
-    if key in _WRITABLE:
+    given = os.environ.get("XDG_CACHE_HOME", "")
+    key = (kind, given if os.path.isabs(given) else "")   # the XDG rule: a relative one
+    if key in _WRITABLE:                                    # is ignored
         return _WRITABLE[key]
     folder = Path(key[1] or Path.home() / ".cache") / "waiexport" / kind
     try:

@@ -69,8 +69,7 @@ def write_atomic(path: Path | str, data: bytes) -> None:
     over it, with the mode a new file takes under the umask. Raises ``OSError`` (the target
     untouched) when any step fails."""
     path = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name[:64]}.", suffix=".part",
-                               dir=path.parent or ".")
+    fd, tmp = tempfile.mkstemp(prefix=_temporary(path), suffix=".part", dir=path.parent or ".")
     try:
         os.fchmod(fd, 0o666 & ~umask())
         with os.fdopen(fd, "wb") as f:
@@ -87,6 +86,47 @@ def write_atomic(path: Path | str, data: bytes) -> None:
     _sync_folder(path.parent)
 
 
+def _temporary(path: Path) -> str:
+    """The start of the name of a temporary beside ``path``: ``.NAME.PID.`` (NAME cut to 64
+    characters, so a name of 255 has a temporary name too). Those a process killed before
+    it could clean up left are removed (:func:`_sweep`)."""
+    _sweep(path)
+    return f".{path.name[:64]}.{os.getpid()}."
+
+
+def _sweep(path: Path) -> None:
+    """Remove the temporaries beside ``path`` (``.NAME.PID.*.part`` and ``.old``) that a
+    process which has ended made: no process ``PID`` runs, or the one that does started after
+    the temporary was last changed (its number used again)."""
+    start = f".{path.name[:64]}."
+    if not os.path.isdir("/proc/self"):        # no way to tell which processes run
+        return
+    try:
+        entries = [e for e in os.scandir(path.parent if str(path.parent) else ".")
+                   if e.name.startswith(start) and e.name.endswith((".part", ".old"))]
+    except OSError:
+        return
+    for e in entries:
+        pid = e.name[len(start):].split(".")[0]
+        if not pid.isdigit() or int(pid) == os.getpid():
+            continue
+        try:
+            changed = e.stat(follow_symlinks=False).st_mtime
+            alive = os.stat(f"/proc/{pid}").st_ctime <= changed + 1
+        except FileNotFoundError:
+            alive = False
+        except OSError:
+            continue
+        if not alive:
+            if e.is_dir(follow_symlinks=False):
+                shutil.rmtree(e.path, ignore_errors=True)
+            else:
+                try:
+                    os.unlink(e.path)
+                except OSError:
+                    pass
+
+
 def _swap_in(src: Path, dest: Path) -> None:
     """Move ``src`` to ``dest``: an existing ``dest`` (a folder, a file or a link, never
     followed) is moved aside first and removed once ``src`` stands in its place. A ``dest``
@@ -96,7 +136,7 @@ def _swap_in(src: Path, dest: Path) -> None:
     try:
         for _ in range(_RACES):
             if dest.exists() or dest.is_symlink():
-                old = Path(tempfile.mkdtemp(prefix=f".{dest.name[:64]}.", suffix=".old",
+                old = Path(tempfile.mkdtemp(prefix=_temporary(dest), suffix=".old",
                                             dir=dest.parent))
                 os.rmdir(old)
                 try:
@@ -133,7 +173,7 @@ def new_folder(path: Path | str):
     and ``path`` is as it was. Yields the folder to write into."""
     path = Path(path)
     parent = path.parent if str(path.parent) else Path(".")
-    work = Path(tempfile.mkdtemp(prefix=f".{path.name[:64]}.", suffix=".part", dir=parent))
+    work = Path(tempfile.mkdtemp(prefix=_temporary(path), suffix=".part", dir=parent))
     try:
         os.chmod(work, 0o777 & ~umask())
         yield work

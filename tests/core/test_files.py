@@ -207,3 +207,35 @@ def test_a_name_of_255_characters_is_written(tmp_path):
     files.write_atomic(tmp_path / name, b"model")
     _output(tmp_path / ("d" * 255), **{"a.json": b"1"})
     assert (tmp_path / name).read_bytes() == b"model" and (tmp_path / ("d" * 255)).is_dir()
+
+
+def test_what_a_killed_writer_left_is_removed_by_the_next_and_no_more(tmp_path):
+    """A writer killed outright left ``.NAME.xxxx.part`` folders that no later run removed;
+    now the next writer of NAME removes those of processes that ended, and nothing else:
+    not a running process's, not a file of another name."""
+    import subprocess
+    import sys
+    ended = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                           capture_output=True, text=True).stdout.strip()
+    left = {f".out.{ended}.abc.part": "folder", f".m.onnx.{ended}.def.part": "file",
+            ".out.1.ghi.part": "folder", ".other.5.part": "file", "out.7.x.part": "file"}
+    for name, kind in left.items():
+        if kind == "folder":
+            (tmp_path / name).mkdir()
+            (tmp_path / name / "a.json").write_text("1")
+        else:
+            (tmp_path / name).write_text("1")
+    _output(tmp_path / "out", **{"a.json": b"1"})
+    files.write_atomic(tmp_path / "m.onnx", b"model")
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        [".out.1.ghi.part", ".other.5.part", "out.7.x.part", "out", "m.onnx"])
+
+
+def test_a_relative_cache_home_is_ignored(tmp_path, monkeypatch):
+    """A relative ``XDG_CACHE_HOME`` was used relative to the current folder."""
+    from waiexport.caches import user_cache
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("XDG_CACHE_HOME", "relative")
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    assert user_cache("test-kind") == tmp_path / "home" / ".cache" / "waiexport" / "test-kind"
+    assert not (tmp_path / "relative").exists()
