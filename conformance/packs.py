@@ -228,13 +228,16 @@ def _bounded(path: Path, limit: int, what: str) -> bytes:
         return read_bounded(path, limit, follow=False)
     except (NotRegular, TooLarge) as e:
         raise BadInput(f"{path}: {what} is {e.strerror}") from None
+    except FileNotFoundError:
+        raise BadInput(f"{path}: {what} is missing") from None
     except OSError as e:
         raise BadInput(f"{path}: {what} cannot be read: {e.strerror or e}") from None
 
 
 def _json(path: Path, limit: int, what: str):
+    data = _bounded(path, limit, what)
     try:
-        return loads(_bounded(path, limit, what))
+        return loads(data)
     except ValueError as e:
         raise BadInput(f"{path}: {what} is not JSON: {str(e)[:120]}") from None
 

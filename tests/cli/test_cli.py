@@ -200,9 +200,9 @@ def test_export_refuses_a_graph_outside_the_subset(tmp_path):
     path = tmp_path / "s.whg1"
     path.write_bytes(write(b.build()))
     r = run("export", str(path), "-o", str(tmp_path / "m.onnx"))
-    assert r.exit_code == 1 and "does not fit" in r.output and "does not meet acc32" in r.output
+    assert r.exit_code == 1 and "does-not-fit" in r.output and "does not meet acc32" in r.output
     r = run("export", str(path), "--target", "npu-int8", "-o", str(tmp_path / "m.onnx"))
-    assert r.exit_code == 1 and "does not fit" in r.output and "op:softmax" in r.output
+    assert r.exit_code == 1 and "does-not-fit" in r.output and "op:softmax" in r.output
     assert not (tmp_path / "m.onnx").exists()
 
 

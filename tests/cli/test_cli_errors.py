@@ -203,3 +203,33 @@ def test_an_onnxruntime_error_on_a_run_is_one_line_with_its_reason(tmp_path, mon
         lines = [x for x in r.output.splitlines() if x.strip()
                  and not x.startswith("rewrite: ")]     # export's account of its rewrites
         assert r.exit_code == code and lines == [said], r.output
+
+
+def test_wording_a_missing_results_json_a_refused_export_and_a_float_flag(tmp_path):
+    """A missing results.json was "is not JSON ... cannot be read"; export printed "does not
+    fit: model_mismatch" where the README documents does-not-fit; a GRFS flag 1.0 was taken;
+    vectors pack --help described results.json and the output paths otherwise than the
+    README."""
+    from waiexport.capabilities.examples import boundary_sets
+    from waiexport.capabilities.jpegai_entropy import read_flags
+    from waiexport import Refusal
+    import shutil
+    pack = tmp_path / "pack"
+    r = CliRunner().invoke(main, ["vectors", "pack", str(pack), VECTORS])
+    if r.exit_code == 0:       # where onnxruntime is installed
+        shutil.copytree(pack, tmp_path / "results")
+        r = CliRunner().invoke(main, ["validate", "--results", str(tmp_path / "results"),
+                                      "--pack", str(pack), VECTORS])
+        assert "results.json is missing" in r.output and "not JSON" not in r.output, r.output
+    src = tmp_path / "s.json"
+    src.write_bytes(boundary_sets()["int_synth_acc32_one_weight_past.json"])
+    assert CliRunner().invoke(main, ["lower", "int_synth", str(src), "-o",
+                                     str(tmp_path / "o")]).exit_code == 0
+    r = CliRunner().invoke(main, ["export", str(tmp_path / "o" / "synth.whg1"), "-o",
+                                  str(tmp_path / "m.onnx")])
+    assert r.exit_code in (1, 2) and ": does-not-fit: " in r.output, r.output
+    with pytest.raises(Refusal, match="a flag is not 0, 1, true or false"):
+        read_flags(b"[1.0, 0]", 2, "flags")
+    assert read_flags(b"[true, 0]", 2, "flags") == [True, False]
+    text = " ".join(CliRunner().invoke(main, ["vectors", "pack", "--help"]).output.split())
+    assert '{"pack": IDENTITY, "ran_on": "..."}' in text and "outputs/<key>/" in text

@@ -66,7 +66,8 @@ def read_flags(data: bytes, count: int, where: str) -> list[bool]:
             items = loads(text)
         except ValueError:
             raise Refusal("model_mismatch", where, "not a JSON array") from None
-        if not isinstance(items, list) or any(v not in (0, 1) for v in items):
+        if not isinstance(items, list) or any(type(v) not in (int, bool) or v not in (0, 1)
+                                              for v in items):     # 1.0 is no flag
             raise Refusal("model_mismatch", where, "a flag is not 0, 1, true or false")
         flags = [bool(v) for v in items]
     else:

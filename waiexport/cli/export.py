@@ -74,7 +74,7 @@ def _export(graph: str, tgt, member, output: str, sizes, as_json: bool) -> None:
     try:
         exp = export_graph(member, tgt, Path(graph).stem)
     except Refusal as r:
-        click.echo(f"{graph}: does not fit: {r}", err=True)
+        click.echo(f"{graph}: does-not-fit: {r.where}: {r.code}: {r.detail}", err=True)
         sys.exit(1 if r.code == "model_mismatch" else 2)
     except ExportError as e:
         click.echo(f"{graph}: {_why(tgt, e)}", err=True)

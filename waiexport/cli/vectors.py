@@ -86,14 +86,15 @@ def vectors_pack(target_name, directory, paths, as_json):
     takes, for a runner this process cannot drive (a board, an FVP, a vendor runtime): each
     vector's model exported for the target, each decode's inputs only as .npy in the model's
     layout, the refusals the host must make, and DIRECTORY/manifest.json with every digest.
-    The expected outputs are not in the pack. The runner writes
-    outputs/<id>/<decode>/<name>.npy and results.json ({"ran_on": "..."}) into DIRECTORY;
-    'waiexport validate --results DIRECTORY' judges them.
+    The expected outputs are not in the pack. The runner, in a copy of DIRECTORY, writes each
+    output to the path the manifest gives (outputs/<key>/<decode>/<name>.npy) and
+    results.json ({"pack": IDENTITY, "ran_on": "..."}); 'waiexport validate --results COPY
+    --pack DIRECTORY' judges them.
 
     \b
-    Exit status: 0 when written (an earlier pack in DIRECTORY, with what its runner wrote,
+    Exit status: 0 when written (an earlier pack in DIRECTORY, as vectors pack wrote it,
     replaced whole); 2 for an unknown target, an unreadable vector file, an unwritable
-    DIRECTORY or one holding files that neither a pack nor its runner writes.
+    DIRECTORY or one holding anything else (not-empty: a runner's results among them).
     Example: waiexport vectors pack --target ethos-u55-128 /tmp/pack conformance/corpus/vectors/relu.jsonl
     """
     from waiexport.conformance.generate import CORPUS
