@@ -16,7 +16,7 @@ from functools import cache
 from pathlib import Path
 
 __all__ = ["user_cache", "code_digest", "host_cpu", "cpu_key", "seal", "unsealed", "kept",
-           "keep"]
+           "keep", "note", "swept"]
 
 _TEMPORARY: dict = {}
 _WRITABLE: dict = {}     # the folders found writable, by kind and $XDG_CACHE_HOME
@@ -41,12 +41,35 @@ def user_cache(kind: str) -> Path:
 
 def _temporary(kind: str, folder: Path, e: OSError) -> Path:
     if kind not in _TEMPORARY:
-        _TEMPORARY[kind] = Path(tempfile.mkdtemp(prefix=f"waiexport-{kind}-"))
+        from .files import own_pid
+        swept()
+        _TEMPORARY[kind] = Path(tempfile.mkdtemp(prefix=f"{_STAND_IN}{own_pid()}-{kind}-"))
         atexit.register(shutil.rmtree, _TEMPORARY[kind], True)
-        print(f"waiexport: cannot use the cache folder {folder} ({e.strerror or e}); this run "
-              f"keeps its {kind} cache in a temporary folder, so nothing is kept",
-              file=sys.stderr, flush=True)
+        note(f"waiexport: cannot use the cache folder {folder.parent} ({e.strerror or e}); "
+             "this run keeps its caches in temporary folders, so nothing is kept")
     return _TEMPORARY[kind]
+
+
+#: The start of the names of the temporary folders that stand in for the cache folder.
+_STAND_IN = "waiexport-cache-"
+
+
+def swept() -> None:
+    """Remove the temporary cache folders of processes that ended without removing theirs (a
+    worker killed at its end, a command killed outright)."""
+    from .files import sweep
+    sweep(Path(tempfile.gettempdir()), _STAND_IN, ("",))
+
+
+_NOTED: set = set()
+
+
+def note(line: str) -> None:
+    """Write ``line`` to stderr once a process (a worker's own notes among them, which the
+    parent passes on: one line however many engines and caches say it)."""
+    if line not in _NOTED:
+        _NOTED.add(line)
+        print(line, file=sys.stderr, flush=True)
 
 
 #: What a sealed cache file begins with, before the SHA-256 digest of the rest.
@@ -79,9 +102,8 @@ def unsealed(path: str | Path) -> bytes | None:
 
 def _discard(path: Path) -> None:
     """Remove the cache file ``path``, whose bytes are not what was written, saying so."""
-    print(f"waiexport: the cached {path} is not what was written (cut short, changed, or "
-          "kept by an earlier version); it is removed and built again", file=sys.stderr,
-          flush=True)
+    note(f"waiexport: the cached {path} is not what was written (cut short, changed, or kept "
+         "by an earlier version); it is removed and built again")
     try:
         path.unlink()
     except OSError:

@@ -16,7 +16,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 __all__ = ["write_atomic", "new_folder", "output_folder", "ours", "foreign", "unlisted",
-           "npy_header", "read_bounded", "npy_bytes", "umask", "TooLarge", "NotRegular",
+           "npy_header", "read_bounded", "npy_bytes", "umask", "sweep", "own_pid", "TooLarge", "NotRegular",
            "NotOurs", "MARK"]
 
 #: How many times a folder put in place by other writers is moved aside before giving up.
@@ -91,24 +91,40 @@ def _temporary(path: Path) -> str:
     characters, so a name of 255 has a temporary name too). Those a process killed before
     it could clean up left are removed (:func:`_sweep`)."""
     _sweep(path)
-    return f".{path.name[:64]}.{os.getpid()}."
+    return f".{path.name[:64]}.{own_pid()}."
+
+
+def own_pid() -> int:
+    """This process's id as ``/proc`` names it: in a PID namespace of its own (an engine's
+    worker) its id there differs, and names another process outside."""
+    try:
+        return int(os.readlink("/proc/self"))
+    except (OSError, ValueError):
+        return os.getpid()
 
 
 def _sweep(path: Path) -> None:
     """Remove the temporaries beside ``path`` (``.NAME.PID.*.part`` and ``.old``) that a
-    process which has ended made: no process ``PID`` runs, or the one that does started after
-    the temporary was last changed (its number used again)."""
-    start = f".{path.name[:64]}."
-    if not os.path.isdir("/proc/self"):        # no way to tell which processes run
+    process which has ended made (:func:`sweep`)."""
+    sweep(path.parent if str(path.parent) else Path("."), f".{path.name[:64]}.",
+          (".part", ".old"))
+
+
+def sweep(folder: Path, start: str, ends: tuple) -> None:
+    """Remove the entries of ``folder`` named ``START PID …END`` (``ends``: the endings of
+    such names) that a process which has ended made: no process ``PID`` runs, or the one
+    that does started after the entry was last changed (its number used again). Nothing
+    where there is no ``/proc`` to tell which processes run."""
+    if not os.path.isdir("/proc/self"):
         return
     try:
-        entries = [e for e in os.scandir(path.parent if str(path.parent) else ".")
-                   if e.name.startswith(start) and e.name.endswith((".part", ".old"))]
+        entries = [e for e in os.scandir(folder)
+                   if e.name.startswith(start) and e.name.endswith(ends)]
     except OSError:
         return
     for e in entries:
-        pid = e.name[len(start):].split(".")[0]
-        if not pid.isdigit() or int(pid) == os.getpid():
+        pid = re.match(r"[0-9]*", e.name[len(start):]).group()
+        if not pid or int(pid) == own_pid():
             continue
         try:
             changed = e.stat(follow_symlinks=False).st_mtime
@@ -117,14 +133,15 @@ def _sweep(path: Path) -> None:
             alive = False
         except OSError:
             continue
-        if not alive:
-            if e.is_dir(follow_symlinks=False):
-                shutil.rmtree(e.path, ignore_errors=True)
-            else:
-                try:
-                    os.unlink(e.path)
-                except OSError:
-                    pass
+        if alive:
+            continue
+        if e.is_dir(follow_symlinks=False):
+            shutil.rmtree(e.path, ignore_errors=True)
+        else:
+            try:
+                os.unlink(e.path)
+            except OSError:
+                pass
 
 
 def _swap_in(src: Path, dest: Path) -> None:

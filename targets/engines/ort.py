@@ -51,10 +51,10 @@ class OrtSession:
         profiled into a folder of this session's own where ``profiled``."""
         from ..onnx.format import quiet
         opts = quiet(ort, provider, fallback)
-        if profiled:
-            self._dir = tempfile.mkdtemp(prefix="waiexport-profile-")
+        if profiled:        # removed once read, or with this session
+            self._dir = tempfile.TemporaryDirectory(prefix="waiexport-profile-")
             opts.enable_profiling = True
-            opts.profile_file_prefix = os.path.join(self._dir, "run")
+            opts.profile_file_prefix = os.path.join(self._dir.name, "run")
         return opts
 
     def output_names(self) -> list[str]:
@@ -69,6 +69,7 @@ class OrtSession:
             raise ort_failure(e) from None
         if self._placed is None and self._profiled:
             self._placed = _providers_in_profile(self._s.end_profiling())
+            self._dir.cleanup()
         return out
 
     def placement(self, nodes: Callable[[], int]) -> dict:

@@ -37,6 +37,8 @@ import sys
 import time
 import weakref
 
+from waiexport.caches import note, swept
+
 from ..errors import EngineCrashed, EngineFailure, EngineTimedOut
 from . import contain, keeper
 from .base import Engine, Loaded, described
@@ -244,14 +246,14 @@ class Isolated(Engine):
     def _pass_on(self, chunk: bytes) -> None:
         """Write this toolchain's own notes among what the worker wrote to standard error
         (lines that begin ``waiexport: ``, such as a cache file built again) to this
-        process's standard error, at most :data:`NOTES` of them a worker, each cut at 400
-        characters."""
+        process's standard error, each once (:func:`waiexport.caches.note`), at most
+        :data:`NOTES` of them a worker, each cut at 400 characters."""
         lines = (self._line + chunk).split(b"\n")
         self._line = lines.pop()[-1024:]
         for line in lines:
             if line.startswith(b"waiexport: ") and self._notes < NOTES:
                 self._notes += 1
-                print(line.decode("utf-8", "replace")[:400], file=sys.stderr, flush=True)
+                note(line.decode("utf-8", "replace")[:400])
 
     def _ready(self, fd: int, writing: bool, deadline: float) -> bool:
         """Whether the worker's ``fd`` is ready, to write to where ``writing`` or else to read
@@ -486,6 +488,7 @@ def _kill(proc, cgroup) -> None:
     if cgroup is not None:
         contain.end(cgroup)
     proc.wait()
+    swept()         # a temporary cache folder the worker, killed, could not remove
     for pipe in (proc.stdin, proc.stdout, proc.stderr):
         try:
             pipe.close()

@@ -158,3 +158,38 @@ def test_two_processes_fill_one_fresh_model_cache(tmp_path, engine, suffix):
         reports.append(json.loads(out)["totals"])
     assert reports[0] == reports[1] and int(reports[0]["pass"]) > 0
     assert not [f for f in (tmp_path / "waiexport").rglob("*") if ".part" in f.name]
+
+
+def _leaves(tmp_path: Path, engine: str, *extra: str, cache: str | None = None):
+    """What of ours ``validate --engine ENGINE`` leaves in a temporary folder of its own
+    (onnxruntime's import writes a ``.ses`` file there, its own, under one name), and what
+    it says on stderr."""
+    tmp = tmp_path / "tmp"
+    tmp.mkdir(exist_ok=True)
+    env = {**_env(Path(cache or tmp_path / "cache")), "TMPDIR": str(tmp)}
+    env.pop("WAIEXPORT_MODEL_CACHE")        # the models' cache too
+    r = subprocess.run([sys.executable, "-m", "waiexport.cli", "validate", "--engine", engine,
+                        *extra, str(CORPUS / "vectors" / "conv.jsonl")], env=env,
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr[-2000:]
+    return sorted(p.name for p in tmp.iterdir() if p.name.startswith("waiexport")), r.stderr
+
+
+@with_extra("onnxruntime", "ort")
+def test_a_profiled_session_leaves_no_profile_behind(tmp_path):
+    """Test runs left about 40 waiexport-profile-* folders (onnxruntime's profiles)."""
+    left, _ = _leaves(tmp_path, "ort:CPUExecutionProvider", "--allow-fallback")
+    assert left == [], left
+
+
+@pytest.mark.parametrize("engine", [
+    pytest.param("ort-cpu", marks=with_extra("onnxruntime", "ort")),
+    pytest.param("iree-cpu", marks=with_extra("iree.runtime", "iree")),
+])
+def test_an_unwritable_cache_says_so_once_and_leaves_nothing(tmp_path, engine):
+    """An unwritable cache left waiexport-iree-* and waiexport-models-* folders at every run,
+    and the in-process engines said so twice."""
+    (tmp_path / "file").write_text("a file where the cache folder would be")
+    for _ in range(2):
+        left, said = _leaves(tmp_path, engine, cache=str(tmp_path / "file"))
+        assert left == [] and said.count("cannot use the cache folder") == 1, (left, said)
