@@ -184,7 +184,9 @@ _OPENVINO_INEXACT = tuple(
     + [((op, "int32"), _OV_FLOAT) for op in ("MatMul", "ReduceSum", "Div", "Mod", "Equal",
                                              "Greater")]
     + [(("BitShift", "uint32"), _OV_FLOAT),
-       (("Clip", "int32"), "with its bounds through float32 (2^30 + 2 becomes 2^30)")]
+       (("Clip", "int32"), "with its bounds through float32 (2^30 + 2 becomes 2^30)"),
+       (("Min-Max", "int32"), "as one Clamp, fused by its compiler, whose bounds go through "
+                              "float32 (1702881760 becomes 1702881792)")]
     + [((op, "int64"), _OV_NARROW) for op in ("Add", "Sub", "Mul", "Div", "Mod", "Max", "Min",
                                               "MatMul", "ReduceSum")]
     + [(("BitShift", "uint64"), _OV_NARROW)])

@@ -11,6 +11,11 @@ a node's precision is not proof (OpenVINO 2026.4.1 reports ``i32`` for ``ReduceS
 - **rounding to nearest after fusion**: a ``MatMulInteger`` followed by ``Add`` and ``Div``,
   the requantisation's shape, on a quotient whose fraction is a half or more (a runtime that
   fuses them into a float op and rounds gets one more);
+- **fused into one float32 clamp** (:data:`FUSED`): the patterns our lowerings emit, as
+  the runtime compiles them with their neighbours: ``Min`` then ``Max`` (a ``clamp``'s
+  bounds) past 2^24 where a bound is no float32 value (OpenVINO 2026.4.1 fuses the pair
+  into one Clamp whose bounds go through float32), and the same pair split by a
+  ``BitwiseOr`` with 0, the form the export takes where the pair is not exact;
 - **int16 pair saturation** (:data:`SATURATION`): ``MatMulInteger`` u8×s8 at the worst cases
   of our digits (128 × ±128, 255 × ±64) and weight sign parts, either operand the constant;
   where it is wrong the export takes u8×u8 ``ConvInteger`` instead.
@@ -26,11 +31,14 @@ from dataclasses import dataclass
 import numpy as np
 
 __all__ = ["Probe", "Joined", "PROBES", "SATURATION", "used", "typed_nodes", "FLOAT32",
-           "NARROWED", "NEAREST"]
+           "NARROWED", "NEAREST", "FUSED", "CLAMP", "SPLIT_CLAMP"]
 
-FLOAT32, NARROWED, NEAREST, PAIRS, CAST = (
+FLOAT32, NARROWED, NEAREST, PAIRS, CAST, FUSED = (
     "float32 accumulation", "int64 narrowed to int32", "rounding to nearest after fusion",
-    "int16 pair saturation", "int64 narrowed to int32 after a Cast from int32")
+    "int16 pair saturation", "int64 narrowed to int32 after a Cast from int32",
+    "fused into one float32 clamp")
+#: The names, as operators, of the two patterns of a clamp (:func:`_clamps`).
+CLAMP, SPLIT_CLAMP = "Min-Max", "Min-BitwiseOr-Max"
 #: numpy's types by ONNX's names for them (``TensorProto``'s, looked up when a model is built:
 #: a load whose probes' models are kept on disk imports no onnx, targets/stored.py).
 _TYPES = {np.dtype(np.int8): "INT8", np.dtype(np.uint8): "UINT8", np.dtype(np.int32): "INT32",
@@ -197,6 +205,7 @@ def _probes() -> tuple:
                     direction="RIGHT"))
     out.append(_two("BitShift", (1 << 40) + 5, 1, ((1 << 40) + 5) >> 1, np.uint64, NARROWED,
                     direction="RIGHT"))
+    out += _clamps()
     # MatMulInteger → Add → Div, the requantisation's shape: 7 // 2 is 3, nearest gives 4
     out.append(Probe(NEAREST, "Div", "int32",
                      (("MatMulInteger", ["x", "w"], ["s"]), ("Add", ["s", "b"], ["t"]),
@@ -205,6 +214,22 @@ def _probes() -> tuple:
                       "d": np.array([2], np.int32)},
                      {"x": np.array([[7]], np.uint8)}, np.array([[3]], np.int32)))
     return tuple(out)
+
+
+def _clamps() -> list[Probe]:
+    """A clamp's two patterns (:data:`CLAMP`, :data:`SPLIT_CLAMP`) on int32, each bound past
+    2^24 and no float32 value, on the values each side of both bounds and the int32 ends."""
+    lo, hi = 1671950263, 1702881760          # float32 gives 1671950208 and 1702881792
+    x = np.array([lo - 1, lo, lo + 1, hi - 1, hi, hi + 1, 0, (1 << 31) - 1, -(1 << 31)],
+                 np.int32)
+    want = np.clip(x, lo, hi).astype(np.int32)
+    bounds = {"lo": np.array(lo, np.int32), "hi": np.array(hi, np.int32),
+              "zero": np.array(0, np.int32)}
+    pair = (("Min", ["x", "hi"], ["a"]), ("Max", ["a", "lo"], ["out0"]))
+    split = (("Min", ["x", "hi"], ["a"]), ("BitwiseOr", ["a", "zero"], ["b"]),
+             ("Max", ["b", "lo"], ["out0"]))
+    return [Probe(FUSED, CLAMP, "int32", pair, bounds, {"x": x}, want),
+            Probe(FUSED, SPLIT_CLAMP, "int32", split, bounds, {"x": x}, want)]
 
 
 def _saturation() -> Probe:
@@ -268,5 +293,42 @@ _DATA = frozenset({"ConstantOfShape", "Range", "Expand", "Tile"})
 
 
 def used(model) -> set[tuple[str, str]]:
-    """Each ``(operator, input type)`` an ONNX model uses (its first input's type, inferred)."""
-    return {(op, dtype) for _, op, dtype in typed_nodes(model)}
+    """Each ``(operator, input type)`` an ONNX model uses (its first input's type, inferred),
+    and each clamp pattern it holds (:func:`clamp_patterns`)."""
+    return {(op, dtype) for _, op, dtype in typed_nodes(model)} | clamp_patterns(model)
+
+
+def clamp_patterns(model) -> set[tuple[str, str]]:
+    """The clamps of ``model`` that a runtime could fuse into one float32 clamp: ``Min`` and
+    ``Max`` of constant bounds one after the other, directly (:data:`CLAMP`) or through a
+    ``BitwiseOr`` with 0 (:data:`SPLIT_CLAMP`), where a bound is no float32 value; as
+    ``(pattern, the bounds' type)``."""
+    from onnx import numpy_helper
+    from .emit import subgraph_nodes
+    nodes = list(subgraph_nodes(model.graph.node))
+    consts = {t.name: numpy_helper.to_array(t) for t in model.graph.initializer}
+    consts.update({n.output[0]: numpy_helper.to_array(a.t) for n in nodes
+                   if n.op_type == "Constant" for a in n.attribute if a.name == "value"})
+    made = {o: n for n in nodes for o in n.output}
+
+    def bound(n) -> np.ndarray | None:
+        return next((consts[i] for i in n.input if i in consts), None)
+
+    def other(n):
+        return next((made.get(i) for i in n.input if i not in consts), None)
+    found = set()
+    for n in nodes:
+        if n.op_type not in ("Min", "Max") or bound(n) is None:
+            continue
+        before, pattern = other(n), CLAMP
+        if before is not None and before.op_type == "BitwiseOr" and bound(before) is not None \
+                and not bound(before).any():
+            before, pattern = other(before), SPLIT_CLAMP
+        if before is None or before.op_type != ({"Min", "Max"} - {n.op_type}).pop() or \
+                bound(before) is None:
+            continue
+        values = np.concatenate([bound(n).reshape(-1), bound(before).reshape(-1)])
+        if values.dtype.kind in "iu" and (values.astype(np.float32).astype(np.int64)
+                                          != values).any():
+            found.add((pattern, values.dtype.name))
+    return found

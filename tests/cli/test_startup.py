@@ -165,7 +165,7 @@ def test_an_unwritable_cache_folder_runs_on_a_temporary_one_and_says_so(tmp_path
                            cwd=os.path.dirname(os.path.dirname(os.path.dirname(__file__))))
         assert r.returncode == 0 and "Traceback" not in r.stderr, r.stderr
         said = [line for line in r.stderr.splitlines() if "cannot use the cache folder" in line]
-        assert len(said) == 1 and f"{cache}/waiexport/numba" in said[0]
+        assert len(said) == 1 and f"{cache}/waiexport (" in said[0]
         assert "written to" in r.stdout if not code else r.stdout.strip() == "temporary"
 
 

@@ -12,7 +12,8 @@ from waiexport.conformance.validate import files_under, report, validate
 from waiexport.targets.engines.base import ModelEngine
 from waiexport.targets.errors import NotForEngine
 from waiexport.targets.engines.ort import CPU, OrtEngine, OrtRuntime
-from waiexport.targets.onnx.probes import FLOAT32, NARROWED, NEAREST, PROBES
+from waiexport.targets.onnx.probes import (CLAMP, FLOAT32, FUSED, NARROWED, NEAREST, PROBES,
+                                           SPLIT_CLAMP, clamp_patterns)
 
 from _helpers import with_extra
 
@@ -53,11 +54,38 @@ def _through(model, op: str, dtype: int, via: int, then=None):
     return out
 
 
+def _fused_clamp(model):
+    """``model`` with each ``Min`` of a constant bound read directly by a ``Max`` of one (a
+    clamp's pair) computed as one float32 ``Clip``, the input and both bounds cast to
+    float32, as OpenVINO 2026.4.1's compiler fuses them."""
+    consts = {t.name for t in model.graph.initializer}
+    made = {o: n for n in model.graph.node for o in n.output}
+    nodes = []
+    for k, n in enumerate(model.graph.node):
+        src = made.get(n.input[0])
+        if not (n.op_type == "Max" and n.input[1] in consts and src is not None
+                and src.op_type == "Min" and src.input[1] in consts):
+            nodes.append(n)
+            continue
+        f = [f"clamp{k}_{j}" for j in range(4)]
+        nodes += [helper.make_node("Cast", [src.input[0]], [f[0]], to=F32),
+                  helper.make_node("Cast", [n.input[1]], [f[1]], to=F32),
+                  helper.make_node("Cast", [src.input[1]], [f[2]], to=F32),
+                  helper.make_node("Clip", f[:3], [f[3]]),
+                  helper.make_node("Cast", [f[3]], [n.output[0]], to=I32)]
+    out = onnx.ModelProto()
+    out.CopyFrom(model)
+    del out.graph.node[:]
+    out.graph.node.extend(nodes)
+    return out
+
+
 MISTAKES = {
     FLOAT32: lambda m: _through(_through(m, "MatMulInteger", I32, F32), "ConvInteger", I32,
                                 F32),
     NARROWED: lambda m: _through(_through(m, "Mul", I64, I32), "Add", I64, I32),
     NEAREST: lambda m: _through(m, "Div", I32, F32, then="Round"),
+    FUSED: _fused_clamp,
 }
 
 
@@ -66,9 +94,9 @@ class Mistaken(ModelEngine):
 
     joins_probes = True
 
-    def __init__(self, failure: str):
+    def __init__(self, failure: str, target: str = "ort-cpu"):
         self.name, self.failure = f"double-{failure.split()[0]}", failure
-        super().__init__("ort-cpu")
+        super().__init__(target)
 
     def open(self, model):
         import onnxruntime as ort
@@ -175,3 +203,61 @@ def test_locate_names_a_fused_division_rounded_to_nearest():
     located = [d["located"]["found"] for r in results for d in r.diffs if d.get("located")]
     assert located and any("rounded to nearest instead of floor" in (f or {}).get("diagnosis", "")
                            for f in located), located
+
+
+def _clamp_past_2_24(policy: bool):
+    """A graph whose clamp (an operator, or a tensor's clamp policy) has bounds past 2^24
+    that are no float32 values, and a decode at and past them; the reference's values."""
+    from waiexport import params as P
+    from waiexport import write
+    from waiexport.builder import GraphBuilder
+    b = GraphBuilder()
+    x = b.input(1, -(1 << 31), (1 << 31) - 1, max_h=1, max_w=4)
+    lo, hi = (1 << 24) + 1, (1 << 24) + 3
+    b.output(b.op("relu", x, policy="clamp", lo=lo, hi=hi) if policy else
+             b.op("clamp", x, P.Clamp(lo, hi)))
+    feed = np.array([[[0, 1 << 24, (1 << 24) + 4, (1 << 31) - 1]]], np.int64)
+    return write(b.build()), feed, np.array([[[lo, lo, hi, hi]]], np.int64)
+
+
+@with_extra("onnxruntime", "ort")
+def test_a_runtime_that_fuses_a_clamp_s_pair_is_named_and_its_target_splits_the_pair():
+    """The double fuses Min then Max into one float32 clamp: the probe of that pattern names
+    it, the probe of the split pattern does not; a target whose description says so (as
+    openvino-cpu's does) emits the split form, which the double computes exactly; a target
+    that emits the pair gets no claim for a model that holds it."""
+    from dataclasses import replace
+
+    from waiexport.descriptions import TARGETS
+    from waiexport.targets.exporter import export
+    eng = Mistaken(FUSED, "openvino-cpu")
+    wrong = {name for name, w in eng.probe().items() if w}
+    assert wrong == {f"{CLAMP} int32: {FUSED}"}, wrong
+    for policy in (False, True):
+        data, feed, want = _clamp_past_2_24(policy)
+        model = onnx.load_from_string(export(data, TARGETS["openvino-cpu"]).built().data)
+        assert clamp_patterns(model) == {(SPLIT_CLAMP, "int32")}
+        loaded = eng.load(data)
+        assert loaded.unclaimable is None
+        assert (np.asarray(next(iter(loaded.run([feed], []).values()))) == want).all()
+    paired = replace(TARGETS["openvino-cpu"], name="paired", inexact=tuple(
+        f for f in TARGETS["openvino-cpu"].inexact if f[0][0] != CLAMP))
+    TARGETS["paired"] = paired
+    try:
+        loaded = Mistaken(FUSED, "paired").load(_clamp_past_2_24(False)[0])
+    finally:
+        del TARGETS["paired"]
+    assert FUSED in (loaded.unclaimable or ""), loaded.unclaimable
+
+
+@pytest.mark.parametrize("policy", [False, True], ids=["clamp operator", "clamp policy"])
+@with_extra("openvino", "openvino")
+def test_openvino_clamps_past_2_24_as_the_reference_does(policy):
+    """A clamp with bounds 2^24 + 1 and 2^24 + 3: OpenVINO fused the pair the export emitted
+    into one float32 Clamp and gave 16777216 16777216 16777220 16777220."""
+    from waiexport.targets.engines import engine
+    data, feed, want = _clamp_past_2_24(policy)
+    loaded = engine("openvino-cpu", isolate=True).load(data)
+    assert loaded.unclaimable is None
+    got = np.asarray(next(iter(loaded.run([feed], []).values())))
+    assert got.tolist() == want.tolist()

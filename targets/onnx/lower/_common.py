@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 
 from ...errors import DoesNotFit, ExportError
 from ..emit import I8, I32, I64, Emitter, fits_i8
+from ..probes import CLAMP
 
 __all__ = ["LowerCtx", "wide", "narrow", "stored", "clip", "depth_to_space", "fits_i8",
            "phase_major", "shuffled_alone", "ExportError", "DoesNotFit"]
@@ -70,15 +71,29 @@ def stored(e: Emitter, x: str, dtype: int) -> str:
 
 
 def clip(e: Emitter, x: str, lo: int, hi: int) -> str:
-    """``Clip`` of a graph tensor to ``[lo, hi]`` (``Min`` then ``Max`` where the target's
-    runtime does not compute ``Clip`` exactly); a bound past the storage type becomes its
-    end, which clips nothing a stored value can hold."""
+    """``Clip`` of a graph tensor to ``[lo, hi]``; a bound past the storage type becomes its
+    end, which clips nothing a stored value can hold. Where the target's runtime does not
+    compute ``Clip`` exactly, ``Min`` then ``Max``, each only where its bound clips a stored
+    value; where it fuses such a pair into one clamp that is not exact (its probes, the
+    description's :data:`~..probes.CLAMP`), a ``BitwiseOr`` with 0 stands before, between
+    and after them, so neither pairs with the other nor with a neighbour's ``Min`` or ``Max``
+    (a ``relu``'s), which it does not fuse through (:data:`~..probes.SPLIT_CLAMP`,
+    measured)."""
     bits = 63 if e.storage == I64 else 31
-    lo, hi = max(lo, -(1 << bits)), min(hi, (1 << bits) - 1)
-    if not e.exact("Clip", e.storage):  # its bounds go through float32 (OpenVINO, measured)
-        return e.node("Max", [e.node("Min", [x, e.const(hi, e.storage)]),
-                              e.const(lo, e.storage)])
-    return e.node("Clip", [x, e.const(lo, e.storage), e.const(hi, e.storage)])
+    bottom, top = -(1 << bits), (1 << bits) - 1
+    lo, hi = max(lo, bottom), min(hi, top)
+    if e.exact("Clip", e.storage):
+        return e.node("Clip", [x, e.const(lo, e.storage), e.const(hi, e.storage)])
+    split = not e.exact(CLAMP, e.storage)
+
+    def apart(v: str) -> str:
+        return e.node("BitwiseOr", [v, e.const(0, e.storage)]) if split else v
+    out = apart(x)
+    if hi < top:            # Clip's bounds go through float32 on OpenVINO (measured)
+        out = apart(e.node("Min", [out, e.const(hi, e.storage)]))
+    if lo > bottom or out == x:
+        out = apart(e.node("Max", [out, e.const(lo, e.storage)]))
+    return out
 
 
 def clamped(e: Emitter, x: str, lo: int, hi: int) -> str:
