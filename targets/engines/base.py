@@ -280,10 +280,12 @@ class ModelEngine(Engine):
         from waiexport.plan import run_plan
         longest, past = self.target.side_limit
         plan = run_plan(g, [tuple(np.shape(x)) for x in inputs], [int(s) for s in scalars])
-        side = max(max(shape[1:]) for shape in plan.values())
+        side, t = max((max(shape[1:]), t) for t, shape in plan.items())
         if side > longest:
-            raise NotForEngine(f"a tensor side of {side:,} passes {longest:,}, the longest on "
-                               f"which {self.name} computes exactly; past it {past}")
+            op = next((o for o in g.ops if t in o.outputs), None)
+            where = f"node {op.index} ({op.name})" if op else "an input"
+            raise NotForEngine(f"{where}: a tensor side of {side:,} passes {longest:,}, the "
+                               f"longest on which {self.name} computes exactly; past it {past}")
 
     def _wrong_probes(self, fmt, model) -> list[str]:
         """What the failed probes of the operators and types ``model`` uses say."""

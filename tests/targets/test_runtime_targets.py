@@ -151,3 +151,44 @@ def test_openvino_declines_a_decode_past_the_longest_side_it_computes_exactly():
     past = np.arange(2**24 + 1).reshape(1, 1, -1) % 201 - 100
     with pytest.raises(NotForEngine, match="passes 16,777,216"):
         _engine("openvino-cpu").load(write(g)).decode([past], [])
+
+
+def test_run_on_a_declined_decode_is_one_does_not_fit_line_naming_the_node(tmp_path):
+    """``run --engine openvino-cpu`` on a decode past the side it computes exactly ended in
+    NotForEngine's traceback (validate counted it declined)."""
+    import json
+
+    from click.testing import CliRunner
+    from waiexport.builder import GraphBuilder
+    from waiexport.cli import main
+    pytest.importorskip("openvino", reason="needs OpenVINO: pip install 'waiexport[openvino]'")
+    b = GraphBuilder()
+    b.output(b.op("relu", b.input(1, -5, 5)))
+    (tmp_path / "g.whg1").write_bytes(write(b.build()))
+    (tmp_path / "d.json").write_text(json.dumps(
+        {"inputs": [{"data": [0] * (2**24 + 2), "shape": [1, 1, 2**24 + 2]}], "scalars": []}))
+    r = CliRunner().invoke(main, ["run", str(tmp_path / "g.whg1"), "--decode",
+                                  str(tmp_path / "d.json"), "--engine", "openvino-cpu"])
+    lines = r.output.strip().splitlines()
+    assert r.exit_code == 2 and len(lines) == 1 and "Traceback" not in r.output, r.output
+    assert ": does-not-fit: decode 0: " in lines[0] and "16,777,218" in lines[0]
+    assert "node 0 (relu)" in lines[0] or "an input" in lines[0]
+
+
+@with_extra("tvm", "tvm")
+def test_tvm_takes_a_crop_at_a_scalar_offset_followed_by_a_clamp(tmp_path):
+    """A crop whose offset is a scalar, then a clamp policy: TVM's frontend took no operator
+    after the crop's Slice (its shape unknown), a traceback from run and export; the export
+    states the window's size again, and TVM computes the reference's values."""
+    from waiexport.builder import GraphBuilder, crop
+    from waiexport.reference import decode
+    b = GraphBuilder()
+    start = b.scalar(0, 2)
+    x = b.input(1, -100, 100, max_h=8, max_w=8)
+    b.output(b.op("crop", x, crop(("scalar", start), 0, 4, 4), policy="clamp", lo=-5, hi=5))
+    g = b.build()
+    feed = np.arange(-32, 32).reshape(1, 8, 8)
+    for offset in (0, 1, 2):
+        want = decode(g, [feed], [offset])
+        got = _engine("tvm-llvm").load(write(g)).decode([feed], [offset])
+        assert [np.asarray(a).tolist() for a in got] == [a.tolist() for a in want]

@@ -69,7 +69,7 @@ def export(graph, target_name, output, sizes, as_json):
 
 def _export(graph: str, tgt, member, output: str, sizes, as_json: bool) -> None:
     """The body of ``export``, once GRAPH has loaded: exits."""
-    from waiexport.targets.errors import ExportError
+    from waiexport.targets.errors import ExportError, NotForEngine
     from waiexport.targets.exporter import export as export_graph
     try:
         exp = export_graph(member, tgt, Path(graph).stem)
@@ -95,7 +95,7 @@ def _export(graph: str, tgt, member, output: str, sizes, as_json: bool) -> None:
             click.echo(f"self-check on {judged_on} failed: {difference}", err=True)
             sys.exit(1)
         at_size = _at_size(exp, tgt, fmt, size, checked)
-    except ExportError as e:
+    except (ExportError, NotForEngine) as e:    # the target's runtime cannot take the model
         click.echo(f"{graph}: {_why(tgt, e)}", err=True)
         sys.exit(1)
     try:

@@ -48,12 +48,13 @@ def run(graph, decode_file, as_json, values, literal, engine_name, target_name, 
 
     \b
     Exit status: 0 when every decode completes; 1 when a decode is refused; 2 when the graph
-    is refused at load or does not fit the engine, the engine fails (crashes, passes its
-    time limit, reports an error of its own), or the input is malformed.
+    is refused at load or does not fit the engine, or the engine declines a decode (one
+    does-not-fit line naming the node), the engine fails (crashes, passes its time limit,
+    reports an error of its own), or the input is malformed.
     Example: waiexport run examples/tiny_synth.whg1 --decode examples/tiny_synth_decode.json --engine ort-cpu
     """
     from waiexport.reference import decode
-    from waiexport.targets.errors import EngineFailure
+    from waiexport.targets.errors import EngineFailure, ExportError, NotForEngine
     from waiexport.targets.engines.base import Loaded
     from waiexport.targets.outputs import by_name
 
@@ -87,6 +88,8 @@ def run(graph, decode_file, as_json, values, literal, engine_name, target_name, 
             results.append({"outputs": seq.step(inputs, scalars)})
         except EngineFailure as e:
             fail(f"--engine {eng.name}", "engine-failure", f"decode {k}", str(e))
+        except (ExportError, NotForEngine) as e:    # declined, as validate counts it
+            fail(graph, "does-not-fit", f"decode {k}", str(e))
         except Refusal as r:
             code = reported_code(capability, r.code)
             results.append({"refuse": code, "why": f"{code}: {r.where}: {r.detail}"})

@@ -1,6 +1,9 @@
 """``crop`` (§5.10): a ``Slice``, its window from the constants or, for a scalar operand,
 from the scalar's model input at run time (the host's run-time plan has already refused a
-window that does not fit, §4 run step 3)."""
+window that does not fit, §4 run step 3). Where an offset is a scalar and the size is
+constant, the window's size is stated again by a ``Reshape`` to it, so a runtime that plans
+shapes ahead (TVM's relax frontend, which otherwise takes no operator after it: "emit_te now
+only supports Tensor that has ShapeExpr shape") knows it."""
 
 from ..emit import I64
 
@@ -12,5 +15,9 @@ def lower(e, op, ins, ctx):
         return e.const([o.value], I64) if o.kind == 0 else ctx.scalars[o.value]
     y0, x0 = value(p.y0), value(p.x0)
     ends = [e.node("Add", [y0, value(p.h)]), e.node("Add", [x0, value(p.w)])]
-    return [e.slice(ins[0], e.node("Concat", [y0, x0], axis=0),
-                    e.node("Concat", ends, axis=0), [2, 3])]
+    out = e.slice(ins[0], e.node("Concat", [y0, x0], axis=0), e.node("Concat", ends, axis=0),
+                  [2, 3])
+    if (p.y0.kind or p.x0.kind) and not (p.h.kind or p.w.kind):
+        out = e.reshape(out, [1, ctx.graph.tensor(op.inputs[0]).channels, p.h.value,
+                              p.w.value])
+    return [out]
