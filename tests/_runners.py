@@ -3,6 +3,7 @@ onnxruntime or the TOSA reference model, outputs saved where the manifest says."
 
 import hashlib
 import json
+import shutil
 
 import numpy as np
 
@@ -47,3 +48,15 @@ def run_pack(pack, execute, mistake=None):
 def identity(pack) -> str:
     return hashlib.sha256((pack / "manifest.json").read_bytes()).hexdigest()
 
+
+def packed_and_run(root, target: str, files: list, execute=on_onnxruntime) -> tuple:
+    """A pack of ``files`` for ``target`` written by ``vectors pack`` (``root/pack``), and a
+    faithful runner's results in a copy of it (``root/results``)."""
+    from click.testing import CliRunner
+    from waiexport.cli import main
+    pack = root / "pack"
+    r = CliRunner().invoke(main, ["vectors", "pack", "--target", target, str(pack), *files])
+    assert r.exit_code == 0, r.output
+    shutil.copytree(pack, root / "results")
+    run_pack(root / "results", execute)
+    return pack, root / "results"

@@ -8,10 +8,11 @@ view of ``/proc`` stands alone."""
 from __future__ import annotations
 
 import os
-import signal
 import tempfile
 import time
 from pathlib import Path
+
+from .keeper import kill_all
 
 __all__ = ["new", "memory", "holds", "end"]
 
@@ -102,30 +103,22 @@ def memory(cgroup: Path) -> int:
 
 def holds(cgroup: Path, pid: int) -> bool:
     """Whether process ``pid`` is in ``cgroup``."""
+    return pid in _members(cgroup)
+
+
+def _members(cgroup: Path) -> list[int]:
+    """The processes in ``cgroup``; none where it cannot be read."""
     try:
         with open(cgroup / "cgroup.procs") as f:
-            return str(pid) in f.read().split()
-    except OSError:
-        return False
+            return [int(p) for p in f.read().split()]
+    except (OSError, ValueError):
+        return []
 
 
 def end(cgroup: Path) -> None:
     """Kill every process in ``cgroup`` (again until none is left: one can start another
     between a look and a kill) and remove it."""
-    for _ in range(200):
-        try:
-            with open(cgroup / "cgroup.procs") as f:
-                pids = [int(p) for p in f.read().split()]
-        except (OSError, ValueError):
-            break
-        if not pids:
-            break
-        for p in pids:
-            try:
-                os.kill(p, signal.SIGKILL)
-            except OSError:
-                pass
-        time.sleep(0.005)
+    kill_all(lambda: _members(cgroup), rounds=200, pause=0.005)
     for _ in range(50):
         try:
             cgroup.rmdir()

@@ -23,7 +23,7 @@ import signal
 import sys
 import time
 
-__all__ = ["end", "family", "subreap"]
+__all__ = ["end", "family", "kill_all", "subreap"]
 
 
 def family(pid: int) -> list[int]:
@@ -60,20 +60,28 @@ def end(pid: int) -> None:
     the keeper lives, the orphan comes back to it), then ``pid`` where it is not the
     caller."""
     me = os.getpid()
-    for _ in range(100):
-        left = [p for p in family(pid) if p not in (pid, me)]
-        if not left:
-            break
-        for p in left:
-            try:
-                os.kill(p, signal.SIGKILL)
-            except OSError:
-                pass
+    kill_all(lambda: [p for p in family(pid) if p not in (pid, me)])
     if pid != me:
         try:
             os.kill(pid, signal.SIGKILL)
         except OSError:
             pass
+
+
+def kill_all(left, rounds: int = 100, pause: float = 0.0) -> None:
+    """Kill every process ``left()`` lists, and look again (``pause`` seconds later) until
+    it lists none or ``rounds`` looks have passed: a process can start another between a
+    look and a kill."""
+    for _ in range(rounds):
+        pids = left()
+        if not pids:
+            return
+        for p in pids:
+            try:
+                os.kill(p, signal.SIGKILL)
+            except OSError:
+                pass
+        time.sleep(pause)
 
 
 def _reaped(worker: int):

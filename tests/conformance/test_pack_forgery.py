@@ -16,7 +16,7 @@ from waiexport.cli import main
 from waiexport.conformance.generate import CORPUS
 
 from _helpers import needs, nested
-from _runners import identity, on_onnxruntime, run_pack
+from _runners import identity, on_onnxruntime, packed_and_run, run_pack
 
 needs("onnxruntime", "ort")
 
@@ -26,14 +26,7 @@ FILES = [str(CORPUS / "vectors" / f) for f in ("abs.jsonl", "relu.jsonl", "subpo
 @pytest.fixture(scope="module")
 def made(tmp_path_factory):
     """The judge's pack, and a faithful runner's results in a copy of it."""
-    root = tmp_path_factory.mktemp("forgery")
-    pack = root / "pack"
-    r = CliRunner().invoke(main, ["vectors", "pack", "--target", "ort-cpu", str(pack), *FILES])
-    assert r.exit_code == 0, r.output
-    results = root / "results"
-    shutil.copytree(pack, results)
-    run_pack(results, on_onnxruntime)
-    return pack, results
+    return packed_and_run(tmp_path_factory.mktemp("forgery"), "ort-cpu", FILES)
 
 
 def judge(results, pack, files=FILES, *extra, anchor="own pack"):

@@ -13,7 +13,7 @@ from waiexport.cli import main
 from waiexport.conformance.generate import CORPUS
 
 from _helpers import needs, with_extra
-from _runners import identity, on_onnxruntime, on_tosa_reference, run_pack
+from _runners import identity, on_onnxruntime, on_tosa_reference, packed_and_run, run_pack
 
 FILES = [str(CORPUS / "vectors" / f) for f in ("conv.jsonl", "relu.jsonl", "pixel_shuffle.jsonl")] \
     + [str(CORPUS / "graphs" / "graphs.jsonl")]
@@ -195,12 +195,7 @@ def test_a_pack_s_report_counts_what_its_target_declines_as_the_direct_run_does(
     counted, declined or not for this engine, as the direct run counts them."""
     files = [str(CORPUS / "vectors" / f"{n}.jsonl")
              for n in ("rescale", "pixel_shuffle", "chscale", "relu")]
-    pack = tmp_path / "pack"
-    r = CliRunner().invoke(main, ["vectors", "pack", "--target", "npu-int8", str(pack), *files])
-    assert r.exit_code == 0, r.output
-    results = tmp_path / "results"
-    shutil.copytree(pack, results)
-    run_pack(results, on_onnxruntime)
+    pack, results = packed_and_run(tmp_path, "npu-int8", files)
     judged = CliRunner().invoke(main, ["validate", "--results", str(results), "--pack",
                                        str(pack), "--json", *files])
     direct = CliRunner().invoke(main, ["validate", "--engine", "npu-int8", "--json", *files])
