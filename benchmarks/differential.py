@@ -1,5 +1,8 @@
 """The differential fuzz run: the corpus's graphs (its one-operator graphs and its graph vectors),
-mutated past the WHG1 header; each mutant the reference loads is decoded at its probe inputs
+mutated past the WHG1 header, and, every other draw, a chain of the random-graph generator
+(:mod:`waiexport.conformance.random_graphs`: requantisations, clamps and policies at the
+int32 ends and past 2^24, crops at scalar offsets, one after another, as runtimes fuse them);
+each graph the reference loads is decoded at its probe inputs
 (:func:`waiexport.probes.probe_inputs`: every input at its low end, its high end, alternating,
 random) on the reference and on every engine named that loads it, and the outputs compared bit
 for bit. An engine may refuse a graph (at load or per decode, as the reference does), decline a
@@ -82,7 +85,8 @@ def _child(args):
     from waiexport.targets.engines import engine
     from waiexport.targets.errors import (DoesNotFit, EngineFailure, EngineUnavailable,
                                           ExportError, NotForEngine)
-    from waiexport.whg1 import read
+    from waiexport.conformance.random_graphs import Seeded, graph as random_graph
+    from waiexport.whg1 import read, write
 
     def run(fn):
         try:
@@ -100,8 +104,15 @@ def _child(args):
     rng, graphs = random.Random(seed), _graphs()
     counts, found = collections.Counter(), []
     for n in range(count):
-        op, data = rng.choice(graphs)
-        data = _mutant(rng, data)
+        if n % 2:
+            chain = random_graph(Seeded(rng), rng.choice(["acc32", "acc64"]))
+            if chain is None:
+                counts["chain outside its profile"] += 1
+                continue
+            op, data = "a random chain", write(chain)
+        else:
+            op, data = rng.choice(graphs)
+            data = _mutant(rng, data)
         try:
             g = read(data)
         except Refusal:
@@ -141,7 +152,8 @@ def _child(args):
             keep.write_bytes(data)
             k, w, x = next((k, w, x) for k, (w, x) in enumerate(zip(want, got))
                            if not _same(w, x))
-            found.append(f"{name} on a mutant of {op} ({keep}): decode {k}: the reference "
+            found.append(f"{name} on {op if op.startswith('a ') else 'a mutant of ' + op} "
+                         f"({keep}): decode {k}: the reference "
                          f"{w[0]}, the engine {x[0]}" + (f" {x[1]}" if x[0] != "ok" else ""))
     return dict(counts), found
 

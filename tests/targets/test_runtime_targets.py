@@ -55,6 +55,21 @@ def test_every_operator_runs_exactly_on_the_runtime_or_is_refused_by_node(runtim
 
 
 @pytest.mark.parametrize("runtime, n", RUNTIMES)
+def test_chains_where_runtimes_fuse_run_exactly_on_the_runtime_or_are_refused(runtime, n):
+    """Chains of the random-graph generator (:mod:`waiexport.conformance.random_graphs`):
+    requantisations, clamps and policies at the int32 ends and past 2^24, crops at scalar
+    offsets, one after another, as a runtime's compiler fuses them."""
+    from waiexport.conformance.random_graphs import Drawn, graph
+
+    @given(data=st.data())
+    def body(data):
+        g = graph(Drawn(data))
+        assume(g is not None)
+        exact_or_refused(g, probe_inputs(g), lambda: _engine(runtime))
+    _run(runtime, n * 2, body)
+
+
+@pytest.mark.parametrize("runtime, n", RUNTIMES)
 def test_requantisations_at_their_ties_run_exactly_on_the_runtime_or_are_refused(runtime, n):
     @given(requantisation())
     def body(drawn):
