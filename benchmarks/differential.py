@@ -12,10 +12,11 @@ value other than the reference's is a difference, printed with the mutant kept, 
 other exception. Each batch runs in a child process of its own, under an address-space limit,
 so what its engines and runtimes keep of thousands of graphs goes with it.
 
-Run: ``python benchmarks/differential.py [N] [ENGINES] [OUT] [FIRST]`` (default 2,000 mutants
-on ``ort-cpu,ort-cpu-acc64,npu-int8,tosa-ref``, mutants that differ kept in
-``/tmp/waiexport-differential``; batch ``k`` of 150 mutants is seeded ``FIRST + k``, 0 by
-default, so a run from a later ``FIRST`` draws mutants no earlier run drew). It found the IREE
+Run: ``python benchmarks/differential.py [N] [ENGINES] [OUT] [FIRST] [SOURCE]`` (default 2,000
+draws on ``ort-cpu,ort-cpu-acc64,npu-int8,tosa-ref``, graphs that differ kept in
+``/tmp/waiexport-differential``; batch ``k`` of 150 draws is seeded ``FIRST + k``, 0 by
+default, so a run from a later ``FIRST`` draws graphs no earlier run drew; SOURCE ``both``,
+``chains`` or ``mutants``; a chain takes one of the engines' profiles). It found the IREE
 output buffer that outlived its array, onnxruntime's allocation error escaping ``run`` and
 ``export``, TOSA's int32 fields, the acc64 floor shift past 62 (an ``igdn``), an acc64
 ``conv_transpose`` whose checked output wrapped through an int8 move, and OpenVINO's
@@ -77,7 +78,7 @@ def _same(want, got) -> bool:
 
 
 def _child(args):
-    seed, count, names, out = args
+    seed, count, names, out, source = args
     resource.setrlimit(resource.RLIMIT_AS, (LIMIT, LIMIT))
     from waiexport.probes import probe_inputs
     from waiexport.reference import decode
@@ -103,9 +104,10 @@ def _child(args):
             pass
     rng, graphs = random.Random(seed), _graphs()
     counts, found = collections.Counter(), []
+    profiles = sorted({e.profile for e in engines.values()})
     for n in range(count):
-        if n % 2:
-            chain = random_graph(Seeded(rng), rng.choice(["acc32", "acc64"]))
+        if source == "chains" or source == "both" and n % 2:
+            chain = random_graph(Seeded(rng), rng.choice(profiles))
             if chain is None:
                 counts["chain outside its profile"] += 1
                 continue
@@ -159,19 +161,19 @@ def _child(args):
 
 
 def main(n: int = 2_000, names: str = "ort-cpu,ort-cpu-acc64,npu-int8,tosa-ref",
-         out: str = "/tmp/waiexport-differential", first: int = 0) -> None:
+         out: str = "/tmp/waiexport-differential", first: int = 0, source: str = "both") -> None:
     Path(out).mkdir(parents=True, exist_ok=True)
     ctx = mp.get_context("spawn")
     t0 = time.perf_counter()
     with ctx.Pool(1, maxtasksperchild=1) as pool:
-        runs = pool.map(_child, [(first + k, min(BATCH, n - k * BATCH), names.split(","), out)
-                                 for k in range(-(-n // BATCH))])
+        runs = pool.map(_child, [(first + k, min(BATCH, n - k * BATCH), names.split(","), out,
+                                  source) for k in range(-(-n // BATCH))])
     counts = collections.Counter()
     for c, found in runs:
         counts.update(c)
         for line in found:
             print(line)
-    print(f"{n} mutants in {time.perf_counter() - t0:.0f} s: "
+    print(f"{n} draws ({source}) in {time.perf_counter() - t0:.0f} s: "
           + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())))
 
 
