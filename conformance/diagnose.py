@@ -8,7 +8,10 @@ or ``None`` when they share none of these.
   a float op);
 - magnitudes: values that agree below ``2^24`` and not above (float32 accumulation), below
   ``2^53`` and not above (float64 arithmetic), or below ``2^31`` and wildly off above (int64
-  narrowed to int32).
+  narrowed to int32);
+- float32 values: an operator that rounds nothing (a ``clamp``, a tensor's ``clamp``
+  policy) whose every differing element is its exact value rounded to float32, as a runtime
+  that fuses a clamp's ``Min`` and ``Max`` into one float32 Clamp gives.
 
 Each is decided from exact integers: the reference's ``p`` and shift for an operator, or an
 independent evaluation of one node of an exported model.
@@ -20,7 +23,7 @@ import numpy as np
 
 from waiexport.reference.integer import r_round
 
-__all__ = ["ties", "nearest", "magnitude", "wrap32"]
+__all__ = ["ties", "nearest", "magnitude", "wrap32", "float32_values"]
 
 F32, I32, F64 = 1 << 24, 1 << 31, 1 << 53
 
@@ -137,3 +140,17 @@ def magnitude(exact, delta, mask, s=None, mode: str = "floor") -> str | None:
     if low > F32 and floats(24, 1 << 14):   # a float32 sum of many terms: each adds an error
         return "sums that agree below 2^24 and not above, as float32 accumulation gives"
     return None
+
+
+def float32_values(exact, delta, mask) -> str | None:
+    """The float32 pattern: every differing element's engine value (``exact + delta``) is
+    its exact value rounded to float32 (to nearest, ties to even), which differs from it
+    only past 2^24; ``None`` unless every differing element (``mask``) is."""
+    mask = np.asarray(mask).reshape(-1)
+    if not mask.any():
+        return None
+    for v, dv in zip(_ints(exact)[mask], _ints(delta)[mask]):
+        if abs(int(v)) >= 1 << 127 or int(np.float32(int(v))) != int(v) + int(dv):
+            return None
+    return ("values rounded to float32 past 2^24, as a runtime that fuses a clamp's Min and "
+            "Max into one float32 Clamp gives")

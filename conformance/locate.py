@@ -13,7 +13,7 @@ from waiexport.reference.arrays import rround
 from waiexport.reference.ops import REFERENCE, OpCtx
 from waiexport.refusal import Refusal
 
-from .diagnose import magnitude, nearest, ties
+from .diagnose import float32_values, magnitude, nearest, ties
 
 __all__ = ["locate", "sentence"]
 
@@ -44,6 +44,8 @@ def _operator_diagnosis(op, want, got, env, scalars, g) -> dict:
             out["on_a_tie"] = on_tie
         out["diagnosis"] = pattern or nearest(p, s, mode, delta, mask) or \
             magnitude(p, delta, mask, s, mode)
+    else:
+        out["diagnosis"] = float32_values(want, delta, mask)
     return out
 
 

@@ -261,3 +261,21 @@ def test_openvino_clamps_past_2_24_as_the_reference_does(policy):
     assert loaded.unclaimable is None
     got = np.asarray(next(iter(loaded.run([feed], []).values())))
     assert got.tolist() == want.tolist()
+
+
+@with_extra("onnxruntime", "ort")
+def test_locate_names_a_clamp_fused_into_a_float32_clamp():
+    """``validate --locate`` said "none of the known patterns" for OpenVINO's fused clamp."""
+    from dataclasses import replace
+
+    from waiexport.conformance.locate import locate, sentence
+    from waiexport.descriptions import TARGETS
+    TARGETS["paired"] = replace(TARGETS["openvino-cpu"], name="paired", inexact=tuple(
+        f for f in TARGETS["openvino-cpu"].inexact if f[0][0] != CLAMP))
+    try:
+        data, feed, _ = _clamp_past_2_24(False)
+        loaded = Mistaken(FUSED, "paired").load(data)
+        said = sentence(locate(loaded, [feed], []))
+    finally:
+        del TARGETS["paired"]
+    assert "operator 0 (clamp)" in said and "Min and Max into one float32 Clamp" in said, said
