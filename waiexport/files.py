@@ -69,6 +69,7 @@ def write_atomic(path: Path | str, data: bytes) -> None:
     over it, with the mode a new file takes under the umask. Raises ``OSError`` (the target
     untouched) when any step fails."""
     path = Path(path)
+    _sweep(path)
     fd, tmp = tempfile.mkstemp(prefix=_temporary(path), suffix=".part", dir=path.parent or ".")
     try:
         os.fchmod(fd, 0o666 & ~umask())
@@ -88,9 +89,8 @@ def write_atomic(path: Path | str, data: bytes) -> None:
 
 def _temporary(path: Path) -> str:
     """The start of the name of a temporary beside ``path``: ``.NAME.PID.`` (NAME cut to 64
-    characters, so a name of 255 has a temporary name too). Those a process killed before
-    it could clean up left are removed (:func:`_sweep`)."""
-    _sweep(path)
+    characters, so a name of 255 has a temporary name too), by which :func:`_sweep` finds
+    those a process killed before it could clean up left."""
     return f".{path.name[:64]}.{own_pid()}."
 
 
@@ -190,6 +190,7 @@ def new_folder(path: Path | str):
     and ``path`` is as it was. Yields the folder to write into."""
     path = Path(path)
     parent = path.parent if str(path.parent) else Path(".")
+    _sweep(path)
     work = Path(tempfile.mkdtemp(prefix=_temporary(path), suffix=".part", dir=parent))
     try:
         os.chmod(work, 0o777 & ~umask())
