@@ -1,11 +1,12 @@
 """The differential fuzz run: the corpus's graphs (its one-operator graphs and its graph vectors),
 mutated past the WHG1 header, and, every other draw, a chain of the random-graph generator
-(:mod:`waiexport.conformance.random_graphs`: requantisations, clamps and policies at the
-int32 ends and past 2^24, crops at scalar offsets, one after another, as runtimes fuse them);
-each graph the reference loads is decoded at its probe inputs
-(:func:`waiexport.probes.probe_inputs`: every input at its low end, its high end, alternating,
-random) on the reference and on every engine named that loads it, and the outputs compared bit
-for bit. An engine may refuse a graph (at load or per decode, as the reference does), decline a
+(:mod:`waiexport.conformance.random_graphs`: every operator the profile admits, one after
+another as runtimes fuse them, with policies and clamps at the int32 ends and past 2^24,
+scalars, and a state carried from decode to decode); each graph the reference loads is
+decoded at its probe inputs (:func:`waiexport.probes.probe_inputs`: every input at its low
+end, its high end, alternating, random) on the reference and on every engine named that loads
+it, a graph with state also as a sequence of three decodes, and the outputs compared bit for
+bit. An engine may refuse a graph (at load or per decode, as the reference does), decline a
 decode its runtime is not exact on (``NotForEngine``: a side past its description's
 ``side_limit``), or fail a decode with its runtime's error (``EngineFailure``, one line); a
 value other than the reference's is a difference, printed with the mutant kept, and so is any
@@ -16,7 +17,8 @@ Run: ``python benchmarks/differential.py [N] [ENGINES] [OUT] [FIRST] [SOURCE]`` 
 draws on ``ort-cpu,ort-cpu-acc64,npu-int8,tosa-ref``, graphs that differ kept in
 ``/tmp/waiexport-differential``; batch ``k`` of 150 draws is seeded ``FIRST + k``, 0 by
 default, so a run from a later ``FIRST`` draws graphs no earlier run drew; SOURCE ``both``,
-``chains`` or ``mutants``; a chain takes one of the engines' profiles). It found the IREE
+``chains`` or ``mutants``; a chain takes one of the engines' profiles; a line per batch says
+how far it is). It found the IREE
 output buffer that outlived its array, onnxruntime's allocation error escaping ``run`` and
 ``export``, TOSA's int32 fields, the acc64 floor shift past 62 (an ``igdn``), an acc64
 ``conv_transpose`` whose checked output wrapped through an int8 move, and OpenVINO's
@@ -81,12 +83,12 @@ def _child(args):
     seed, count, names, out, source = args
     resource.setrlimit(resource.RLIMIT_AS, (LIMIT, LIMIT))
     from waiexport.probes import probe_inputs
-    from waiexport.reference import decode
+    from waiexport.reference import Decoder, decode
     from waiexport.refusal import Refusal
     from waiexport.targets.engines import engine
     from waiexport.targets.errors import (DoesNotFit, EngineFailure, EngineUnavailable,
                                           ExportError, NotForEngine)
-    from waiexport.conformance.random_graphs import Seeded, graph as random_graph
+    from waiexport.conformance.random_graphs import Seeded, graph as random_graph, sequence
     from waiexport.whg1 import read, write
 
     def run(fn):
@@ -120,9 +122,12 @@ def _child(args):
         except Refusal:
             counts["not loaded"] += 1
             continue
+        steps = sequence(g, seed=n) if any(i.kind == "state" for i in g.inputs) else []
         try:
             probes = probe_inputs(g, seed=n)
             want = [run(lambda: decode(g, i, s)) for i, s in probes]
+            ref = Decoder(g)
+            want += [run(lambda: ref.step(i, s)) for i, s in steps]
         except MemoryError:     # the child's address-space limit, which the runtimes share
             counts["reference past the address-space limit"] += 1
             continue
@@ -135,10 +140,12 @@ def _child(args):
             except Exception as x:       # the property broken: reported, never hidden
                 got = [("raised", f"at load: {type(x).__name__}: {str(x)[:120]}")]
             else:
-                got = []
-                for i, s in probes:
+                got, seq = [], loaded.sequence()
+                calls = [(loaded.decode, i, s) for i, s in probes] + \
+                    [(seq.step, i, s) for i, s in steps]
+                for call, i, s in calls:
                     try:
-                        got.append(run(lambda: loaded.decode(i, s)))
+                        got.append(run(lambda: call(i, s)))
                     except NotForEngine as x:     # a decode its runtime is not exact on
                         got.append(("decline", str(x)[:160]))
                     except Exception as x:
@@ -165,14 +172,17 @@ def main(n: int = 2_000, names: str = "ort-cpu,ort-cpu-acc64,npu-int8,tosa-ref",
     Path(out).mkdir(parents=True, exist_ok=True)
     ctx = mp.get_context("spawn")
     t0 = time.perf_counter()
-    with ctx.Pool(1, maxtasksperchild=1) as pool:
-        runs = pool.map(_child, [(first + k, min(BATCH, n - k * BATCH), names.split(","), out,
-                                  source) for k in range(-(-n // BATCH))])
+    batches = [(first + k, min(BATCH, n - k * BATCH), names.split(","), out, source)
+               for k in range(-(-n // BATCH))]
     counts = collections.Counter()
-    for c, found in runs:
-        counts.update(c)
-        for line in found:
-            print(line)
+    with ctx.Pool(1, maxtasksperchild=1) as pool:
+        for k, (c, found) in enumerate(pool.imap(_child, batches, chunksize=1), 1):
+            counts.update(c)
+            for line in found:
+                print(line)
+            print(f"batch {k} of {len(batches)}: {time.perf_counter() - t0:.0f} s, "
+                  f"{sum(v for key, v in counts.items() if 'DIFFERED' in key)} differences",
+                  file=sys.stderr, flush=True)
     print(f"{n} draws ({source}) in {time.perf_counter() - t0:.0f} s: "
           + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())))
 

@@ -63,8 +63,35 @@ def test_chains_where_runtimes_fuse_run_exactly_on_the_runtime_or_are_refused(ru
 
     @given(data=st.data())
     def body(data):
-        g = graph(Drawn(data))
+        g = graph(Drawn(data.draw))
         assume(g is not None)
+        exact_or_refused(g, probe_inputs(g), lambda: _engine(runtime))
+    _run(runtime, n * 2, body)
+
+
+@pytest.mark.parametrize("runtime, n", RUNTIMES)
+def test_check_export_and_the_runtime_agree_on_chains(runtime, n):
+    """What ``check --target`` says fits (:func:`fit`, which ``export`` writes), the engine
+    loads and its runtime computes exactly; what does not fit, the engine declines by node:
+    never a decline at load that the verdict did not give, never a model the verdict
+    refused."""
+    from waiexport.conformance.random_graphs import Drawn, graph
+    from waiexport.descriptions import target
+    from waiexport.targets.errors import DoesNotFit, ExportError, NotForEngine
+    from waiexport.targets.exporter import fit
+
+    @given(data=st.data())
+    def body(data):
+        g = graph(Drawn(data.draw), longest=3)
+        assume(g is not None)
+        verdict = fit(write(g), target(runtime))
+        try:
+            _engine(runtime).load(write(g))
+        except (DoesNotFit, NotForEngine, ExportError) as e:
+            assert not verdict.fits, f"check says it fits; the engine: {e}"
+            assert "node" in str(e) or "operator" in str(e), str(e)
+            return
+        assert verdict.fits, f"the engine loads what check refuses: {verdict.reasons}"
         exact_or_refused(g, probe_inputs(g), lambda: _engine(runtime))
     _run(runtime, n * 2, body)
 
