@@ -218,19 +218,23 @@ def test_run_on_a_declined_decode_is_one_does_not_fit_line_naming_the_node(tmp_p
 
 
 @with_extra("tvm", "tvm")
-def test_tvm_takes_a_crop_at_a_scalar_offset_followed_by_a_clamp(tmp_path):
+@pytest.mark.parametrize("sized", [False, True])
+def test_tvm_takes_a_crop_at_a_scalar_offset_followed_by_a_clamp(sized):
     """A crop whose offset is a scalar, then a clamp policy: TVM's frontend took no operator
     after the crop's Slice (its shape unknown), a traceback from run and export; the export
-    states the window's size again, and TVM computes the reference's values."""
+    states the window's size again, and TVM computes the reference's values. A crop whose
+    size is a scalar too (the generator's chains): TVM declined every decode, naming no
+    node; the scalars that place or size the window are compiled in per decode."""
     from waiexport.builder import GraphBuilder, crop
     from waiexport.reference import decode
     b = GraphBuilder()
     start = b.scalar(0, 2)
+    size = ("scalar", b.scalar(1, 4)) if sized else 4
     x = b.input(1, -100, 100, max_h=8, max_w=8)
-    b.output(b.op("crop", x, crop(("scalar", start), 0, 4, 4), policy="clamp", lo=-5, hi=5))
+    b.output(b.op("crop", x, crop(("scalar", start), 0, size, 4), policy="clamp", lo=-5, hi=5))
     g = b.build()
     feed = np.arange(-32, 32).reshape(1, 8, 8)
-    for offset in (0, 1, 2):
-        want = decode(g, [feed], [offset])
-        got = _engine("tvm-llvm").load(write(g)).decode([feed], [offset])
+    for scalars in ([0, 4], [1, 2], [2, 1]) if sized else ([0], [1], [2]):
+        want = decode(g, [feed], scalars)
+        got = _engine("tvm-llvm").load(write(g)).decode([feed], scalars)
         assert [np.asarray(a).tolist() for a in got] == [a.tolist() for a in want]
