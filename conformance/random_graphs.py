@@ -250,12 +250,13 @@ def _crop_to(c: Choices, d: Site, r: dict):
 
 def _crop(c: Choices, d: Site, r: dict):
     """A window inside the input; each operand a constant or a scalar: an offset's scalar
-    ranges from 0 to it, a size's is that size alone, so every decode plans one shape."""
+    ranges from 0 to it, a size's from 1 or from itself to it, so the window always fits
+    and, at the scalars' highest values, has the size drawn."""
     y0, x0 = c.integer(0, d.h - 1), c.integer(0, d.w - 1)
     hh, ww = c.integer(1, d.h - y0), c.integer(1, d.w - x0)
     operands = []
-    for v, size in ((y0, False), (x0, False), (hh, True), (ww, True)):
-        operands.append(("scalar", d.scalar(v if size else 0, v)) if c.integer(0, 1) else v)
+    for v, least in ((y0, 0), (x0, 0), (hh, c.pick([1, hh])), (ww, c.pick([1, ww]))):
+        operands.append(("scalar", d.scalar(least, v)) if c.integer(0, 1) else v)
     return crop(*operands)
 
 
