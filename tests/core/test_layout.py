@@ -13,7 +13,7 @@ from _helpers import FOLDERS
 #: The rooms, lowest floor first; a room imports only from its floor and those below.
 FLOORS = [("waiexport",), ("waiexport.reference",),
           ("waiexport.rewrites", "waiexport.capabilities"), ("waiexport.targets",),
-          ("waiexport.conformance",), ("waiexport.cli",)]
+          ("waiexport.conformance",), ("waiexport.jobs",), ("waiexport.cli",)]
 
 
 def modules() -> dict[str, Path]:

@@ -7,9 +7,7 @@ from pathlib import Path
 
 import click
 
-from waiexport.jsonio import ascii_text, report_json
-
-from .common import fit_target, load_file, target_named, write_file
+from .common import fail, load_file, target_named, write_file
 from .report import render_check
 
 
@@ -48,58 +46,38 @@ def check(files, roles, capability, profile, subset, cert_path, set_sha256, targ
     every graph fits the target; 1 when not; 2 when a graph is refused at load.
     Example: waiexport check examples/tiny_synth.whg1 --target tosa
     """
-    from waiexport.certificate import certificate_bytes, certify
+    from waiexport.jobs import check as checked
     from waiexport.load import read_member
+    from waiexport.targets.errors import EngineUnavailable
 
-    tgt = target_named(target_name) if target_name is not None else None
+    if target_name is not None:
+        target_named(target_name)
     if roles and len(roles) != len(files):
         raise click.BadParameter(f"{len(roles)} roles for {len(files)} files", param_hint="--role")
-    if set_sha256 is not None and (len(set_sha256) != 64 or set(set_sha256) - set("0123456789abcdef")):
-        raise click.BadParameter("64 lowercase hexadecimal digits", param_hint="--set-sha256")
-    profile = profile or ("acc32" if subset == "npu" else "acc64")
     names = list(roles) or [Path(f).stem for f in files]
-    members = []
-    for name, path in zip(names, files):
-        members.append(load_file(path, as_json, lambda d, n=name: read_member(d, n))[1])
+    members = [load_file(path, as_json, lambda d, n=name: read_member(d, n))[1]
+               for name, path in zip(names, files)]
     try:
-        cert = certify(members, capability=capability, set_sha256=set_sha256)
-        blob = certificate_bytes(cert)
-    except ValueError as e:  # a role or capability outside printable ASCII (§8.5)
+        result = checked(members, capability=capability, profile=profile, subset=subset,
+                         set_sha256=set_sha256, target=target_name)
+    except ValueError as e:  # a digest, role or capability out of its range
         raise click.BadParameter(str(e)) from None
+    except EngineUnavailable as e:
+        fail(target_name, "unavailable", "-", str(e))
     if cert_path:
-        write_file(cert_path, blob)
-    v = cert["verdict"]
-    meets = bool(v[profile] and (subset != "npu" or v["npu"]))
-    if not as_json:
-        click.echo(render_check(cert, profile, subset))
-        if subset == "npu" and profile == "acc64":
-            click.echo("note: wai-ops/1-npu needs acc32 (section 9.2 item 1), so the npu "
-                       "subset is judged against acc32 whatever --profile says")
-    fits = None
-    if tgt is not None:
-        fits = {}
-        for name, path, member in zip(names, files, members):
-            verdict = fit_target(path, member, tgt)
-            fits[name] = verdict
-            if not as_json:
-                click.echo(f"target {tgt.name}: {name} "
-                           f"{'fits' if verdict.fits else 'does not fit'}"
-                           + "".join(f"\n  {reason}" for reason in verdict.reasons))
+        write_file(cert_path, result.certificate_bytes)
     if as_json:
-        import hashlib
-        click.echo(report_json({
-            "certificate_sha256": hashlib.sha256(blob).hexdigest(),
-            "graphs": [{"name": gr["name"], "nodes": [
-                {"flags": n["npu_flags"], "index": n["index"], "op": n["op"],
-                 "out_bits": [o["bits"] for o in n["out"]]} for n in gr["nodes"]]}
-                for gr in cert["graphs"]],
-            "meets": meets, "profile": profile, "subset": subset, "verdict": v,
-            "target": None if fits is None else {
-                "name": tgt.name, "fits": {n: f.fits for n, f in fits.items()},
-                "reasons": {n: [ascii_text(r) for r in f.reasons] for n, f in fits.items()}}}))
-    if fits is not None:
-        sys.exit(0 if all(f.fits for f in fits.values()) else 1)
-    sys.exit(0 if meets else 1)
+        click.echo(result.to_json())
+        sys.exit(0 if result.ok else 1)
+    click.echo(render_check(result.certificate, result.profile, subset))
+    if subset == "npu" and result.profile == "acc64":
+        click.echo("note: wai-ops/1-npu needs acc32 (section 9.2 item 1), so the npu "
+                   "subset is judged against acc32 whatever --profile says")
+    for name, verdict in result.fits:
+        click.echo(f"target {target_name}: {name} "
+                   f"{'fits' if verdict.fits else 'does not fit'}"
+                   + "".join(f"\n  {reason}" for reason in verdict.reasons))
+    sys.exit(0 if result.ok else 1)
 
 
 command = check

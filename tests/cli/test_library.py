@@ -1,0 +1,51 @@
+"""The jobs as a library (:mod:`waiexport.jobs`, re-exported from ``waiexport``): called from
+a folder other than the checkout, on the bundled examples, each result's ``to_json()`` is
+the command's ``--json`` output byte for byte, and its ``ok`` the command's exit status."""
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+import waiexport
+from waiexport.cli import main
+
+from _helpers import ROOT
+
+TINY = str(ROOT / "examples" / "tiny_synth.whg1")
+
+
+def _cli(args) -> tuple[str, int]:
+    result = CliRunner().invoke(main, args)
+    return result.output, result.exit_code
+
+
+@pytest.mark.parametrize("options, args", [
+    ({}, []),
+    ({"subset": "full"}, ["--subset", "full"]),
+    ({"profile": "acc64", "capability": "demo"}, ["--profile", "acc64", "--capability", "demo"]),
+    ({"target": "tosa"}, ["--target", "tosa"]),
+    ({"target": "ort-cpu", "roles": ["a", "b"]}, ["--target", "ort-cpu", "--role", "a",
+                                                    "--role", "b"]),
+])
+def test_check_is_the_command_s_json(tmp_path, monkeypatch, options, args):
+    monkeypatch.chdir(tmp_path)
+    files = [TINY, TINY] if "roles" in options else [TINY]
+    result = waiexport.check(files, **options)
+    out, code = _cli(["check", *files, *args, "--json"])
+    assert result.to_json() + "\n" == out
+    assert code == (0 if result.ok else 1)
+    assert json.loads(out)["meets"] == result.meets
+
+
+def test_check_takes_bytes_and_raises_what_the_command_maps():
+    from waiexport import Refusal
+    data = (ROOT / "examples" / "tiny_synth.whg1").read_bytes()
+    assert waiexport.check([data], roles=["tiny_synth"]).to_json() == \
+        waiexport.check([TINY]).to_json()
+    with pytest.raises(Refusal):
+        waiexport.check([data[:40]])
+    with pytest.raises(ValueError):
+        waiexport.check([data], set_sha256="xyz")
+    with pytest.raises(KeyError):
+        waiexport.check([data], target="no-such-target")

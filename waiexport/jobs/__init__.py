@@ -1,0 +1,9 @@
+"""The jobs as a library, the floor just below the command line: each takes paths or bytes
+and options and returns a frozen result whose ``to_json()`` is the command's ``--json``
+output. Errors are the exceptions the command line maps to its exit codes: ``Refusal`` for a
+file refused at load, ``ValueError`` for an option out of its range, ``KeyError`` for an
+unknown target, ``EngineUnavailable`` for a runtime that is not installed."""
+
+from .checks import Checked, check
+
+__all__ = ["Checked", "check"]
