@@ -49,3 +49,36 @@ def test_check_takes_bytes_and_raises_what_the_command_maps():
         waiexport.check([data], set_sha256="xyz")
     with pytest.raises(KeyError):
         waiexport.check([data], target="no-such-target")
+
+
+VECTORS = ROOT / "conformance" / "corpus" / "vectors"
+
+
+@pytest.mark.parametrize("engine, files", [
+    ("reference", ["relu.jsonl", "crop.jsonl"]),
+    ("ort-cpu", ["rescale.jsonl"]),
+    ("npu-int8", ["clamp.jsonl", "pad_rep.jsonl"]),
+])
+def test_validate_is_the_command_s_json(tmp_path, monkeypatch, engine, files):
+    monkeypatch.chdir(tmp_path)
+    paths = [str(VECTORS / f) for f in files]
+    result = waiexport.validate(paths, engine=engine)
+    out, code = _cli(["validate", *paths, "--engine", engine, "--json"])
+    assert result.to_json() + "\n" == out
+    assert code == (0 if result.ok else 1)
+    assert result.ran and json.loads(out)["totals"]
+
+
+def test_validate_raises_what_the_command_maps(tmp_path):
+    from waiexport.jobs import NothingToValidate
+    from waiexport.jsonio import BadInput
+    with pytest.raises(FileNotFoundError):
+        waiexport.validate([str(tmp_path / "absent.jsonl")])
+    (tmp_path / "empty.jsonl").write_text("")
+    with pytest.raises(NothingToValidate):
+        waiexport.validate([str(tmp_path / "empty.jsonl")])
+    (tmp_path / "bad.jsonl").write_text("{\n")
+    with pytest.raises(BadInput):
+        waiexport.validate([str(tmp_path / "bad.jsonl")])
+    with pytest.raises(KeyError):
+        waiexport.validate([str(VECTORS / "relu.jsonl")], engine="no-such-engine")

@@ -9,7 +9,7 @@ import click
 
 from waiexport.jsonio import BadInput, report_json
 
-from .common import engine_option, fail, fail_bad_input, engine_named, run_vectors
+from .common import engine_named, engine_option, fail, fail_bad_input, progress
 
 
 class _Limit(click.FloatRange):
@@ -80,7 +80,9 @@ def validate(paths, engine_name, target_name, time_limit, memory_limit, allow_fa
     Example: waiexport validate --engine ort-cpu --json
     """
     from waiexport.conformance.generate import CORPUS
-    from waiexport.conformance.validate import NO_CLAIM, files_under, read_all, render, report
+    from waiexport.conformance.validate import files_under
+    from waiexport.jobs.validation import NothingToValidate, vectors
+    from waiexport.jobs.validation import validate as validated
 
     _conflicts(results is not None)
     if results is not None:
@@ -89,28 +91,25 @@ def validate(paths, engine_name, target_name, time_limit, memory_limit, allow_fa
     eng = engine_named(engine_name, allow_fallback, target_name, time_limit=time_limit,
                        memory_limit=int(memory_limit * 2**30))
     where = " ".join(paths) or str(CORPUS)
-    for p in paths:
-        if not Path(p).exists():
-            fail(p, "not-found", "-", "no such vector file or folder")
-    try:
-        read = read_all(files_under([Path(p) for p in paths] or [CORPUS]))
-    except BadInput as e:
-        fail_bad_input(where, "bad-vector", e)
-    total = sum(len(vectors) for _, vectors in read)
-    if not total:
-        fail(where, "nothing-to-validate", "-", f"no vector in {len(read)} .jsonl "
-             f"file{'' if len(read) == 1 else 's'}")
     gap = eng.describe().get("version_gap")
     if gap:
         click.echo(f"note: {gap}", err=True)
-    results = run_vectors(eng, read, f"validating {eng.name}", locate)
-    rep = report(eng, results)
-    click.echo(report_json(rep) if as_json else render(rep))
-    if all(r.status in ("skip", "declined") for r in results):
+    try:
+        read = vectors(paths)
+    except FileNotFoundError as e:
+        fail(e.filename, "not-found", "-", e.strerror)
+    except BadInput as e:
+        fail_bad_input(where, "bad-vector", e)
+    except NothingToValidate as e:
+        fail(where, "nothing-to-validate", "-", str(e))
+    with progress(sum(len(v) for _, v in read), f"validating {eng.name}") as bar:
+        done = validated(read, engine=eng, locate=locate, progress=bar.update)
+    click.echo(done.to_json() if as_json else done.text())
+    if not done.ran:
         fail(where, "nothing-ran", f"--engine {eng.name}",
-             f"none of the {total} vectors ran on this engine (not for it, or declined): "
-             "nothing was validated")
-    sys.exit(1 if any(r.status in NO_CLAIM for r in results) else 0)
+             f"none of the {len(done.outcomes)} vectors ran on this engine (not for it, or "
+             "declined): nothing was validated")
+    sys.exit(0 if done.ok else 1)
 
 
 #: What only runs an engine, and what only judges a runner's results.

@@ -5,5 +5,6 @@ file refused at load, ``ValueError`` for an option out of its range, ``KeyError`
 unknown target, ``EngineUnavailable`` for a runtime that is not installed."""
 
 from .checks import Checked, check
+from .validation import NothingToValidate, Validated, validate, vectors
 
-__all__ = ["Checked", "check"]
+__all__ = ["Checked", "check", "Validated", "NothingToValidate", "validate", "vectors"]
