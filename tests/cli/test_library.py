@@ -82,3 +82,63 @@ def test_validate_raises_what_the_command_maps(tmp_path):
         waiexport.validate([str(tmp_path / "bad.jsonl")])
     with pytest.raises(KeyError):
         waiexport.validate([str(VECTORS / "relu.jsonl")], engine="no-such-engine")
+
+
+@pytest.mark.parametrize("target, suffix, sizes", [
+    ("ort-cpu", ".onnx", ()),
+    ("ort-cpu-acc64", ".onnx", ()),
+    ("openvino-cpu", ".onnx", ()),
+    ("tosa", ".tosa", ((8, 8),)),
+])
+def test_export_is_the_command_s_json(tmp_path, monkeypatch, target, suffix, sizes):
+    if target == "openvino-cpu":
+        pytest.importorskip("openvino", reason="needs OpenVINO: pip install 'waiexport[openvino]'")
+    if target == "tosa":
+        pytest.importorskip("tosa_serializer", reason="needs tosa-tools: pip install "
+                                                      "'waiexport[tosa]'")
+    monkeypatch.chdir(tmp_path)
+    out_path = f"model{suffix}"
+    result = waiexport.export(TINY, out_path, target=target, sizes=sizes)
+    written = (tmp_path / out_path).read_bytes()
+    out, code = _cli(["export", TINY, "--target", target, "-o", out_path, "--json",
+                      *[a for h, w in sizes for a in ("--size", f"{h}x{w}")]])
+    assert code == 0, out
+    assert result.to_json() + "\n" == out
+    assert (tmp_path / out_path).read_bytes() == written
+    text, _ = _cli(["export", TINY, "--target", target, "-o", out_path,
+                    *[a for h, w in sizes for a in ("--size", f"{h}x{w}")]])
+    assert result.text() + "\n" == text
+
+
+def test_export_raises_what_the_command_maps(tmp_path):
+    from waiexport import Refusal
+    from waiexport.builder import GraphBuilder
+    from waiexport.jobs import SizeRefused
+    from waiexport.targets.errors import DoesNotFit
+    data = (ROOT / "examples" / "tiny_synth.whg1").read_bytes()
+    with pytest.raises(Refusal):
+        waiexport.export(data[:40], tmp_path / "m.onnx")
+    with pytest.raises(DoesNotFit, match="node 2 .* 13 bits"):
+        waiexport.export(data, tmp_path / "m.onnx", target="npu-int8")
+    out, code = _cli(["export", TINY, "--target", "npu-int8", "-o", str(tmp_path / "m.onnx")])
+    assert code == 1 and "node 2 (now 3) (conv): a multiply operand of 13 bits" in out
+    with pytest.raises(KeyError):
+        waiexport.export(data, tmp_path / "m.onnx", target="no-such-target")
+    b = GraphBuilder()
+    b.output(b.op("relu", b.input(1, -128, 127)))
+    with pytest.raises(SizeRefused):
+        pytest.importorskip("tosa_serializer")
+        waiexport.export(b.build(), tmp_path / "m.tosa", target="tosa", sizes=[(1 << 13, 1 << 14)])
+    assert not (tmp_path / "m.onnx").exists() and not (tmp_path / "m.tosa").exists()
+
+
+@pytest.mark.parametrize("target", ["ort-cpu", "tosa", "npu-int8"])
+def test_rewrite_is_the_command_s_json(tmp_path, monkeypatch, target):
+    monkeypatch.chdir(tmp_path)
+    result = waiexport.rewrite(TINY, target=target)
+    out, code = _cli(["rewrite", TINY, "--target", target, "-o", "out.whg1", "--json"])
+    assert result.to_json() + "\n" == out
+    assert code == (0 if result.fit.fits else 1)
+    assert (tmp_path / "out.whg1").read_bytes() == result.data
+    text, _ = _cli(["rewrite", TINY, "--target", target, "-o", "out.whg1"])
+    assert text == "\n".join([f"{TINY} → out.whg1 for {target}", *result.lines()]) + "\n"

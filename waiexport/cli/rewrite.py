@@ -7,9 +7,7 @@ from pathlib import Path
 
 import click
 
-from waiexport.jsonio import ascii_text, report_json
-
-from .common import write_file, load_file, target_named, fit_target
+from .common import fail, load_file, target_named, write_file
 
 
 @click.command("rewrite")
@@ -39,41 +37,20 @@ def rewrite(source, target_name, output, as_json):
     refused at load or a path cannot be read or written.
     Example: waiexport rewrite examples/tiny_synth.whg1 --target tosa -o /tmp/tiny.tosa.whg1
     """
+    from waiexport.jobs.rewriting import rewrite as rewritten
     from waiexport.load import load
-    from waiexport.rewrites.manager import rewrite_for
+    from waiexport.targets.errors import EngineUnavailable
 
     tgt = target_named(target_name)
-    _, member = load_file(source, as_json, load)
-    outcome = rewrite_for(member, tgt, Path(source).stem)
-    write_file(output, outcome.data)
-    verdict = fit_target(source, member, tgt, outcome)
-    at_export = [(i, op, lim) for i, op, lims in outcome.remaining for lim in lims
-                 if lim.mapped]
-    if as_json:
-        click.echo(report_json({
-            "after": outcome.after["verdict"], "before": outcome.before["verdict"],
-            "changes": [c.as_json() for c in outcome.changes],
-            "fits": verdict.fits, "reasons": [ascii_text(r) for r in verdict.reasons],
-            "mapped_at_export": [{"mapping": ascii_text(lim.words), "node": outcome.sources[i],
-                                  "now": i, "op": op} for i, op, lim in at_export],
-            "output_sha256": outcome.after["graphs"][0]["graph_sha256"],
-            "target": tgt.name}))
-    else:
-        click.echo(f"{source} → {output} for {tgt.name}")
-        for c in outcome.changes:
-            what = "applied" if c.applied else f"not applied: {c.reason}"
-            click.echo(f"  {outcome.changed(c)} {c.op}: {c.rewrite}: {what}")
-        if not outcome.changes:
-            click.echo("  nothing to rewrite")
-        for i, op, lim in at_export:
-            click.echo(f"  {outcome.label(i)} {op}: at export: {lim}")
-        for reason in verdict.reasons:
-            click.echo(f"  {reason if reason.startswith('does not fit') else 'does not fit: ' + reason}")
-        yes = {True: "yes", False: "no"}
-        b, a = outcome.before["verdict"], outcome.after["verdict"]
-        click.echo(f"acc32 before {yes[b['acc32']]}, after {yes[a['acc32']]}; "
-                   f"{'fits' if verdict.fits else 'does not fit'} {tgt.name}")
-    sys.exit(0 if verdict.fits else 1)
+    _, member = load_file(source, as_json, lambda d: load(d, name=Path(source).stem))
+    try:
+        done = rewritten(member, target=tgt.name)
+    except EngineUnavailable as e:
+        fail(source, "unavailable", tgt.name, str(e))
+    write_file(output, done.data)
+    click.echo(done.to_json() if as_json else
+               "\n".join([f"{source} → {output} for {tgt.name}", *done.lines()]))
+    sys.exit(0 if done.fit.fits else 1)
 
 
 command = rewrite

@@ -5,6 +5,9 @@ file refused at load, ``ValueError`` for an option out of its range, ``KeyError`
 unknown target, ``EngineUnavailable`` for a runtime that is not installed."""
 
 from .checks import Checked, check
+from .exporting import Exported, SelfCheckFailed, SizeRefused, export
+from .rewriting import Rewritten, rewrite
 from .validation import NothingToValidate, Validated, validate, vectors
 
-__all__ = ["Checked", "check", "Validated", "NothingToValidate", "validate", "vectors"]
+__all__ = ["Checked", "check", "Exported", "SelfCheckFailed", "SizeRefused", "export",
+           "Rewritten", "rewrite", "Validated", "NothingToValidate", "validate", "vectors"]
