@@ -6,14 +6,13 @@ command line's ``--help``, ``targets``) starts without networkx or numpy's graph
 
 from importlib import import_module
 
-__all__ = ["Graph", "Input", "Scalar", "Tensor", "Refusal", "read", "write", "check", "Checked",
-           "export", "Exported", "rewrite", "Rewritten", "validate", "Validated", "__version__"]
+#: Each public name, and the module that holds it.
+_WHERE = {**dict.fromkeys(("Graph", "Input", "Scalar", "Tensor"), "graph"),
+          "Refusal": "refusal", "read": "whg1", "write": "whg1",
+          **dict.fromkeys(("check", "Checked", "export", "Exported", "rewrite", "Rewritten",
+                           "run", "Ran", "validate", "Validated"), "jobs")}
+__all__ = [*_WHERE, "__version__"]
 __version__ = "0.1.0"
-
-_WHERE = {"Graph": "graph", "Input": "graph", "Scalar": "graph", "Tensor": "graph",
-          "Refusal": "refusal", "read": "whg1", "write": "whg1", "check": "jobs",
-          "Checked": "jobs", "export": "jobs", "Exported": "jobs", "rewrite": "jobs",
-          "Rewritten": "jobs", "validate": "jobs", "Validated": "jobs"}
 
 
 def __getattr__(name: str):

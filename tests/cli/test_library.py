@@ -142,3 +142,33 @@ def test_rewrite_is_the_command_s_json(tmp_path, monkeypatch, target):
     assert (tmp_path / "out.whg1").read_bytes() == result.data
     text, _ = _cli(["rewrite", TINY, "--target", target, "-o", "out.whg1"])
     assert text == "\n".join([f"{TINY} → out.whg1 for {target}", *result.lines()]) + "\n"
+
+
+DECODE = str(ROOT / "examples" / "tiny_synth_decode.json")
+
+
+@pytest.mark.parametrize("engine", ["reference", "ort-cpu"])
+@pytest.mark.parametrize("sequence", [False, True])
+def test_run_is_the_command_s_json(tmp_path, monkeypatch, engine, sequence):
+    monkeypatch.chdir(tmp_path)
+    decode = DECODE
+    if sequence:
+        one = json.loads((ROOT / "examples" / "tiny_synth_decode.json").read_text())
+        (tmp_path / "seq.json").write_text(json.dumps([one, one]))
+        decode = "seq.json"
+    result = waiexport.run(TINY, decode, engine=engine)
+    out, code = _cli(["run", TINY, "--decode", decode, "--engine", engine, "--json"])
+    assert result.to_json() + "\n" == out
+    assert code == (0 if result.ok else 1)
+    assert isinstance(json.loads(out), list) == sequence
+
+
+def test_run_raises_what_the_command_maps(tmp_path):
+    from waiexport.jsonio import BadInput
+    (tmp_path / "bad.json").write_text("[]")
+    with pytest.raises(BadInput, match="nothing to run"):
+        waiexport.run(TINY, tmp_path / "bad.json")
+    with pytest.raises(BadInput, match="decode 0"):
+        waiexport.run(TINY, {"inputs": []})
+    with pytest.raises(KeyError):
+        waiexport.run(TINY, DECODE, engine="no-such-engine")

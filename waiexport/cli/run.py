@@ -6,10 +6,9 @@ import sys
 
 import click
 
-from waiexport.jsonio import BadInput, report_json, loads, parse_decode, tensor_json
-from waiexport.refusal import Refusal
+from waiexport.jsonio import BadInput, loads
 
-from .common import engine_option, fail, fail_bad_input, read_file, load_file, engine_named
+from .common import engine_named, engine_option, fail, fail_bad_input, load_file, read_file
 
 
 @click.command("run")
@@ -51,15 +50,18 @@ def run(graph, decode_file, as_json, values, literal, engine_name, target_name, 
     is refused at load or does not fit the engine, or the engine declines a decode (one
     does-not-fit line naming the node), the engine fails (crashes, passes its time limit,
     reports an error of its own), or the input is malformed.
-    Example: waiexport run examples/tiny_synth.whg1 --decode examples/tiny_synth_decode.json --engine ort-cpu
+    Example: waiexport run examples/tiny_synth.whg1 --decode examples/tiny_synth_decode.json
+    --engine ort-cpu
     """
+    from waiexport.jobs.running import AtDecode
+    from waiexport.jobs.running import run as ran
     from waiexport.reference import decode
-    from waiexport.targets.errors import EngineFailure, ExportError, NotForEngine
     from waiexport.targets.engines.base import Loaded
+    from waiexport.targets.errors import EngineFailure
     from waiexport.targets.outputs import by_name
 
     eng = engine_named(engine_name, target=target_name)
-    from waiexport.codes import CAPABILITY_CODES, reported_code
+    from waiexport.codes import CAPABILITY_CODES
     if capability is not None and capability not in CAPABILITY_CODES:
         fail("--capability", "usage", "-", f"unknown capability {capability!r}; known: "
              + ", ".join(CAPABILITY_CODES))
@@ -67,36 +69,21 @@ def run(graph, decode_file, as_json, values, literal, engine_name, target_name, 
     if literal:
         loaded = Loaded(loaded.graph, lambda i, s: by_name(decode(loaded.graph, i, s,
                                                                   literal=True)))
-    g = loaded.graph
     try:
         doc = loads(read_file(decode_file))
     except ValueError as e:
         fail(decode_file, "bad-json", "-", f"not JSON: {str(e)[:200]}")
-    decodes = doc if isinstance(doc, list) else [doc]
-    if not decodes:
-        fail(decode_file, "bad-decode", "-", "an empty array: nothing to run")
-    n_data = sum(1 for i in g.inputs if i.kind == "data")
     try:
-        parsed = [parse_decode(d, n_data, len(g.scalars), f"decode {k}")
-                  for k, d in enumerate(decodes)]
+        done = ran(loaded, doc, capability=capability)
     except BadInput as e:
         fail_bad_input(decode_file, "bad-decode", e)
-    seq = loaded.sequence()
-    results = []
-    for k, (inputs, scalars) in enumerate(parsed):
-        try:
-            results.append({"outputs": seq.step(inputs, scalars)})
-        except EngineFailure as e:
-            fail(f"--engine {eng.name}", "engine-failure", f"decode {k}", str(e))
-        except (ExportError, NotForEngine) as e:    # declined, as validate counts it
-            fail(graph, "does-not-fit", f"decode {k}", str(e))
-        except Refusal as r:
-            code = reported_code(capability, r.code)
-            results.append({"refuse": code, "why": f"{code}: {r.where}: {r.detail}"})
+    except AtDecode as e:
+        if isinstance(e.error, EngineFailure):
+            fail(f"--engine {eng.name}", "engine-failure", f"decode {e.index}", str(e.error))
+        fail(graph, "does-not-fit", f"decode {e.index}", str(e.error))   # as validate counts it
+    results = done.results
     if as_json:
-        out = [{"outputs": [tensor_json(o) for o in r["outputs"]]} if "outputs" in r
-               else {"refuse": r["refuse"]} for r in results]
-        click.echo(report_json(out if isinstance(doc, list) else out[0]))
+        click.echo(done.to_json())
     else:
         for k, r in enumerate(results):
             if "refuse" in r:
@@ -109,7 +96,7 @@ def run(graph, decode_file, as_json, values, literal, engine_name, target_name, 
                 for c, plane in enumerate(o):
                     click.echo(f"  out{j} channel {c}:")
                     click.echo("\n".join("    " + " ".join(map(str, row)) for row in plane))
-    sys.exit(1 if any("refuse" in r for r in results) else 0)
+    sys.exit(0 if done.ok else 1)
 
 
 command = run

@@ -7,7 +7,9 @@ unknown target, ``EngineUnavailable`` for a runtime that is not installed."""
 from .checks import Checked, check
 from .exporting import Exported, SelfCheckFailed, SizeRefused, export
 from .rewriting import Rewritten, rewrite
+from .running import AtDecode, Ran, run
 from .validation import NothingToValidate, Validated, validate, vectors
 
 __all__ = ["Checked", "check", "Exported", "SelfCheckFailed", "SizeRefused", "export",
-           "Rewritten", "rewrite", "Validated", "NothingToValidate", "validate", "vectors"]
+           "Rewritten", "rewrite", "Ran", "AtDecode", "run", "Validated", "NothingToValidate",
+           "validate", "vectors"]
