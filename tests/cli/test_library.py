@@ -172,3 +172,22 @@ def test_run_raises_what_the_command_maps(tmp_path):
         waiexport.run(TINY, {"inputs": []})
     with pytest.raises(KeyError):
         waiexport.run(TINY, DECODE, engine="no-such-engine")
+
+
+@pytest.mark.parametrize("form, source", [("int_synth", "examples/int_synth.json"),
+                                          ("jpegai", "examples/jpegai")])
+def test_lower_is_the_command_s_json(tmp_path, monkeypatch, form, source):
+    monkeypatch.chdir(tmp_path)
+    result = waiexport.lower(form, ROOT / source, "mine")
+    out, code = _cli(["lower", form, str(ROOT / source), "-o", "theirs", "--json"])
+    assert code == 0, out
+    assert result.to_json().replace("mine", "theirs") + "\n" == out
+    for name, data in result.files.items():
+        assert (tmp_path / "mine" / name).read_bytes() == data
+        assert (tmp_path / "theirs" / name).read_bytes() == data
+    (tmp_path / "someone").mkdir()
+    (tmp_path / "someone" / "notes.txt").write_text("mine")
+    from waiexport.files import NotOurs
+    with pytest.raises(NotOurs):
+        waiexport.lower(form, ROOT / source, "someone")
+    assert (tmp_path / "someone" / "notes.txt").read_text() == "mine"

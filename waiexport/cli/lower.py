@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import click
 
-from waiexport.jsonio import report_json
 from waiexport.refusal import Refusal
 
 from .common import fail, folder, read_file, writable, write_folder
@@ -33,8 +33,7 @@ def lower(form, source, output, as_json):
     earlier lower wrote there (not-empty: OUTPUT is replaced whole, so nothing else is lost).
     Example: waiexport lower int_synth examples/int_synth.json -o /tmp/synth
     """
-    from waiexport.certificate import certificate_bytes
-    from waiexport.capabilities.lower import lower_set
+    from waiexport.jobs.lowering import lower as lowered
     src = Path(source)
     folder(str(Path(output).parent))
     writable(output, folder="lower")
@@ -44,18 +43,14 @@ def lower(form, source, output, as_json):
         fail(source, "not-found" if not src.exists() else "not-a-folder", "-",
              "a wai.image.jpegai bundle is a folder holding norm.json and weights/")
     try:
-        graphs, cert = lower_set(form, src)
+        done = lowered(form, src)
     except Refusal as r:
         fail(source, r.code, r.where, r.detail)
     except OSError as e:
         fail(source, "unreadable", "-", e.strerror or str(e))
-    from waiexport.whg1 import write
-    files = {f"{role}.whg1": write(g) for role, g in graphs.items()}
-    files["certificate.json"] = certificate_bytes(cert)
-    write_folder(output, files, "lower")
-    written = [str(Path(output) / name) for name in files]
-    click.echo(report_json({"verdict": cert["verdict"], "written": written}) if as_json
-               else "\n".join(written))
+    write_folder(output, done.files, "lower")
+    done = replace(done, written=tuple(str(Path(output) / name) for name in done.files))
+    click.echo(done.to_json() if as_json else "\n".join(done.written))
 
 
 command = lower

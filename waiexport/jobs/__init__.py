@@ -6,10 +6,11 @@ unknown target, ``EngineUnavailable`` for a runtime that is not installed."""
 
 from .checks import Checked, check
 from .exporting import Exported, SelfCheckFailed, SizeRefused, export
+from .lowering import Lowered, lower
 from .rewriting import Rewritten, rewrite
 from .running import AtDecode, Ran, run
 from .validation import NothingToValidate, Validated, validate, vectors
 
 __all__ = ["Checked", "check", "Exported", "SelfCheckFailed", "SizeRefused", "export",
-           "Rewritten", "rewrite", "Ran", "AtDecode", "run", "Validated", "NothingToValidate",
-           "validate", "vectors"]
+           "Lowered", "lower", "Rewritten", "rewrite", "Ran", "AtDecode", "run", "Validated",
+           "NothingToValidate", "validate", "vectors"]
