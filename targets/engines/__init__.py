@@ -1,10 +1,12 @@
 """Engines: what runs a graph's decodes. Each is one module here behind the engine base
-(:mod:`.base`); this table is the registry, data only, so ``--help`` and the unknown-engine
-error import no engine module. A third party's engine registers under the entry point group
+(:mod:`.base`), whose ``REGISTRY`` literal is its entry in the registry (:data:`ENGINES`),
+read without importing it, so ``--help`` and the unknown-engine error import no engine
+module. A third party's engine registers under the entry point group
 ``waiexport.engines``: its object, called with no arguments, is an engine."""
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from importlib import import_module, metadata
 
@@ -30,40 +32,31 @@ class Entry:
         return self.name.split("<")[0] if self.name.endswith(">") else ""
 
 
-ENGINES = (
-    Entry("reference", "the exact reference (acc64, all of wai-ops/1)",
-          "waiexport.targets.engines.reference:ReferenceEngine"),
-    Entry("ort-cpu", "the ort-cpu export on onnxruntime's CPU provider (acc32, wai-ops/1-npu)",
-          "waiexport.targets.engines.ort:OrtEngine", {"target_name": "ort-cpu"}),
-    Entry("npu-int8", "the npu-int8 export (the strict unit's model) on onnxruntime's CPU "
-                      "provider", "waiexport.targets.engines.ort:OrtEngine",
-          {"target_name": "npu-int8"}),
-    Entry("ort-cpu-acc64", "the acc64 export on onnxruntime's CPU provider (acc64, all of "
-                           "wai-ops/1: int64 tensors, 128-bit values from int64 limbs)",
-          "waiexport.targets.engines.ort:OrtEngine", {"target_name": "ort-cpu-acc64"}),
-    Entry("tosa-ref", "the tosa export on the TOSA reference model (tosa-tools)",
-          "waiexport.targets.engines.tosa_ref:TosaRefEngine", isolated=True),
-    Entry("iree-cpu", "the tosa export compiled by IREE for this CPU (llvm-cpu) and run by "
-                      "IREE", "waiexport.targets.engines.iree:IreeCpuEngine", isolated=True),
-    Entry("openvino-cpu", "the openvino-cpu export (or --target's) on OpenVINO's CPU plugin, "
-                          "f32 inference precision (extra openvino)",
-          "waiexport.targets.engines.openvino:OpenVinoEngine", isolated=True),
-    Entry("tract", "the tract export (or --target's) on tract, concrete shapes per decode "
-                   "(extra tract)",
-          "waiexport.targets.engines.tract:TractEngine", isolated=True, aborts=True),
-    Entry("tvm-llvm", "the tvm-llvm export (or --target's) compiled by Apache TVM for this "
-                      "CPU, per decode shape, cached (extra tvm)",
-          "waiexport.targets.engines.tvm:TvmEngine", isolated=True),
-    Entry("onnx-reference", "a target's ONNX model (ort-cpu's unless --target) on onnx's "
-                            "ReferenceEvaluator, an independent executor",
-          "waiexport.targets.engines.onnx_reference:OnnxReferenceEngine", isolated=True),
-    Entry("ort:<Provider>", "the ort-cpu export on another onnxruntime execution provider, CPU "
-                            "fallback disabled", "waiexport.targets.engines.ort:OrtEngine",
-          {"target_name": "ort-cpu"}),
-    Entry("ort-acc64:<Provider>", "the acc64 export on another onnxruntime execution "
-                                  "provider, CPU fallback disabled",
-          "waiexport.targets.engines.ort:OrtEngine", {"target_name": "ort-cpu-acc64"}),
-)
+@functools.cache
+def _declared() -> tuple[Entry, ...]:
+    """Every engine module's ``REGISTRY``: a literal of entries, each ``{name, help, cls}`` and
+    its ``args``, ``isolated``, ``aborts``, read from the module's source without importing
+    it; modules in name order, ``reference`` first. A new engine is a module here and
+    nothing else."""
+    import ast
+    from pathlib import Path
+    found = []
+    paths = sorted((p for folder in __path__ for p in Path(folder).glob("*.py")),
+                   key=lambda p: (p.stem != "reference", p.stem))
+    for path in paths:
+        for node in ast.parse(path.read_text(encoding="utf-8"), str(path)).body:
+            if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "REGISTRY"
+                                                   for t in node.targets):
+                for d in ast.literal_eval(node.value):
+                    found.append(Entry(where=f"{__name__}.{path.stem}:{d['cls']}",
+                                       **{k: v for k, v in d.items() if k != "cls"}))
+    return tuple(found)
+
+
+def __getattr__(name: str):
+    if name == "ENGINES":        # read on first use: the commands that name no engine read
+        return _declared()       # no module's source
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def plugins() -> dict:
@@ -78,13 +71,13 @@ def plugins() -> dict:
 
 def names() -> list[str]:
     """Every engine name: the built-in ones, then the plug-ins'."""
-    return [e.name for e in ENGINES] + [n for n in plugins() if n not in
-                                        {e.name for e in ENGINES}]
+    return [e.name for e in _declared()] + [n for n in plugins() if n not in
+                                            {e.name for e in _declared()}]
 
 
 def help_text() -> str:
     """The ``--engine`` option's help, from the table and the registered plug-ins."""
-    built_in = "; ".join(f"{e.name}: {e.help}" for e in ENGINES)
+    built_in = "; ".join(f"{e.name}: {e.help}" for e in _declared())
     extra = plugins()
     return built_in + (("; registered plug-ins: " + "; ".join(
         f"{n} ({d})" for n, d in sorted(extra.items()))) if extra else
@@ -104,7 +97,7 @@ def engine(name: str, fallback: bool = False, isolate: bool | None = None,
     Raises ``KeyError`` naming every engine for an unknown name, and
     :class:`~..errors.EngineUnavailable` for one that cannot run here."""
     chosen = {} if target is None else {"target_name": target}
-    for e in ENGINES:
+    for e in _declared():
         if name == e.name and not e.prefix:
             if target is not None and name == "reference":
                 from ..errors import EngineUnavailable

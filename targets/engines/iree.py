@@ -22,6 +22,11 @@ from .base import versions
 from .tosa_ref import TosaRefEngine
 
 __all__ = ["IreeCpuEngine"]
+#: This module's engines, as the registry (:mod:`waiexport.targets.engines`) reads them
+#: without importing the module.
+REGISTRY = ({"name": "iree-cpu", "help": "the tosa export compiled by IREE for this CPU (llvm-cpu) "
+                                 "and run by IREE",
+             "cls": "IreeCpuEngine", "isolated": True},)
 
 
 def _tosa_opt() -> str:

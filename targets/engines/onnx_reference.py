@@ -9,6 +9,12 @@ from __future__ import annotations
 from .base import ModelEngine, versions
 
 __all__ = ["OnnxReferenceEngine"]
+#: This module's engines, as the registry (:mod:`waiexport.targets.engines`) reads them
+#: without importing the module.
+REGISTRY = ({"name": "onnx-reference",
+             "help": "a target's ONNX model (ort-cpu's unless --target) on onnx's "
+                     "ReferenceEvaluator, an independent executor",
+             "cls": "OnnxReferenceEngine", "isolated": True},)
 
 
 class OnnxReferenceEngine(ModelEngine):

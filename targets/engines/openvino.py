@@ -17,6 +17,12 @@ from ..errors import EngineFailure, EngineUnavailable
 from .base import ModelEngine, versions
 
 __all__ = ["OpenVinoEngine", "FLOATING"]
+#: This module's engines, as the registry (:mod:`waiexport.targets.engines`) reads them
+#: without importing the module.
+REGISTRY = ({"name": "openvino-cpu",
+             "help": "the openvino-cpu export (or --target's) on OpenVINO's CPU plugin, f32 "
+                     "inference precision (extra openvino)",
+             "cls": "OpenVinoEngine", "isolated": True},)
 
 #: OpenVINO's names of the floating-point precisions.
 FLOATING = {"f32", "f16", "bf16", "f64", "f8e4m3", "f8e5m2"}

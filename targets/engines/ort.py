@@ -22,6 +22,26 @@ from ..onnx.format import ONNX, ort_failure
 from .base import Loaded, ModelEngine, versions
 
 __all__ = ["OrtEngine", "OrtRuntime", "OrtSession", "run_session", "CPU"]
+#: This module's engines, as the registry (:mod:`waiexport.targets.engines`) reads them
+#: without importing the module.
+REGISTRY = (
+    {"name": "ort-cpu", "help": "the ort-cpu export on onnxruntime's CPU provider (acc32, "
+                                "wai-ops/1-npu)",
+     "cls": "OrtEngine", "args": {"target_name": "ort-cpu"}},
+    {"name": "npu-int8", "help": "the npu-int8 export (the strict unit's model) on onnxruntime's "
+                                 "CPU provider",
+     "cls": "OrtEngine", "args": {"target_name": "npu-int8"}},
+    {"name": "ort-cpu-acc64", "help": "the acc64 export on onnxruntime's CPU provider (acc64, all "
+                                      "of wai-ops/1: int64 tensors, 128-bit values from int64 "
+                                      "limbs)",
+     "cls": "OrtEngine", "args": {"target_name": "ort-cpu-acc64"}},
+    {"name": "ort:<Provider>", "help": "the ort-cpu export on another onnxruntime execution "
+                                       "provider, CPU fallback disabled",
+     "cls": "OrtEngine", "args": {"target_name": "ort-cpu"}},
+    {"name": "ort-acc64:<Provider>", "help": "the acc64 export on another onnxruntime execution "
+                                             "provider, CPU fallback disabled",
+     "cls": "OrtEngine", "args": {"target_name": "ort-cpu-acc64"}},
+)
 
 CPU = "CPUExecutionProvider"
 

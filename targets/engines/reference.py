@@ -10,6 +10,10 @@ from ..outputs import by_name
 from .base import Engine, Loaded, versions
 
 __all__ = ["ReferenceEngine"]
+#: This module's engines, as the registry (:mod:`waiexport.targets.engines`) reads them
+#: without importing the module.
+REGISTRY = ({"name": "reference", "help": "the exact reference (acc64, all of wai-ops/1)",
+             "cls": "ReferenceEngine"},)
 
 
 class ReferenceEngine(Engine):

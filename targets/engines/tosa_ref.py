@@ -11,6 +11,10 @@ from ..tosa.format import TOSA
 from .base import ModelEngine, versions
 
 __all__ = ["TosaRefEngine"]
+#: This module's engines, as the registry (:mod:`waiexport.targets.engines`) reads them
+#: without importing the module.
+REGISTRY = ({"name": "tosa-ref", "help": "the tosa export on the TOSA reference model (tosa-tools)",
+             "cls": "TosaRefEngine", "isolated": True},)
 
 
 class TosaRefEngine(ModelEngine):

@@ -15,6 +15,11 @@ from ..errors import EngineFailure, EngineUnavailable, NotForEngine
 from .base import ModelEngine, versions
 
 __all__ = ["TractEngine"]
+#: This module's engines, as the registry (:mod:`waiexport.targets.engines`) reads them
+#: without importing the module.
+REGISTRY = ({"name": "tract", "help": "the tract export (or --target's) on tract, concrete shapes "
+                              "per decode (extra tract)",
+             "cls": "TractEngine", "isolated": True, "aborts": True},)
 
 
 class TractEngine(ModelEngine):

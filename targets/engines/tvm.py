@@ -18,6 +18,12 @@ from ..errors import EngineFailure, EngineUnavailable, NotForEngine
 from .base import ModelEngine, versions
 
 __all__ = ["TvmEngine"]
+#: This module's engines, as the registry (:mod:`waiexport.targets.engines`) reads them
+#: without importing the module.
+REGISTRY = ({"name": "tvm-llvm",
+             "help": "the tvm-llvm export (or --target's) compiled by Apache TVM for this CPU, "
+                     "per decode shape, cached (extra tvm)",
+             "cls": "TvmEngine", "isolated": True},)
 
 
 class TvmEngine(ModelEngine):

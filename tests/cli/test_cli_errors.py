@@ -233,3 +233,36 @@ def test_wording_a_missing_results_json_a_refused_export_and_a_float_flag(tmp_pa
     assert read_flags(b"[true, 0]", 2, "flags") == [True, False]
     text = " ".join(CliRunner().invoke(main, ["vectors", "pack", "--help"]).output.split())
     assert '{"pack": IDENTITY, "ran_on": "..."}' in text and "outputs/<key>/" in text
+
+
+THROWAWAY = '''
+from waiexport.targets.engines.reference import ReferenceEngine
+
+REGISTRY = ({"name": "throwaway", "help": "a throwaway engine, the reference by another name",
+             "cls": "Throwaway"},)
+
+
+class Throwaway(ReferenceEngine):
+    name = "throwaway"
+'''
+
+
+def test_a_new_engine_module_needs_no_edit_elsewhere(tmp_path, monkeypatch):
+    # a module beside the others, holding its class and its REGISTRY entry, is an engine:
+    # listed in every --engine help, made by name, validated by the command line
+    import waiexport.targets.engines as engines
+    from _helpers import ROOT
+    (tmp_path / "throwaway.py").write_text(THROWAWAY)
+    monkeypatch.setattr(engines, "__path__", [*engines.__path__, str(tmp_path)])
+    engines._declared.cache_clear()
+    try:
+        assert "throwaway" in engines.names()
+        text = " ".join(CliRunner().invoke(main, ["validate", "--help"]).output.split())
+        assert "throwaway: a throwaway engine" in text
+        r = CliRunner().invoke(main, ["validate", str(ROOT / "conformance" / "corpus" /
+                                                      "vectors" / "relu.jsonl"),
+                                      "--engine", "throwaway", "--json"])
+        assert r.exit_code == 0, r.output
+        assert '"engine":"throwaway"' in r.output
+    finally:
+        engines._declared.cache_clear()
