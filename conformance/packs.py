@@ -377,7 +377,9 @@ def _same_files(pack: Path, results: Path, manifest: dict) -> None:
     listed = {}
     for entry in manifest["vectors"]:
         for d in entry["decodes"]:
-            for f in [d.get("model"), (d.get("model") or {}).get("tosa"), *d.get("inputs", [])]:
+            model = d.get("model") or {}
+            for f in [model, *(v for v in model.values() if isinstance(v, dict)),
+                      *d.get("inputs", [])]:
                 if f:
                     listed[f["path"]] = f["sha256"]
     for rel, sha in listed.items():

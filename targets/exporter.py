@@ -69,19 +69,14 @@ class Export:
         """This export (an export kept on disk, :class:`~.stored.Stored`, makes itself)."""
         return self
 
-    def tosa(self, shapes: list):
-        """The TOSA model of the rewritten graph on these input shapes (TOSA is static)."""
-        return self.built(shapes).native
-
 
 def export(source: bytes | Member, target: Target, name: str = "graph",
-           provider: str | None = None, outcome: RewriteOutcome | None = None,
-           u8s8: bool | None = None) -> Export:
+           outcome: RewriteOutcome | None = None, chosen: dict | None = None) -> Export:
     """Export the WHG1 file ``source`` (its bytes, or the member that loaded them: it is not
-    read or bounded again) for ``target``; an ONNX model for onnxruntime ``provider`` uses
-    the kernels the probe found exact there (the CPU's when None), or ``u8s8``, the verdict
-    of the runtime's own probe (:data:`~.onnx.probes.SATURATION`); ``outcome`` is the rewrite
-    of ``source`` for ``target`` where the caller made it already. The export reads the file
+    read or bounded again) for ``target``, with the kernels its runtime's probes chose
+    (``chosen``, by the format's ``choices``; where a probe is absent the format's own
+    default); ``outcome`` is the rewrite of ``source`` for ``target`` where the caller made
+    it already. The export reads the file
     once and makes one bounds pass (the rewrites re-derive only what they change).
 
     Raises
@@ -114,10 +109,7 @@ def export(source: bytes | Member, target: Target, name: str = "graph",
         "wai.tool": f"waiexport {__version__}",
     }
     exp = Export(target, fmt, outcome, metadata, member.graph)
-    if u8s8 is None and provider is not None:
-        from .onnx.mac import u8s8_exact
-        u8s8 = u8s8_exact(provider)
-    exp.format.prepare(exp, u8s8)
+    exp.format.prepare(exp, chosen or {})
     return exp
 
 

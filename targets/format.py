@@ -69,10 +69,11 @@ class Format:
         """Raise :class:`~.errors.EngineUnavailable`, naming the extra to install, when what
         the format needs to build or check a model is not installed."""
 
-    def prepare(self, exp, u8s8: bool | None) -> None:
+    def prepare(self, exp, chosen: dict) -> None:
         """What an export does at once, before any model is asked for (the ONNX model, built
-        for the kernels the runtime's probe found exact, ``u8s8``, so that a node it cannot
-        map is found at export); nothing by default."""
+        for the kernels the runtime's probes found exact, ``chosen``: each of
+        :attr:`choices` by name, True where exact, so that a node it cannot map is found at
+        export); nothing by default."""
 
     def build(self, exp, shapes: tuple | None) -> Model:
         """The model of ``exp`` (a :class:`~waiexport.targets.exporter.Export`), for these
@@ -105,11 +106,24 @@ class Format:
     writes_folder = ""      # an export's -o names a folder, written whole, not a file: the
                             # command whose output it is (:func:`waiexport.files.output_folder`)
     probes: tuple = ()      # probes of a runtime that reads this format (see onnx/probes.py)
+    choices: tuple = ()     # the probes whose verdict chooses a kernel of the export rather
+                            # than marking what a model uses inexact (:meth:`prepare`)
     cuts = False            # the model can be cut after any tensor (:meth:`prefix`)
 
     def used(self, model: Model) -> set:
         """The ``(operator, input type)`` pairs ``model`` uses, for its probes."""
         return set()
+
+    def joined(self, probes: tuple):
+        """One probe that runs every probe of ``probes`` in one model (its ``feed`` and
+        ``exact(outputs)``), or ``None`` where the format has none."""
+        return None
+
+    def chosen_words(self, found: dict) -> str:
+        """What the probes of :attr:`choices` found (``found``: by name, ``None`` where
+        exact) and what the export does about it, in words for the claim; ``""`` where the
+        format has none."""
+        return ""
 
     def model_of(self, data: bytes, inputs: dict | None = None, outputs: dict | None = None,
                  nodes: int | None = None) -> Model:

@@ -83,14 +83,15 @@ class Stored:
         return self._whole[0]
 
 
-def exported(data: bytes, target, u8s8: bool | None, make: Callable):
-    """``make()``'s export of the WHG1 file ``data`` for ``target`` (with the probe's verdict
-    ``u8s8``), or the one kept from an earlier run: a :class:`Stored`."""
+def exported(data: bytes, target, chosen: dict, make: Callable):
+    """``make()``'s export of the WHG1 file ``data`` for ``target`` (with the kernels the
+    probes chose, ``chosen``), or the one kept from an earlier run: a :class:`Stored`."""
     fmt = format_of(target)
     folder = _folder()
     if fmt.static or folder is None:
         return make()
-    path = folder / f"{_key([target, u8s8, hashlib.sha256(data).hexdigest()])}.model"
+    key = _key([target, sorted(chosen.items()), hashlib.sha256(data).hexdigest()])
+    path = folder / f"{key}.model"
     kept = _read(path)
     declined = kept[0].get("declined") if kept is not None else None
     if declined in _DECLINED and not kept[1]:

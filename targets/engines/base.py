@@ -140,7 +140,7 @@ class ModelEngine(Engine):
         self._probed: dict | None = None
 
     def probes(self) -> dict:
-        """The probes of the target's format (:mod:`..onnx.probes` for ONNX), by name."""
+        """The probes of the target's format, by name."""
         from ..format import format_of
         return {p.name: p for p in format_of(self.target).probes}
 
@@ -172,16 +172,15 @@ class ModelEngine(Engine):
         return self._probed
 
     def _exact_joined(self) -> set[str]:
-        """The probes exact when all run in one model (:class:`~..onnx.probes.Joined`); each
+        """The probes exact when all run in one model (the format's ``joined``); each
         of the others, or all where the runtime declines that model or says it computes a
         node of it in floating point, runs alone, so what it says is its own run's."""
         from ..format import format_of
-        from ..onnx.probes import Joined
         from ..stored import probe_model
         probes = tuple(self.probes().values())
-        if len(probes) < 2:
+        joined = format_of(self.target).joined(probes)
+        if len(probes) < 2 or joined is None:
             return set()
-        joined = Joined(probes)
         try:
             runner = self.open(probe_model(format_of(self.target), joined))
             if getattr(runner, "floating", []):
@@ -192,20 +191,17 @@ class ModelEngine(Engine):
 
     def probed(self) -> str:
         """What the probes found, in words, for the claim."""
-        from ..onnx.probes import SATURATION
+        from ..format import format_of
         found = self.probe()
         if not found:
             return "no probes for this format"
         wrong = sorted(w for w in found.values() if w and not w.startswith("cannot run"))
-        u8s8 = found.get(SATURATION)
         return (f"{len(found)} probes of this runtime on the operators and types our models "
-                f"use: " + ("all exact" if not wrong else f"{len(wrong)} wrong ({'; '.join(wrong[:3])}"
-                            + ("; ..." if len(wrong) > 3 else "") + "), so no claim for what "
-                            "uses them")
-                + ("" if SATURATION not in found else
-                   "; MatMulInteger u8 x s8 at the worst case of our digits: "
-                   + ("exact, so convolutions with int8 weights use it" if u8s8 is None else
-                      "not exact, so convolutions use u8 x u8 ConvInteger")))
+                "use: " + ("all exact" if not wrong else
+                           f"{len(wrong)} wrong ({'; '.join(wrong[:3])}"
+                           + ("; ..." if len(wrong) > 3 else "") + "), so no claim for what "
+                           "uses them")
+                + format_of(self.target).chosen_words(found))
 
     def open(self, model: Model) -> Callable[[dict], dict]:
         """The runtime's run of ``model``: a function from the model's feed (inputs by
@@ -217,15 +213,15 @@ class ModelEngine(Engine):
     def export(self, data: bytes):
         """The export of ``data`` for the target with the probe's verdict, or the one kept
         on disk from an earlier run (:mod:`..stored`)."""
-        from ..onnx.probes import SATURATION
+        from ..format import format_of
         from ..stored import exported
         found = self.probe()
-        u8s8 = None if SATURATION not in found else found[SATURATION] is None
+        chosen = {n: found[n] is None for n in format_of(self.target).choices if n in found}
 
         def make():
             from ..exporter import export
-            return export(data, self.target, u8s8=u8s8)
-        return exported(data, self.target, u8s8, make)
+            return export(data, self.target, chosen=chosen)
+        return exported(data, self.target, chosen, make)
 
     def load(self, data: bytes) -> Loaded:
         """``data`` loaded, or the same file's load kept from earlier: the last
@@ -289,9 +285,8 @@ class ModelEngine(Engine):
 
     def _wrong_probes(self, fmt, model) -> list[str]:
         """What the failed probes of the operators and types ``model`` uses say."""
-        from ..onnx.probes import SATURATION
         found = self.probe()
-        failed = [p for p in fmt.probes if p.name != SATURATION and found.get(p.name)
+        failed = [p for p in fmt.probes if p.name not in fmt.choices and found.get(p.name)
                   and not found[p.name].startswith("cannot run")]
         if not failed:     # the model's operator types are inferred only where it matters
             return []

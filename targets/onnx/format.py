@@ -55,9 +55,10 @@ class OnnxFormat(Format):
                 "onnxruntime (which checks every exported ONNX model) is not installed: pip "
                 "install 'waiexport[ort]', or the onnxruntime build of your execution provider")
 
-    def prepare(self, exp, u8s8) -> None:
+    def prepare(self, exp, chosen: dict) -> None:
         from .export import build_model
-        exp.u8s8 = u8s8
+        from .probes import SATURATION
+        exp.u8s8 = u8s8 = chosen.get(SATURATION)
         exp.model = build_model(exp.graph, exp.metadata, target=exp.target,
                                 label=exp.outcome.label, u8s8=u8s8,
                                 bounds=exp.outcome.member.bounds)
@@ -89,6 +90,23 @@ class OnnxFormat(Format):
     def probes(self) -> tuple:
         from .probes import PROBES
         return PROBES
+
+    @property
+    def choices(self) -> tuple:
+        from .probes import SATURATION
+        return (SATURATION,)
+
+    def joined(self, probes: tuple):
+        from .probes import Joined
+        return Joined(probes)
+
+    def chosen_words(self, found: dict) -> str:
+        from .probes import SATURATION
+        if SATURATION not in found:
+            return ""
+        return ("; MatMulInteger u8 x s8 at the worst case of our digits: "
+                + ("exact, so convolutions with int8 weights use it" if found[SATURATION] is None
+                   else "not exact, so convolutions use u8 x u8 ConvInteger"))
 
     def used(self, model) -> set:
         from .probes import used

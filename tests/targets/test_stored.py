@@ -188,14 +188,17 @@ def test_an_entry_that_does_not_read_back_whole_is_made_again(kept, exports, spo
 def test_another_target_verdict_or_code_is_not_served_the_entry(kept, exports, monkeypatch):
     ort, npu = target("ort-cpu"), target("npu-int8")
 
-    def make(t, u8s8):
-        return lambda: exporter.export(SMALL, t, u8s8=u8s8)
-    stored.exported(SMALL, ort, True, make(ort, True))
+    from waiexport.targets.onnx.probes import SATURATION
+
+    def kept_for(t, u8s8):
+        chosen = {SATURATION: u8s8}
+        return stored.exported(SMALL, t, chosen, lambda: exporter.export(SMALL, t, chosen=chosen))
+    kept_for(ort, True)
     for t, u8s8 in ((npu, True), (ort, False)):
-        assert not isinstance(stored.exported(SMALL, t, u8s8, make(t, u8s8)), stored.Stored)
-    assert isinstance(stored.exported(SMALL, ort, True, make(ort, True)), stored.Stored)
+        assert not isinstance(kept_for(t, u8s8), stored.Stored)
+    assert isinstance(kept_for(ort, True), stored.Stored)
     monkeypatch.setattr(caches, "_CODE", ["another install's code"])
-    assert not isinstance(stored.exported(SMALL, ort, True, make(ort, True)), stored.Stored)
+    assert not isinstance(kept_for(ort, True), stored.Stored)
     assert len(exports) == 4 and len(entries(kept)) == 4
 
 
@@ -290,8 +293,8 @@ def test_the_main_job_run_again_builds_no_model(kept, monkeypatch):
     from waiexport.targets.onnx.format import ONNX
     built = []
     real = ONNX.prepare
-    monkeypatch.setattr(type(ONNX), "prepare", lambda self, exp, u8s8: built.append(
-        exp.metadata["wai.whg1_sha256"]) or real(exp, u8s8))
+    monkeypatch.setattr(type(ONNX), "prepare", lambda self, exp, chosen: built.append(
+        exp.metadata["wai.whg1_sha256"]) or real(exp, chosen))
     root = Path(__file__).resolve().parents[2] / "examples"
     said: list = [[], []]
     assert main_job(root, said[0].append) and built
