@@ -1,8 +1,8 @@
 """The ways an export or an engine says no, in one light module every part can import
 (the command line among them, without loading an exporter or a runtime)."""
 
-__all__ = ["ExportError", "DoesNotFit", "NotForEngine", "EngineUnavailable", "EngineFailure",
-           "EngineCrashed", "EngineTimedOut"]
+__all__ = ["ExportError", "DoesNotFit", "CompileError", "NotForEngine", "EngineUnavailable",
+           "EngineFailure", "EngineCrashed", "EngineTimedOut"]
 
 
 class ExportError(ValueError):
@@ -11,6 +11,13 @@ class ExportError(ValueError):
 
 class DoesNotFit(ExportError):
     """The graph, rewritten, still breaks a limit of the target that no mapping handles."""
+
+
+class CompileError(Exception):
+    """A compiler run after a format (Vela, after TOSA) refused or failed the model: its own
+    message; ``compiler`` names it, as the one-line error's code."""
+
+    compiler = "compiler"
 
 
 class NotForEngine(Exception):

@@ -14,6 +14,8 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..errors import CompileError
+
 __all__ = ["VelaReport", "VelaError", "compile_vela", "available", "UNCHECKED"]
 
 #: What a Vela compile does not show, said wherever its report is.
@@ -54,8 +56,10 @@ class VelaReport:
                 f"{self.dram_kib:g} KiB", f"  {self.tflite}", f"  {UNCHECKED}"]
 
 
-class VelaError(Exception):
+class VelaError(CompileError):
     """Vela refused or failed the compile: its own message."""
+
+    compiler = "vela"
 
 
 def available() -> None:

@@ -72,7 +72,7 @@ def _export(graph: str, tgt, member, output: str, sizes):
     """:func:`waiexport.jobs.export` of the loaded GRAPH, with progress bars; what it raises
     ends in one line."""
     from waiexport.jobs.exporting import SelfCheckFailed, SizeRefused, export
-    from waiexport.targets.errors import ExportError, NotForEngine
+    from waiexport.targets.errors import CompileError, ExportError, NotForEngine
     try:
         with contextlib.ExitStack() as stack, written(output):
             return export(member, output, target=tgt.name, sizes=sizes,
@@ -90,8 +90,8 @@ def _export(graph: str, tgt, member, output: str, sizes):
     except SizeRefused as e:
         fail(graph, e.refusal.code, f"--size {' '.join(f'{h}x{w}' for h, w in e.sizes)}: "
              f"{e.refusal.where}", e.refusal.detail)
-    except _vela_error() as e:
-        fail(output, "vela", tgt.vela, f"Vela refused it: {e}")
+    except CompileError as e:
+        fail(output, e.compiler, tgt.name, f"{e.compiler.capitalize()} refused it: {e}")
 
 
 def _why(tgt, e) -> str:
@@ -100,13 +100,6 @@ def _why(tgt, e) -> str:
     from waiexport.targets.errors import DoesNotFit
     return str(e) if isinstance(e, DoesNotFit) and str(e).startswith("does not fit") else \
         f"cannot export for {tgt.name}: {e}"
-
-
-def _vela_error():
-    """Vela's error type, where Vela's compile is importable (a target that has none never
-    raises it)."""
-    from waiexport.targets.vela.compile import VelaError
-    return VelaError
 
 
 def _options_fit(tgt, fmt, output: str, sizes) -> None:

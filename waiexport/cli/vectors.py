@@ -101,9 +101,8 @@ def vectors_pack(target_name, directory, paths, as_json):
     from waiexport.conformance.packs import COMMAND, make_pack
     from waiexport.conformance.validate import files_under, read_all
     from waiexport.files import NotOurs
-    from waiexport.targets.errors import EngineUnavailable
+    from waiexport.targets.errors import CompileError, EngineUnavailable
     from waiexport.targets.format import format_of
-    from waiexport.targets.vela.compile import VelaError
     tgt = target_named(target_name)
     try:
         format_of(tgt).require()
@@ -125,8 +124,8 @@ def vectors_pack(target_name, directory, paths, as_json):
         fail(directory, "not-empty", "-", e.strerror)
     except OSError as e:
         fail(directory, "unwritable", "-", e.strerror or str(e))
-    except VelaError as e:
-        fail(directory, "vela", tgt.name, f"Vela refused a model: {e}")
+    except CompileError as e:
+        fail(directory, e.compiler, tgt.name, f"{e.compiler.capitalize()} refused a model: {e}")
     packed = [v["id"] for v in manifest["vectors"]]
     if as_json:
         click.echo(report_json({"identity": ident, "not_packed": manifest["not_packed"],
