@@ -60,7 +60,8 @@ def compare(label: str, g, inputs, macs: int, repeat: int) -> None:
     n_conv = sum(n.op_type in ("ConvInteger", "MatMulInteger") for n in exp.model.graph.node)
     print(f"{label}: onnxruntime {t_ort * 1e3:.0f} ms, reference {t_ref * 1e3:.0f} ms, "
           f"reference/onnxruntime = {t_ref / t_ort:.1f}×; {macs / t_ort / 1e9:.1f} G useful "
-          f"MAC/s ({n_conv} ConvInteger / MatMulInteger nodes), peak estimate {peak_macs() / 1e9:.0f} G MAC/s "
+          f"MAC/s ({n_conv} ConvInteger / MatMulInteger nodes), peak estimate "
+          f"{peak_macs() / 1e9:.0f} G MAC/s "
           f"= {macs / t_ort / peak_macs():.1%}")
 
 
@@ -162,7 +163,8 @@ def real_sizes(rounds: int = 5) -> None:
     print(f"  of tosa 64x64, its check at 64x64 on iree-cpu {statistics.median(at):.1f} s: the "
           f"reference's decodes {statistics.median(ref):.1f} s, the rest of it (IREE's worker's "
           f"start and load, its decodes, the comparisons) "
-          f"{statistics.median([a - b for a, b in zip(at, ref)]):.1f} s; the export without it {statistics.median(later['tosa 64x64 without']):.1f} s, "
+          f"{statistics.median([a - b for a, b in zip(at, ref)]):.1f} s; the export without it "
+          f"{statistics.median(later['tosa 64x64 without']):.1f} s, "
           f"{ratio(later, 'tosa 64x64 without', 'ort-cpu')} the ONNX export")
     print(f"  Vela's compile, apart: {statistics.median(vela):.1f} s a run")
     check_size_decode(int_synth_full())

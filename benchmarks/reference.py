@@ -69,7 +69,8 @@ def main() -> None:
     xs = [rng.integers(-128, 128, (64, 32, 32))]
     ref = median_time(lambda: decode(g, xs, []), 3)
     sessions = [(conv_integer_session(64, 256, 2, 1),
-                 {"x": rng.integers(0, 256, (1, 64, s, s)).astype(np.uint8)}) for s in (32, 64, 128)]
+                 {"x": rng.integers(0, 256, (1, 64, s, s)).astype(np.uint8)})
+         for s in (32, 64, 128)]
     ort_t = median_time(lambda: [s.run(None, f) for s, f in sessions], 10)
     print(f"conv_transpose ×3 64→64 32×32→256×256: reference {ref * 1e3:.0f} ms, onnxruntime "
           f"ConvInteger phase form {ort_t * 1e3:.0f} ms, reference/onnxruntime = "

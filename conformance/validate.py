@@ -22,8 +22,8 @@ from waiexport.targets.errors import ExportError
 from .locate import locate as find_first, sentence
 from .vectors import parse_expect, read_vectors, vector_inputs
 
-__all__ = ["VectorOutcome", "validate_vector", "validate_stage", "validate", "read_all", "diff", "claim", "files_under", "report",
-           "render", "STATUSES"]
+__all__ = ["VectorOutcome", "validate_vector", "validate_stage", "validate", "read_all", "diff",
+           "claim", "files_under", "report", "render", "STATUSES"]
 
 #: Each status a vector can end in, and how the report counts it: ``declined`` is a vector
 #: of the engine's profile and subset that the engine (its export, its runtime) could not
@@ -153,7 +153,8 @@ def _validate_vector(engine, file: str, v: dict, locate: bool) -> VectorOutcome:
         except Refusal as r:
             if r.code == v["load"]:
                 return VectorOutcome(file, v["id"], "pass")
-            return VectorOutcome(file, v["id"], "fail", f"load refused with {r.code}, not {v['load']}")
+            return VectorOutcome(file, v["id"], "fail",
+                                 f"load refused with {r.code}, not {v['load']}")
         except (ExportError, NotForEngine):
             return VectorOutcome(file, v["id"], "fail", f"not refused with {v['load']} at load")
         return VectorOutcome(file, v["id"], "fail", f"loaded a graph refused with {v['load']}")
@@ -188,7 +189,8 @@ def _validate_vector(engine, file: str, v: dict, locate: bool) -> VectorOutcome:
         if kind == "refuse" or got[0] == "refuse":
             if got != (kind, want):
                 out.status = "fail"
-                out.reason = f"decode {k}: expected {kind} {want if kind == 'refuse' else ''}".rstrip() \
+                expected = f"{kind} {want if kind == 'refuse' else ''}".rstrip()
+                out.reason = f"decode {k}: expected {expected}" \
                     + f", got {got[0]} {got[1] if got[0] == 'refuse' else ''}".rstrip()
             continue
         for j, (a, b) in enumerate(zip(want, got[1], strict=True)):

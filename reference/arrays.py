@@ -15,7 +15,8 @@ import numpy as np
 from .integer import EXP_ZERO_N
 
 __all__ = ["I64_MAX", "amax", "compact", "wide", "add", "sub", "mul", "shift_floor", "rround",
-           "isqrt", "rsqrt_q16", "exp_neg_q16", "trunc_div", "floordiv", "pad", "total", "sum_width"]
+           "isqrt", "rsqrt_q16", "exp_neg_q16", "trunc_div", "floordiv", "pad", "total",
+           "sum_width"]
 
 I64_MIN, I64_MAX = -(1 << 63), (1 << 63) - 1
 

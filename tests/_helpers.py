@@ -34,7 +34,8 @@ FOLDERS = {"waiexport": ROOT / "waiexport", "waiexport.reference": ROOT / "refer
 
 
 #: What each optional extra installs, as the skip reason says it.
-EXTRAS = {"ort": "onnxruntime", "tosa": "tosa-tools", "iree": "IREE (iree-base-compiler, iree-base-runtime)",
+EXTRAS = {"ort": "onnxruntime", "tosa": "tosa-tools",
+          "iree": "IREE (iree-base-compiler, iree-base-runtime)",
           "vela": "Arm's Vela (ethos-u-vela)", "notebooks": "the notebook kernel (nbclient)",
           "openvino": "OpenVINO", "tract": "tract", "tvm": "Apache TVM"}
 

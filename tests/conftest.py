@@ -82,6 +82,7 @@ def example_plugin(tmp_path_factory):
     where = tmp_path_factory.mktemp("plugin")
     r = subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps",
                         "--target", str(where),
-                        str(Path(__file__).parents[1] / "examples" / "plugin")], capture_output=True, text=True)
+                        str(Path(__file__).parents[1] / "examples" / "plugin")],
+                       capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     return where

@@ -86,7 +86,8 @@ class Target:
             f"  requantisation:       {', '.join(self.roundings)}; shifts "
             f"{self.shift_range[0]}..{self.shift_range[1]}; multipliers {lo}..{hi}; "
             f"post bias {'yes' if self.post_bias else 'no'}",
-            f"  transposed conv:      {'yes' if self.transposed_conv else 'no: phase convolutions (§9.3)'}",
+            "  transposed conv:      "
+            + ("yes" if self.transposed_conv else "no: phase convolutions (§9.3)"),
             f"  depth-to-space order: {self.depth_to_space}",
             f"  padding:              {', '.join(self.padding)}",
             f"  table lookup:         {'yes' if self.table_lookup else 'no'}",
@@ -99,7 +100,8 @@ class Target:
                "(waiexport vectors pack)"),
         ]
         if self.transposed_strides:
-            lines.insert(4, f"  transposed strides:   {', '.join(map(str, self.transposed_strides))}")
+            lines.insert(4, "  transposed strides:   "
+                         + ", ".join(map(str, self.transposed_strides)))
         if self.max_in_channels:
             lines.insert(4, f"  input channels:       at most {self.max_in_channels}")
         if self.side_limit:
@@ -194,7 +196,8 @@ _MEASURED = ("measured by values on this kind of machine (AMD EPYC, AVX2, no VNN
              "by the probes of targets/onnx/probes.py")
 
 TARGETS.update({t.name: t for t in (
-    replace(TARGETS["ort-cpu"], name="openvino-cpu", engine="openvino-cpu", checked_on="openvino-cpu",
+    replace(TARGETS["ort-cpu"], name="openvino-cpu", engine="openvino-cpu",
+            checked_on="openvino-cpu",
             skips_digits=False,
             summary="OpenVINO's CPU plugin (our ONNX export, f32 inference precision) in the "
                     "integer operations it keeps: convolutions as int32 Mul and Add trees, "
@@ -204,7 +207,8 @@ TARGETS.update({t.name: t for t in (
                                  "of side 2^24 + 1, measured on the decode's own shapes)")),
     # padding zero only: its frontend takes no Pad whose pads are a run-time input, so
     # replication is built from Slice, Expand and Concat (§9.4)
-    replace(TARGETS["ort-cpu"], name="tvm-llvm", engine="tvm-llvm", checked_on="tvm-llvm", conv_integer=False,
+    replace(TARGETS["ort-cpu"], name="tvm-llvm", engine="tvm-llvm", checked_on="tvm-llvm",
+            conv_integer=False,
             padding=("zero",), nhwc_sums=False, skips_digits=False,
             summary="Apache TVM, relax ONNX frontend, llvm for this CPU (our ONNX export, static "
                     "shapes per decode): convolutions without ConvInteger",

@@ -16,8 +16,8 @@ from contextlib import contextmanager
 from pathlib import Path
 
 __all__ = ["write_atomic", "new_folder", "output_folder", "ours", "foreign", "unlisted",
-           "npy_header", "read_bounded", "npy_bytes", "umask", "sweep", "own_pid", "TooLarge", "NotRegular",
-           "NotOurs", "MARK"]
+           "npy_header", "read_bounded", "npy_bytes", "umask", "sweep", "own_pid", "TooLarge",
+           "NotRegular", "NotOurs", "MARK"]
 
 #: How many times a folder put in place by other writers is moved aside before giving up.
 _RACES = 100

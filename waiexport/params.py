@@ -557,7 +557,8 @@ class _Rq:
                 or rq.m_bytes not in ((0,) if rq.m_kind == 0 else (4, 8))
                 or rq.b_bytes not in ((0,) if rq.bias_kind == "none" else (4, 8))):
             raise ParamError(f"RQ layout {rq.round}/{rq.bias_kind}/m_kind {rq.m_kind}/s_kind "
-                             f"{rq.s_kind}/m_bytes {rq.m_bytes}/b_bytes {rq.b_bytes} is not §10.4's")
+                             f"{rq.s_kind}/m_bytes {rq.m_bytes}/b_bytes {rq.b_bytes} is not "
+                             "§10.4's")
         want = {"mult": (0, 1, c)[rq.m_kind], "shift": (0, 1, c)[rq.s_kind],
                 "bias": c if rq.bias_kind != "none" else 0}
         for name, n in want.items():

@@ -153,7 +153,8 @@ def _pixel_shuffle(p, ins, ctx):
         _cap(h * p.r, "output height")
         _cap(w * p.r, "output width")
     _need(c % (p.r * p.r) == 0, f"{c} channels are not a multiple of r² = {p.r * p.r}")
-    return [(c // (p.r * p.r), h * p.r, w * p.r) if _sized(ins[0]) else (c // (p.r * p.r), None, None)]
+    c_out = c // (p.r * p.r)
+    return [(c_out, h * p.r, w * p.r) if _sized(ins[0]) else (c_out, None, None)]
 
 
 @_shape("pixel_unshuffle")
@@ -320,7 +321,8 @@ def check_inputs(g: Graph, shapes: Sequence[Shape]) -> dict:
             raise Refusal("model_mismatch", where, f"shape {_fmt(shape)} does not fit its "
                                                    f"{g.tensor(inp.tensor).channels} channels")
         if inp.max_h and (h > inp.max_h or w > inp.max_w):
-            raise Refusal("too_large", where, f"{h}×{w} passes the declared {inp.max_h}×{inp.max_w}")
+            raise Refusal("too_large", where,
+                          f"{h}×{w} passes the declared {inp.max_h}×{inp.max_w}")
         if c * h * w > g.max_elems:
             raise Refusal("too_large", where, f"{_fmt(shape)} passes max_elems {g.max_elems}")
         env[inp.tensor] = (c, h, w)

@@ -132,7 +132,8 @@ def _tables(cur: Cursor, head: dict):
     for i in range(head["n_outputs"]):
         (tensor,) = struct.unpack_from("<I", cur.take(OUTPUT, "output"))
         if tensor >= n_tensors:
-            raise _mismatch(f"output {i}", f"tensor {tensor} is out of range (n_tensors {n_tensors})")
+            raise _mismatch(f"output {i}",
+                            f"tensor {tensor} is out of range (n_tensors {n_tensors})")
         outputs.append(tensor)
     tensors = []
     for i in range(n_tensors):
@@ -174,10 +175,12 @@ def _operators(cur: Cursor, n_ops: int, tensors: list, scalars: list) -> list:
             ids = struct.unpack_from(f"<{n_in + n_out}I", cur.take(4 * (n_in + n_out), "tensors"))
             bad = [t for t in ids if t >= len(tensors)]
             if bad:
-                raise _mismatch(where, f"tensor {bad[0]} is out of range (n_tensors {len(tensors)})")
+                raise _mismatch(where,
+                                f"tensor {bad[0]} is out of range (n_tensors {len(tensors)})")
             plen = cur.uint(4, "plen")
             if plen > cur.left:
-                raise _mismatch(where, f"plen {plen} passes the end of the file ({cur.left} bytes remain)")
+                raise _mismatch(where, f"plen {plen} passes the end of the file "
+                                       f"({cur.left} bytes remain)")
             pcur = Cursor(cur.buf, cur.off, cur.off + plen)
             cur.off += plen
             ctx = P.LayoutCtx(tensors[ids[0]].channels, tuple(scalars))

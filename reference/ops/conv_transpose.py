@@ -1,4 +1,5 @@
-"""``conv_transpose`` (§5.3): a transposed convolution, computed in its scatter form, then ``rq``."""
+"""``conv_transpose`` (§5.3): a transposed convolution, computed in its scatter form, then
+``rq``."""
 
 import numpy as np
 

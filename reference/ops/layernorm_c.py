@@ -11,7 +11,8 @@ def run(p, ins, ctx):
     x, = ins
     c = x.shape[0]
     s = total(x, axis=0, keepdims=True)
-    m = trunc_div(add(s, mul((s > 0).astype(np.int64) - (s < 0).astype(np.int64), np.int64(c // 2))), c)
+    sign = (s > 0).astype(np.int64) - (s < 0).astype(np.int64)
+    m = trunc_div(add(s, mul(sign, np.int64(c // 2))), c)
     d = sub(x, m)
     v = floordiv(total(mul(d, d), axis=0, keepdims=True), c)
     k = rsqrt_q16(add(v, compact(np.array(p.eps, dtype=object))))

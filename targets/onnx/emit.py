@@ -179,7 +179,8 @@ class Emitter:
 
     def dim(self, x: str, axis: int) -> str:
         """One runtime dimension of ``x`` as a 1-element int64 tensor."""
-        return self.node("Slice", [self.dims(x), self.const([axis], I64), self.const([axis + 1], I64)])
+        return self.node("Slice", [self.dims(x), self.const([axis], I64),
+                                   self.const([axis + 1], I64)])
 
     def slice(self, x: str, starts, ends, axes, steps=None) -> str:
         """``Slice`` with constant (or, given names, runtime) bounds."""

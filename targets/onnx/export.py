@@ -28,8 +28,8 @@ from .lower import LOWER, WIDE, DoesNotFit, ExportError, LowerCtx
 from .lower._common import clamped, phase_major, shuffled_alone
 from .sink import sunk
 
-__all__ = ["build_model", "every_node_model", "OPSET", "lowest_opset", "check_integer_only", "ExportError",
-           "DoesNotFit"]
+__all__ = ["build_model", "every_node_model", "OPSET", "lowest_opset", "check_integer_only",
+           "ExportError", "DoesNotFit"]
 
 OPSET = 21
 _FLOATS = {TensorProto.FLOAT, TensorProto.DOUBLE, TensorProto.FLOAT16, TensorProto.BFLOAT16}

@@ -6,8 +6,8 @@ in the narrowest type its certified interval allows (int8, int16 or int32) and c
 operator needs another (a cast of a value the certificate proves fits never wraps); the
 model's inputs are the graph's inputs in table order (state inputs included: a state is an
 input and an output, carried by the host, §10.3), in their storage types, NHWC, then each
-scalar as an int32 ``[1, 1, 1, 1]``; its outputs the graph's outputs likewise. The host makes the load, §4's run steps 1–3 and the
-input policies, as for every engine.
+scalar as an int32 ``[1, 1, 1, 1]``; its outputs the graph's outputs likewise. The host
+makes the load, §4's run steps 1–3 and the input policies, as for every engine.
 """
 
 from __future__ import annotations

@@ -135,7 +135,8 @@ def test_an_acc64_pack_runs_as_a_runner_runs_it(tmp_path):
     from _helpers import checked
     inside = tmp_path / "checked.jsonl"
     inside.write_bytes(write_lines([make_vector(f"checked_{first}", write(checked(first)), [
-        ([np.array([[[10, -50, 150]]])], []), ([np.array([[[10, -250 if first else 0, 240]]])], [])])
+        ([np.array([[[10, -50, 150]]])], []),
+        ([np.array([[[10, -250 if first else 0, 240]]])], [])])
         for first in (True, False)]))
     files = [str(CORPUS / "vectors" / f) for f in ("add.jsonl", "softmax.jsonl", "rescale.jsonl")] \
         + [str(CORPUS / "graphs" / "graphs.jsonl"), str(inside)]

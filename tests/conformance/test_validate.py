@@ -476,7 +476,8 @@ def test_a_vector_whose_structure_does_not_match_its_graph_is_malformed(tmp_path
     f = _edited(tmp_path, file, edit)
     for engine_name in ("reference", "ort-cpu"):
         r = CliRunner().invoke(main, ["validate", "--engine", engine_name, str(f)])
-        assert r.exit_code == 2 and words in r.output and f"{f}: bad-vector: line 1" in r.output, r.output
+        assert r.exit_code == 2 and words in r.output, r.output
+        assert f"{f}: bad-vector: line 1" in r.output, r.output
         assert "passed" not in r.output and "Traceback" not in r.output
 
 

@@ -338,7 +338,8 @@ def test_paths_outside_ascii_are_escaped_in_every_report(tmp_path, monkeypatch):
     odd = os.fsdecode(b"a\xff.jsonl")
     (tmp_path / odd).write_bytes((CORPUS / "vectors" / "abs.jsonl").read_bytes())
     (tmp_path / "v\u00e9").mkdir()
-    (tmp_path / "v\u00e9" / "abs.jsonl").write_bytes((CORPUS / "vectors" / "abs.jsonl").read_bytes())
+    abs_vectors = (CORPUS / "vectors" / "abs.jsonl").read_bytes()
+    (tmp_path / "v\u00e9" / "abs.jsonl").write_bytes(abs_vectors)
     runs = [["lower", "int_synth", str(ROOT / "examples" / "int_synth.json"), "-o", "l\u00e9"],
             ["examples", "make", "ex\u00e9"], ["vectors", "check", "v\u00e9"],
             ["validate", odd]]

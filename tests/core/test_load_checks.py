@@ -36,7 +36,8 @@ def test_step1_magic_version_operator_set(data, match):
 # --- step 2: reserved header fields ---------------------------------------------------------
 @pytest.mark.parametrize("off", [6, 7, 22, 23, 28, 31])
 def test_step2_reserved_header_fields(off):
-    refused(lambda: read(patch(SMALL, off, "B", 1)), "model_mismatch", f"header byte {off - off % 2 if off < 28 else 28}")
+    refused(lambda: read(patch(SMALL, off, "B", 1)), "model_mismatch",
+            f"header byte {off - off % 2 if off < 28 else 28}")
 
 
 def test_step2_comes_before_step3():
@@ -63,7 +64,8 @@ def test_step3_max_elems_range(value):
 
 def test_step3_truncated_tables():
     refused(lambda: read(SMALL[:100]), "model_mismatch", "the counts need at least")
-    refused(lambda: read(patch(SMALL, 20, "H", 60000)), "model_mismatch", "the counts need at least")
+    refused(lambda: read(patch(SMALL, 20, "H", 60000)), "model_mismatch",
+            "the counts need at least")
 
 
 def test_step3_header_shorter_than_32_bytes():
@@ -198,7 +200,8 @@ def test_step6_tensor_written_twice():
     b.ops[1] = ("relu", [1], [1], P.NoParams())
     b.outputs[0] = 1
     b.tensors.pop()
-    refused(lambda: read(write(b.graph())), "model_mismatch", "writes tensor 1, which another operator writes")
+    refused(lambda: read(write(b.graph())), "model_mismatch",
+            "writes tensor 1, which another operator writes")
 
 
 def test_step6_tensor_never_defined():
@@ -210,7 +213,8 @@ def test_step6_tensor_never_defined():
 def test_step6_operator_writes_a_graph_input():
     b = _relu_chain()
     b.ops[1] = ("relu", [1], [0], P.NoParams())
-    refused(lambda: read(write(b.graph())), "model_mismatch", "writes tensor 0, which is a graph input")
+    refused(lambda: read(write(b.graph())), "model_mismatch",
+            "writes tensor 0, which is a graph input")
 
 
 def test_step6_duplicate_input():
@@ -271,11 +275,13 @@ def test_step6_lut16_exponent():
 
 # --- step 7: the plan -----------------------------------------------------------------------
 def test_step7_pixel_shuffle_channels_not_a_multiple_of_r2():
-    refused(lambda: read(_one_op("pixel_shuffle", P.Factor(2), channels=6, out_channels=1)), "model_mismatch", "6 channels are not a multiple of r² = 4")
+    refused(lambda: read(_one_op("pixel_shuffle", P.Factor(2), channels=6, out_channels=1)),
+            "model_mismatch", "6 channels are not a multiple of r² = 4")
 
 
 def test_step7_output_channel_record():
-    refused(lambda: read(_one_op("relu", None, channels=4, out_channels=5)), "model_mismatch", "output 0 has 4 channels; its tensor 1 records 5")
+    refused(lambda: read(_one_op("relu", None, channels=4, out_channels=5)), "model_mismatch",
+            "output 0 has 4 channels; its tensor 1 records 5")
 
 
 def test_step7_conv_padded_side_passes_the_cap():
@@ -296,7 +302,8 @@ def test_step7_kernel_larger_than_the_declared_input():
     b = GraphBuilder()
     x = b.input(1, -5, 5, max_h=2, max_w=2)
     b.output(b.op("conv", x, conv(np.ones((1, 1, 5, 5)), pad=1)))
-    refused(lambda: read(write(b.graph())), "model_mismatch", "kernel 5×5 is larger than the padded input 4×4")
+    refused(lambda: read(write(b.graph())), "model_mismatch",
+            "kernel 5×5 is larger than the padded input 4×4")
 
 
 def test_step7_output_past_max_elems():
@@ -327,7 +334,8 @@ def test_step7_crop_planned_on_smallest_start_and_largest_length():
     b.output(b.op("crop", b.input(1, -5, 5, max_h=8, max_w=8), crop(("scalar", s), 2, 8, 6)))
     read(write(b.graph()))  # start 0 (scalar), h 8 fits; x0 2 + w 6 = 8 fits
     b.ops[0] = ("crop", [0], [1], crop(3, 2, ("scalar", s), 7))
-    refused(lambda: read(write(b.graph())), "model_mismatch", "window at (3, 2) of 5×7 passes the input 8×8")
+    refused(lambda: read(write(b.graph())), "model_mismatch",
+            "window at (3, 2) of 5×7 passes the input 8×8")
 
 
 def test_step7_comes_after_step6():

@@ -41,7 +41,8 @@ def test_step1_channel_count_then_sizes_input_by_input():
     g = _two_inputs()
     refused(lambda: run_plan(g, [(3, 4, 4), (2, 4, 4)], [0]), "model_mismatch", "input 0")
     refused(lambda: run_plan(g, [(2, 0, 4), (2, 4, 4)], [0]), "model_mismatch", "input 0")
-    refused(lambda: run_plan(g, [(2, 9, 4), (2, 4, 4)], [0]), "too_large", "input 0: 9×4 passes the declared 8×8")
+    refused(lambda: run_plan(g, [(2, 9, 4), (2, 4, 4)], [0]), "too_large",
+            "input 0: 9×4 passes the declared 8×8")
     # input 0 too large is found before input 1's wrong channel count
     refused(lambda: run_plan(g, [(2, 9, 4), (5, 4, 4)], [0]), "too_large", "input 0")
     refused(lambda: run_plan(g, [(2, 4, 4), (5, 4, 4)], [0]), "model_mismatch", "input 1")
@@ -55,14 +56,16 @@ def test_step1_max_elems():
 
 def test_step2_scalars_after_inputs():
     g = _two_inputs()
-    refused(lambda: run_plan(g, [(2, 4, 4), (2, 4, 4)], [5]), "field_range", "scalar 0: 5 is outside [-4, 4]")
+    refused(lambda: run_plan(g, [(2, 4, 4), (2, 4, 4)], [5]), "field_range",
+            "scalar 0: 5 is outside [-4, 4]")
     refused(lambda: run_plan(g, [(2, 4, 4), (2, 4, 4)], [-5]), "field_range", "scalar 0")
     refused(lambda: run_plan(g, [(2, 9, 4), (2, 4, 4)], [5]), "too_large", "input 0")
     assert run_plan(g, [(2, 4, 4), (2, 4, 4)], [4])[2] == (2, 4, 4)
 
 
 def test_step3_add_of_mismatched_sizes():
-    refused(lambda: run_plan(_two_inputs(), [(2, 4, 4), (2, 4, 5)], [0]), "geometry_mismatch", "operands [2, 4, 4] and [2, 4, 5] differ")
+    refused(lambda: run_plan(_two_inputs(), [(2, 4, 4), (2, 4, 5)], [0]), "geometry_mismatch",
+            "operands [2, 4, 4] and [2, 4, 5] differ")
 
 
 def test_step3_divisibility_that_holds_only_at_the_declared_size():
@@ -70,13 +73,15 @@ def test_step3_divisibility_that_holds_only_at_the_declared_size():
     b.output(b.op("pixel_unshuffle", b.input(1, -5, 5, max_h=8, max_w=8), P.Factor(2)))
     g = b.build()
     assert run_plan(g, [(1, 8, 6)], [])[1] == (4, 4, 3)
-    refused(lambda: run_plan(g, [(1, 7, 6)], []), "geometry_mismatch", "7×6 is not a multiple of r = 2")
+    refused(lambda: run_plan(g, [(1, 7, 6)], []), "geometry_mismatch",
+            "7×6 is not a multiple of r = 2")
 
 
 def test_step3_kernel_larger_than_a_small_input():
     b = GraphBuilder()
     b.output(b.op("conv", b.input(1, -5, 5, max_h=8, max_w=8), conv(np.ones((1, 1, 5, 5)))))
-    refused(lambda: run_plan(b.build(), [(1, 4, 8)], []), "geometry_mismatch", "kernel 5×5 is larger")
+    refused(lambda: run_plan(b.build(), [(1, 4, 8)], []), "geometry_mismatch",
+            "kernel 5×5 is larger")
 
 
 @pytest.mark.parametrize("value, ok", [(0, True), (2, True), (3, False), (-1, False)])
@@ -111,7 +116,8 @@ def test_step3_output_past_max_elems():
     b.output(b.op("conv_transpose", b.input(1, -5, 5), conv_transpose(np.ones((1, 2, 2, 2)),
                                                                       stride=2)))
     assert run_plan(b.build(), [(1, 5, 5)], [])[1] == (2, 10, 10)
-    refused(lambda: run_plan(b.build(), [(1, 5, 6)], []), "too_large", "output 0 [2, 10, 12] passes max_elems 200")
+    refused(lambda: run_plan(b.build(), [(1, 5, 6)], []), "too_large",
+            "output 0 [2, 10, 12] passes max_elems 200")
 
 
 def test_step3_state_whose_shape_no_longer_matches():

@@ -18,7 +18,8 @@ def test_clamp_input_is_clamped_and_check_input_refuses():
     g = b.build()
     out = decode(g, [np.array([[[-9, 9]]]), np.array([[[1, -3]]])], [])
     assert out[0].tolist() == [[[-2, 0]]]
-    refused(lambda: decode(g, [np.array([[[0, 0]]]), np.array([[[4, 0]]])], []), "field_range", "input 1: 4 is outside [-3, 3]")
+    refused(lambda: decode(g, [np.array([[[0, 0]]]), np.array([[[4, 0]]])], []), "field_range",
+            "input 1: 4 is outside [-3, 3]")
 
 
 def test_check_tensor_mid_graph_refuses_and_nothing_after_runs():
@@ -28,7 +29,8 @@ def test_check_tensor_mid_graph_refuses_and_nothing_after_runs():
     b.output(b.op("relu", y))
     g = b.build()
     assert decode(g, [np.array([[[20, -20]]])], [])[0].tolist() == [[[10, 0]]]
-    refused(lambda: decode(g, [np.array([[[22, 0]]])], []), "field_range", "operator 0 (rescale) output 0: 11 is outside [-10, 10]")
+    refused(lambda: decode(g, [np.array([[[22, 0]]])], []), "field_range",
+            "operator 0 (rescale) output 0: 11 is outside [-10, 10]")
 
 
 def test_plan_refusals_come_before_input_values():

@@ -120,7 +120,8 @@ def test_conv_transpose_random_against_float64(data, sums):
     s = (data.draw(st.integers(1, 3)), data.draw(st.integers(1, 3)))
     p = (data.draw(st.integers(0, 4)), data.draw(st.integers(0, 4)))
     op = (data.draw(st.integers(0, 4)), data.draw(st.integers(0, 4)))
-    if (h - 1) * s[0] + k[0] + op[0] - 2 * p[0] < 1 or (w_ - 1) * s[1] + k[1] + op[1] - 2 * p[1] < 1:
+    if (h - 1) * s[0] + k[0] + op[0] - 2 * p[0] < 1 or \
+            (w_ - 1) * s[1] + k[1] + op[1] - 2 * p[1] < 1:
         return
     c = data.draw(st.integers(1, 9))   # the kernel sums four input channels a pass, then the rest
     rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))

@@ -113,7 +113,6 @@ def test_a_division_that_could_trap_runs_on_the_parts_only():
     nodes = [helper.make_node("Slice", ["x", f"a{k}", f"z{k}", "axes"], [f"q{k}"])
              for k in range(2)] + [helper.make_node("Concat", ["q0", "q1"], ["j"], axis=2)]
     model = _model(nodes + steps, [("x", [1, 2, 2, 2])], consts, [("y", I8)])
-    feed = {"x": np.array([[[[1, 2], [3, 4]], [[5, 6], [-2**31, 7]]]], np.int32)}
     moved = sunk(model)
     assert not any(n.name.endswith("_whole") for n in moved.graph.node)
 

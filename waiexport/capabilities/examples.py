@@ -107,7 +107,8 @@ def jpegai_bundle(root: Path, c1: int = 8, c2: int = 8, seed: int = 11) -> None:
     for name, cz in (("hs_y.json", 160), ("hs_uv.json", 96)):
         members = {}
         for block, pow_name, cin, cout, k, shift in (
-                ("conv1", "onnx::Pow_85", cz, c1, 1, 6), ("depthwise", "onnx::Pow_91", c1, c2, 3, 7),
+                ("conv1", "onnx::Pow_85", cz, c1, 1, 6),
+                ("depthwise", "onnx::Pow_91", c1, c2, 3, 7),
                 ("pointwise", "onnx::Pow_97", c2, 16 * cz, 1, 5)):
             members[f"{block}.weight"] = _tensor(rng.integers(-90, 91, (cout, cin, k, k)))
             members[f"{block}.bias"] = _tensor(rng.integers(-2000, 2000, cout))

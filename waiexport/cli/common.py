@@ -13,7 +13,8 @@ import click
 from waiexport.jsonio import report_json
 from waiexport.refusal import Refusal
 
-__all__ = ["fail", "read_file", "write_file", "write_folder", "written", "writable", "folder", "load_file", "target_named",
+__all__ = ["fail", "read_file", "write_file", "write_folder", "written", "writable", "folder",
+           "load_file", "target_named",
            "fit_target", "size_of", "engine_named", "engine_option", "run_vectors", "progress"]
 
 

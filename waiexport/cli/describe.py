@@ -157,7 +157,8 @@ def render_text(d: dict, name: str) -> str:
     for i, inp in enumerate(d["inputs"]):
         t = tensors[inp["tensor"]]
         size = f" up to {inp['max_h']}×{inp['max_w']}" if inp["max_h"] != "0" else ""
-        state = f", fed by output {inp['src']}, init {inp['init']}" if inp["kind"] == "state" else ""
+        state = (f", fed by output {inp['src']}, init {inp['init']}" if inp["kind"] == "state"
+                 else "")
         lines.append(f"  {i}: tensor {inp['tensor']} {inp['kind']} {t['channels']} channels{size}, "
                      f"{t['policy']}{rng(t)}{state}")
     if d["scalars"]:

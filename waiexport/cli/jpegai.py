@@ -123,8 +123,8 @@ def jpegai_decode(bundle, soz, sorp, sors, grfs_y, grfs_uv, engine_name, compare
     differs = compare and any(not d["agree"] for c in report.values() for d in c.values())
     if refused and not differs:     # a refused decode gives nothing but its one line
         plane, r = next(iter(refused.items()))
-        fail(payloads[PLANES[plane].segment][0], r.code, f"latent of plane {plane}, position {r.at}",
-             r.detail)
+        fail(payloads[PLANES[plane].segment][0], r.code,
+             f"latent of plane {plane}, position {r.at}", r.detail)
     summary = {"engine": eng.name, "planes": {}, "compare": report, "validated": None}
     files = {}
     for plane, pl in mine.items():

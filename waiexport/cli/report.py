@@ -73,8 +73,8 @@ def render_check(cert: dict, profile: str, subset: str) -> str:
         lines.append("  node  op               out bits  fits          mac (input × weight bits)")
         for n in g["nodes"]:
             out_bits = max(int(o["result"]["bits"]) for o in n["out"])
-            line = (f"  {n['index']:>4}  {n['op']:<16} {out_bits:>3} {'≤' if out_bits <= 32 else '>'}32"
-                    f"   {','.join(n['fits']) or '-':<12}")
+            line = (f"  {n['index']:>4}  {n['op']:<16} {out_bits:>3} "
+                    f"{'≤' if out_bits <= 32 else '>'}32   {','.join(n['fits']) or '-':<12}")
             if "mac" in n:
                 line += f"  {'/'.join(map(str, n['mac']['a_bits']))}" + (
                     f" × {n['mac']['w_bits']}" if "w_bits" in n["mac"] else "")

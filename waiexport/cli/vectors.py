@@ -1,4 +1,5 @@
-"""The ``vectors`` commands: generate the corpus, check it independently, pack it for a runner elsewhere."""
+"""The ``vectors`` commands: generate the corpus, check it independently, pack it for a runner
+elsewhere."""
 
 from __future__ import annotations
 
@@ -95,7 +96,8 @@ def vectors_pack(target_name, directory, paths, as_json):
     Exit status: 0 when written (an earlier pack in DIRECTORY, as vectors pack wrote it,
     replaced whole); 2 for an unknown target, an unreadable vector file, an unwritable
     DIRECTORY or one holding anything else (not-empty: a runner's results among them).
-    Example: waiexport vectors pack --target ethos-u55-128 /tmp/pack conformance/corpus/vectors/relu.jsonl
+    Example: waiexport vectors pack --target ethos-u55-128 /tmp/pack
+    conformance/corpus/vectors/relu.jsonl
     """
     from waiexport.conformance.generate import CORPUS
     from waiexport.conformance.packs import COMMAND, make_pack

@@ -1,0 +1,18 @@
+"""ruff, with its configuration in pyproject.toml, finds nothing in the product, the tests and
+the benchmarks."""
+
+import shutil
+import subprocess
+
+import pytest
+
+from _helpers import ROOT
+
+
+def test_ruff_finds_nothing():
+    ruff = shutil.which("ruff")
+    if ruff is None:
+        pytest.skip("needs ruff: pip install 'waiexport[test]'")
+    r = subprocess.run([ruff, "check", "--no-cache", str(ROOT)], capture_output=True, text=True,
+                       cwd=ROOT)
+    assert r.returncode == 0, r.stdout + r.stderr
