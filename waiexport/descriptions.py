@@ -188,7 +188,10 @@ _OPENVINO_INEXACT = tuple(
     + [(("BitShift", "uint32"), _OV_FLOAT),
        (("Clip", "int32"), "with its bounds through float32 (2^30 + 2 becomes 2^30)"),
        (("Min-Max", "int32"), "as one Clamp, fused by its compiler, whose bounds go through "
-                              "float32 (1702881760 becomes 1702881792)")]
+                              "float32 (1702881760 becomes 1702881792)"),
+       (("Expand-BitwiseOr", "int32"), "by writing into the constant it folds from an Expand "
+                                       "at fixed shapes, so a fill's value grows from one "
+                                       "decode to the next")]
     + [((op, "int64"), _OV_NARROW) for op in ("Add", "Sub", "Mul", "Div", "Mod", "Max", "Min",
                                               "MatMul", "ReduceSum")]
     + [(("BitShift", "uint64"), _OV_NARROW)])

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 import numpy as np
 
 __all__ = ["Probe", "Joined", "PROBES", "SATURATION", "used", "typed_nodes", "FLOAT32",
-           "NARROWED", "NEAREST", "FUSED", "CLAMP", "SPLIT_CLAMP"]
+           "NARROWED", "NEAREST", "FUSED", "CLAMP", "SPLIT_CLAMP", "FOLDED"]
 
 FLOAT32, NARROWED, NEAREST, PAIRS, CAST, FUSED = (
     "float32 accumulation", "int64 narrowed to int32", "rounding to nearest after fusion",
@@ -39,6 +39,10 @@ FLOAT32, NARROWED, NEAREST, PAIRS, CAST, FUSED = (
     "fused into one float32 clamp")
 #: The names, as operators, of the two patterns of a clamp (:func:`_clamps`).
 CLAMP, SPLIT_CLAMP = "Min-Max", "Min-BitwiseOr-Max"
+#: A constant the runtime folds from ``Expand`` at fixed shapes, read by a bitwise operator:
+#: OpenVINO's CPU plugin then writes the next node's result into the constant, so it changes
+#: from one inference to the next (measured; two inferences show it, one probe does not).
+FOLDED = "Expand-BitwiseOr"
 #: numpy's types by ONNX's names for them (``TensorProto``'s, looked up when a model is built:
 #: a load whose probes' models are kept on disk imports no onnx, targets/stored.py).
 _TYPES = {np.dtype(np.int8): "INT8", np.dtype(np.uint8): "UINT8", np.dtype(np.int32): "INT32",

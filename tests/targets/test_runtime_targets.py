@@ -238,3 +238,52 @@ def test_tvm_takes_a_crop_at_a_scalar_offset_followed_by_a_clamp(sized):
         want = decode(g, [feed], scalars)
         got = _engine("tvm-llvm").load(write(g)).decode([feed], scalars)
         assert [np.asarray(a).tolist() for a in got] == [a.tolist() for a in want]
+
+
+@pytest.mark.parametrize("runtime, n", RUNTIMES)
+def test_a_clamped_fill_read_by_an_add_stays_exact_from_decode_to_decode(runtime, n):
+    """A constant fill with a clamp policy, added to an input (a differential run's chain):
+    on OpenVINO the fill's Expand folds to a constant at fixed shapes, the clamp's BitwiseOr
+    guard reads it, and each decode's sum was written into it, so decode k returned the sum
+    of decodes 0..k. The fill is made from the input at run time there (FOLDED)."""
+    from waiexport import params as P
+    from waiexport.builder import GraphBuilder
+    from waiexport.reference import decode
+    b = GraphBuilder()
+    x = b.input(1, -4096, 4096, max_h=4, max_w=4)
+    y = b.input(2, -(1 << 20), 1 << 20, max_h=4, max_w=4)
+    f = b.op("fill", x, P.Fill(0, 4096), channels=2, policy="clamp", lo=1 << 24, hi=909967496)
+    b.output(b.op("add", [f, y]))
+    g = b.build()
+    loaded = _engine(runtime).load(write(g))
+    for k in range(3):
+        feed = [np.zeros((1, 4, 4), int), np.full((2, 4, 4), 1000 * (k + 1))]
+        assert loaded.decode(feed, [])[0].tolist() == decode(g, feed, [])[0].tolist(), k
+
+
+@with_extra("openvino", "openvino")
+def test_openvino_still_writes_into_a_folded_constant_a_bitwise_operator_reads():
+    """The measured fact behind openvino-cpu's FOLDED entry, on OpenVINO alone: Expand of a
+    constant at fixed shapes, a BitwiseOr with 0, an Add of an input: each inference's sum
+    is written into the constant. Should a release fix it, this fails, and the entry and the
+    fill's run-time form can go."""
+    import openvino as ov
+    from onnx import TensorProto, helper, numpy_helper
+    nodes = [helper.make_node("Shape", ["x"], ["s"]), helper.make_node("Expand", ["c", "s"], ["e"]),
+             helper.make_node("BitwiseOr", ["e", "z"], ["o"]),
+             helper.make_node("Add", ["o", "y"], ["out"])]
+    inputs = [helper.make_tensor_value_info(k, TensorProto.INT32, [1, 2, None, None])
+              for k in ("x", "y")]
+    inits = [numpy_helper.from_array(np.array([v], np.int32), k) for k, v in (("c", 7), ("z", 0))]
+    graph = helper.make_graph(nodes, "g", inputs,
+                              [helper.make_tensor_value_info("out", TensorProto.INT32, None)],
+                              inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
+    core = ov.Core()
+    m = core.read_model(model.SerializeToString(), b"")
+    m.reshape({"x": [1, 2, 2, 2], "y": [1, 2, 2, 2]})
+    request = core.compile_model(m, "CPU").create_infer_request()
+    got = [int(list(request.infer({"x": np.zeros((1, 2, 2, 2), np.int32),
+                                   "y": np.full((1, 2, 2, 2), 100, np.int32)}).values())[0]
+               .ravel()[0]) for _ in range(3)]
+    assert got == [107, 207, 307]     # 107 each time, were it exact
