@@ -10,7 +10,8 @@ from importlib import import_module
 _WHERE = {**dict.fromkeys(("Graph", "Input", "Scalar", "Tensor"), "graph"),
           "Refusal": "refusal", "read": "whg1", "write": "whg1",
           **dict.fromkeys(("check", "Checked", "export", "Exported", "rewrite", "Rewritten",
-                           "lower", "Lowered", "run", "Ran", "validate", "Validated"), "jobs")}
+                           "lower", "Lowered", "run", "Ran", "validate", "Validated",
+                           "jpegai_decode", "Decoded"), "jobs")}
 __all__ = [*_WHERE, "__version__"]
 __version__ = "0.1.0"
 

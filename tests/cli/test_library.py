@@ -191,3 +191,37 @@ def test_lower_is_the_command_s_json(tmp_path, monkeypatch, form, source):
     with pytest.raises(NotOurs):
         waiexport.lower(form, ROOT / source, "someone")
     assert (tmp_path / "someone" / "notes.txt").read_text() == "mine"
+
+
+STREAMS = ROOT / "examples" / "jpegai" / "streams"
+
+
+@pytest.mark.parametrize("engine, compare", [("reference", False), ("ort-cpu", True)])
+def test_jpegai_decode_is_the_command_s_json(tmp_path, monkeypatch, engine, compare):
+    from _helpers import jpegai_args
+    monkeypatch.chdir(tmp_path)
+    result = waiexport.jpegai_decode(
+        ROOT / "examples" / "jpegai", *(STREAMS / f for f in ("soz.bin", "sorp.bin", "sors.bin",
+                                                              "grfs_y.txt", "grfs_uv.txt")),
+        engine=engine, compare=compare, validate=False, output="mine")
+    out, code = _cli(jpegai_args("theirs") + ["--engine", engine, "--json"]
+                     + (["--compare"] if compare else []))
+    assert result.to_json() + "\n" == out
+    assert code == (0 if result.ok else 1)
+    for name, data in result.files.items():
+        assert (tmp_path / "mine" / name).read_bytes() == data == \
+            (tmp_path / "theirs" / name).read_bytes()
+
+
+def test_jpegai_decode_names_the_input_it_refuses(tmp_path):
+    from waiexport.jobs import InputRefused
+    streams = [(STREAMS / f).read_bytes() for f in ("soz.bin", "sorp.bin", "sors.bin",
+                                                    "grfs_y.txt", "grfs_uv.txt")]
+    with pytest.raises(InputRefused) as e:
+        waiexport.jpegai_decode(ROOT / "examples" / "jpegai", *streams[:3], b"0101",
+                                streams[4], validate=False)
+    assert e.value.which == "grfs_y" and e.value.refusal.code == "model_mismatch"
+    with pytest.raises(InputRefused) as e:
+        waiexport.jpegai_decode(ROOT / "examples" / "jpegai", b"", *streams[1:],
+                                validate=False)
+    assert e.value.which == "SOZ"

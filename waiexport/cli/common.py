@@ -14,8 +14,7 @@ from waiexport.jsonio import report_json
 from waiexport.refusal import Refusal
 
 __all__ = ["fail", "read_file", "write_file", "write_folder", "written", "writable", "folder",
-           "load_file", "target_named",
-           "fit_target", "size_of", "engine_named", "engine_option", "run_vectors", "progress"]
+           "load_file", "target_named", "size_of", "engine_named", "engine_option", "progress"]
 
 
 class _NoBar:
@@ -200,20 +199,6 @@ def target_named(name: str, given_as: str = "--target"):
         fail(given_as, "usage", "-", e.args[0])
 
 
-def fit_target(path: str, source, tgt, outcome=None):
-    """:func:`waiexport.targets.exporter.fit` of ``source`` (the file's bytes, or the member
-    that loaded them), a load refusal or a missing tool ending in one line; ``outcome`` is
-    the rewrite for ``tgt`` where the caller made it already."""
-    from waiexport.targets.errors import EngineUnavailable
-    from waiexport.targets.exporter import fit
-    try:
-        return fit(source, tgt, Path(path).stem, outcome=outcome)
-    except Refusal as r:
-        fail(path, r.code, r.where, r.detail)
-    except EngineUnavailable as e:
-        fail(path, "unavailable", tgt.name, str(e))
-
-
 def size_of(text: str) -> tuple[int, int]:
     try:
         h, w = (int(v) for v in text.lower().replace("×", "x").split("x"))
@@ -261,9 +246,3 @@ def engine_option(what: str):
                         cls=_EngineOption, what=what)
 
 
-def run_vectors(eng, read: list, label: str, locate: bool = False) -> list:
-    """Every vector of ``read`` (:func:`~.conformance.validate.read_all`) on ``eng``, with a
-    progress bar on stderr."""
-    from waiexport.conformance.validate import validate as run_all
-    with progress(sum(len(v) for _, v in read), label) as bar:
-        return run_all(eng, read, progress=bar.update, locate=locate)

@@ -7,19 +7,9 @@ from pathlib import Path
 
 import click
 
-from waiexport.files import npy_bytes
-from waiexport.jsonio import report_json
 from waiexport.refusal import Refusal
-from waiexport.targets.errors import EngineFailure
 
-from .common import (engine_option, fail, read_file, writable, write_folder, engine_named,
-                     progress, run_vectors)
-
-#: The most a segment's payload file may hold (a full-HD stream's are a few MB).
-PAYLOAD_LIMIT = 1 << 28
-#: The most a GRFS flags file may hold (160 flags, as characters or a JSON array, with room).
-FLAGS_LIMIT = 1 << 20
-#: What a decode writes in its folder: each plane's arrays and the summary.
+from .common import engine_named, engine_option, fail, progress, read_file, writable, write_folder
 
 
 @click.group("jpegai")
@@ -71,105 +61,41 @@ def jpegai_decode(bundle, soz, sorp, sors, grfs_y, grfs_uv, engine_name, compare
       --grfs-y examples/jpegai/streams/grfs_y.txt --grfs-uv examples/jpegai/streams/grfs_uv.txt
       --engine ort-cpu --compare -o /tmp/decoded
     """
-    from waiexport.capabilities.jpegai_entropy import (PLANES, compare as compare_planes,
-                                                       decode_planes, digest, hyper_latent,
-                                                       read_flags)
-    from waiexport.whg1 import write
-    from waiexport.capabilities.jpegai import read_bundle
-    from waiexport.reference.stage import StageRefusal
+    import contextlib
+
+    from waiexport.jobs.jpegai import (FLAGS_LIMIT, PAYLOAD_LIMIT, AtScale, InputRefused,
+                                       jpegai_decode as decoded)
+    from waiexport.targets.errors import DoesNotFit, NotForEngine
     src = Path(bundle)
     if not src.is_dir():
         fail(bundle, "not-found" if not src.exists() else "not-a-folder", "-",
              "a wai.image.jpegai bundle is a folder holding norm.json and weights/")
-    try:
-        norm, graphs = read_bundle(src)
-    except Refusal as r:
-        fail(bundle, r.code, r.where, r.detail)
-    payloads = {name: (path, read_file(path, PAYLOAD_LIMIT))
-                for name, path in (("SOZ", soz), ("SORP", sorp), ("SORS", sors))}
-    flags = {}
-    for plane, path in (("y", grfs_y), ("uv", grfs_uv)):
-        try:
-            flags[plane] = read_flags(read_file(path, FLAGS_LIMIT), PLANES[plane].channels,
-                                      f"GRFS flags of plane {plane}")
-        except Refusal as r:
-            fail(path, r.code, r.where, r.detail)
+    paths = {"bundle": bundle, "SOZ": soz, "SORP": sorp, "SORS": sors, "grfs_y": grfs_y,
+             "grfs_uv": grfs_uv}
+    given = {k: read_file(paths[k], PAYLOAD_LIMIT) for k in ("SOZ", "SORP", "SORS")} | {
+        k: read_file(paths[k], FLAGS_LIMIT) for k in ("grfs_y", "grfs_uv")}
     eng = engine_named(engine_name)
     writable(output, folder="jpegai decode")
-    sides = {"engine": eng} | ({"reference": engine_named("reference")} if compare else {})
-    planes: dict = {}
-    latents = {k: payloads[k][1] for k in ("SORP", "SORS")}
-    hyper = {}
-    for plane in PLANES:            # what can be refused is refused before the bar
-        try:
-            hyper[plane] = hyper_latent(payloads["SOZ"][1], norm, plane)
-        except StageRefusal as r:
-            fail(payloads["SOZ"][0], r.code, f"hyper-latent, position {r.at}", r.detail)
-    loaded = {(side, spec.role): _load_scale(e, write(graphs[spec.role]), spec.role)
-              for side, e in sides.items() for spec in PLANES.values()}
-    label = "decoding both planes" + (" on the engine and the reference" if compare else "")
-    with progress(2 * len(sides), label) as bar:
-        for side in sides:
-            try:
-                planes[side] = decode_planes(norm, graphs, lambda role, _, side=side: loaded[
-                    side, role], payloads["SOZ"][1], latents, flags, progress=bar.update,
-                    hyper=hyper)
-            except EngineFailure as e:      # a crash, a time limit, an error of its own
-                fail(f"--engine {sides[side].name}", "engine-failure", "scale graph", str(e))
-    mine = planes["engine"]
-    refused = {p: pl.refused for p, pl in mine.items() if pl.refused}
-    report = {p: compare_planes(mine[p], planes["reference"][p]) for p in mine} if compare \
-        else None
-    differs = compare and any(not d["agree"] for c in report.values() for d in c.values())
-    if refused and not differs:     # a refused decode gives nothing but its one line
-        plane, r = next(iter(refused.items()))
-        fail(payloads[PLANES[plane].segment][0], r.code,
-             f"latent of plane {plane}, position {r.at}", r.detail)
-    summary = {"engine": eng.name, "planes": {}, "compare": report, "validated": None}
-    files = {}
-    for plane, pl in mine.items():
-        summary["planes"][plane] = {}
-        for name, a in pl.values.items():
-            files[f"{plane}_{name}.npy"] = npy_bytes(a)
-            summary["planes"][plane][name] = {"shape": list(a.shape), "sha256": digest(a)}
-        if pl.refused:
-            summary["planes"][plane]["refused"] = {"code": pl.refused.code, "at": pl.refused.at}
-    if not no_validate:
-        summary["validated"] = _validated(eng)
-    files["summary.json"] = (report_json(summary) + "\n").encode()
-    write_folder(output, files, "jpegai decode")
-    out = Path(output)
-    if as_json:
-        click.echo(report_json(summary))
-    else:
-        _say_decode(summary, out)
-    sys.exit(1 if differs else 0)
-
-
-def _load_scale(eng, data: bytes, role: str):
-    """The engine's load of a scale graph; one that cannot take it ends in one line."""
-    from waiexport.targets.errors import DoesNotFit, NotForEngine
     try:
-        return eng.load(data)
-    except Refusal as r:
-        fail(f"--engine {eng.name}", r.code, role, r.detail)
-    except (DoesNotFit, NotForEngine) as e:
-        fail(f"--engine {eng.name}", "does-not-fit", role, str(e))
-    except EngineFailure as e:
-        fail(f"--engine {eng.name}", "engine-failure", role, str(e))
-
-
-def _validated(eng) -> dict:
-    """Whether ``eng`` passes validate on the committed corpus for its profile."""
-    from waiexport.conformance.generate import CORPUS
-    from waiexport.conformance.validate import files_under, read_all, report
-    read = read_all(files_under([CORPUS]))
-    rep = report(eng, run_vectors(eng, read, f"validating {eng.name} on the committed corpus"))
-    t = rep["totals"]
-    return {"profile": eng.profile, "passed": t["pass"], "failed": t["fail"],
-            "ran_elsewhere": t["elsewhere"], "crashed": t["crashed"],
-            "timed_out": t["timed_out"], "declined": t["declined"],
-            "not_for_engine": t["skip"], "conforming": rep["claim"] is not None}
+        with contextlib.ExitStack() as stack:
+            done = decoded(src, *given.values(), engine=eng, compare=compare,
+                           validate=not no_validate,
+                           progress=lambda label, n: stack.enter_context(
+                               progress(n, label)).update)
+    except InputRefused as e:
+        fail(paths[e.which], e.refusal.code, e.where, e.refusal.detail)
+    except AtScale as e:
+        if isinstance(e.error, Refusal):
+            fail(f"--engine {e.engine}", e.error.code, e.role, e.error.detail)
+        fail(f"--engine {e.engine}",
+             "does-not-fit" if isinstance(e.error, (DoesNotFit, NotForEngine))
+             else "engine-failure", e.role, str(e.error))
+    write_folder(output, done.files, "jpegai decode")
+    if as_json:
+        click.echo(done.to_json())
+    else:
+        _say_decode(done.summary, Path(output))
+    sys.exit(0 if done.ok else 1)
 
 
 def _say_decode(summary: dict, out: Path) -> None:

@@ -6,6 +6,7 @@ unknown target, ``EngineUnavailable`` for a runtime that is not installed."""
 
 from .checks import Checked, check
 from .exporting import Exported, SelfCheckFailed, SizeRefused, export
+from .jpegai import AtScale, Decoded, InputRefused, jpegai_decode
 from .lowering import Lowered, lower
 from .rewriting import Rewritten, rewrite
 from .running import AtDecode, Ran, run
@@ -13,4 +14,5 @@ from .validation import NothingToValidate, Validated, validate, vectors
 
 __all__ = ["Checked", "check", "Exported", "SelfCheckFailed", "SizeRefused", "export",
            "Lowered", "lower", "Rewritten", "rewrite", "Ran", "AtDecode", "run", "Validated",
-           "NothingToValidate", "validate", "vectors"]
+           "NothingToValidate", "validate", "vectors", "Decoded", "InputRefused", "AtScale",
+           "jpegai_decode"]
