@@ -31,17 +31,18 @@ from dataclasses import dataclass
 import numpy as np
 
 __all__ = ["Probe", "Joined", "PROBES", "SATURATION", "used", "typed_nodes", "FLOAT32",
-           "NARROWED", "NEAREST", "FUSED", "CLAMP", "SPLIT_CLAMP", "FOLDED"]
+           "NARROWED", "NEAREST", "FUSED", "WRITTEN", "CLAMP", "SPLIT_CLAMP",
+           "FOLDED", "folded_patterns"]
 
-FLOAT32, NARROWED, NEAREST, PAIRS, CAST, FUSED = (
+FLOAT32, NARROWED, NEAREST, PAIRS, CAST, FUSED, WRITTEN = (
     "float32 accumulation", "int64 narrowed to int32", "rounding to nearest after fusion",
     "int16 pair saturation", "int64 narrowed to int32 after a Cast from int32",
-    "fused into one float32 clamp")
+    "fused into one float32 clamp", "a folded constant written into")
 #: The names, as operators, of the two patterns of a clamp (:func:`_clamps`).
 CLAMP, SPLIT_CLAMP = "Min-Max", "Min-BitwiseOr-Max"
 #: A constant the runtime folds from ``Expand`` at fixed shapes, read by a bitwise operator:
 #: OpenVINO's CPU plugin then writes the next node's result into the constant, so it changes
-#: from one inference to the next (measured; two inferences show it, one probe does not).
+#: from one inference to the next (measured; its probe runs twice, :data:`WRITTEN`).
 FOLDED = "Expand-BitwiseOr"
 #: numpy's types by ONNX's names for them (``TensorProto``'s, looked up when a model is built:
 #: a load whose probes' models are kept on disk imports no onnx, targets/stored.py).
@@ -67,6 +68,7 @@ class Probe:
     consts: dict
     feed: dict
     want: np.ndarray
+    runs: int = 1        # the same feed this many times, the last output judged
 
     @property
     def name(self) -> str:
@@ -125,6 +127,10 @@ class Joined:
     @property
     def feed(self) -> dict:
         return {f"p{i}.{k}": v for i, p in enumerate(self.probes) for k, v in p.feed.items()}
+
+    @property
+    def runs(self) -> int:
+        return max(p.runs for p in self.probes)
 
     def model(self) -> bytes:
         return _model([p.parts(f"p{i}.") for i, p in enumerate(self.probes)])
@@ -210,6 +216,7 @@ def _probes() -> tuple:
     out.append(_two("BitShift", (1 << 40) + 5, 1, ((1 << 40) + 5) >> 1, np.uint64, NARROWED,
                     direction="RIGHT"))
     out += _clamps()
+    out.append(_folded())
     # MatMulInteger → Add → Div, the requantisation's shape: 7 // 2 is 3, nearest gives 4
     out.append(Probe(NEAREST, "Div", "int32",
                      (("MatMulInteger", ["x", "w"], ["s"]), ("Add", ["s", "b"], ["t"]),
@@ -234,6 +241,18 @@ def _clamps() -> list[Probe]:
              ("Max", ["b", "lo"], ["out0"]))
     return [Probe(FUSED, CLAMP, "int32", pair, bounds, {"x": x}, want),
             Probe(FUSED, SPLIT_CLAMP, "int32", split, bounds, {"x": x}, want)]
+
+
+def _folded() -> Probe:
+    """A constant ``Expand``ed to the input's shape, through a ``BitwiseOr`` with 0, added
+    to an input, run twice: a runtime that folds the constant and writes the sum into it
+    gives 207, not 107, the second time (:data:`FOLDED`)."""
+    return Probe(WRITTEN, FOLDED, "int32", (
+        ("Shape", ["x"], ["s"]), ("Expand", ["c", "s"], ["e"]),
+        ("BitwiseOr", ["e", "zero"], ["o"]), ("Add", ["o", "y"], ["out0"])),
+        {"c": np.array([7], np.int32), "zero": np.array([0], np.int32)},
+        {"x": np.zeros((1, 2, 2, 2), np.int32), "y": np.full((1, 2, 2, 2), 100, np.int32)},
+        np.full((1, 2, 2, 2), 107, np.int32), runs=2)
 
 
 def _saturation() -> Probe:
@@ -298,8 +317,22 @@ _DATA = frozenset({"ConstantOfShape", "Range", "Expand", "Tile"})
 
 def used(model) -> set[tuple[str, str]]:
     """Each ``(operator, input type)`` an ONNX model uses (its first input's type, inferred),
-    and each clamp pattern it holds (:func:`clamp_patterns`)."""
-    return {(op, dtype) for _, op, dtype in typed_nodes(model)} | clamp_patterns(model)
+    and each pattern it holds (:func:`clamp_patterns`, :func:`folded_patterns`)."""
+    return {(op, dtype) for _, op, dtype in typed_nodes(model)} | clamp_patterns(model) | \
+        folded_patterns(model)
+
+
+def folded_patterns(model) -> set[tuple[str, str]]:
+    """``{(FOLDED, its type)}`` where ``model`` ``Expand``s a constant and a bitwise
+    operator reads the result (:data:`FOLDED`); else nothing."""
+    from onnx import helper
+    from .emit import subgraph_nodes
+    nodes = list(subgraph_nodes(model.graph.node))
+    consts = {t.name: t.data_type for t in model.graph.initializer}
+    expanded = {n.output[0]: consts[n.input[0]] for n in nodes
+                if n.op_type == "Expand" and n.input[0] in consts}
+    return {(FOLDED, np.dtype(helper.tensor_dtype_to_np_dtype(expanded[i])).name)
+            for n in nodes if n.op_type.startswith("Bitwise") for i in n.input if i in expanded}
 
 
 def clamp_patterns(model) -> set[tuple[str, str]]:

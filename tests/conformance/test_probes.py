@@ -12,8 +12,9 @@ from waiexport.conformance.validate import files_under, report, validate
 from waiexport.targets.engines.base import ModelEngine
 from waiexport.targets.errors import NotForEngine
 from waiexport.targets.engines.ort import CPU, OrtEngine, OrtRuntime
-from waiexport.targets.onnx.probes import (CLAMP, FLOAT32, FUSED, NARROWED, NEAREST, PROBES,
-                                           SPLIT_CLAMP, clamp_patterns)
+from waiexport.targets.onnx.probes import (CLAMP, FLOAT32, FOLDED, FUSED, NARROWED, NEAREST,
+                                           PROBES, SPLIT_CLAMP, WRITTEN, clamp_patterns,
+                                           folded_patterns)
 
 from _helpers import with_extra
 
@@ -86,7 +87,23 @@ MISTAKES = {
     NARROWED: lambda m: _through(_through(m, "Mul", I64, I32), "Add", I64, I32),
     NEAREST: lambda m: _through(m, "Div", I32, F32, then="Round"),
     FUSED: _fused_clamp,
+    WRITTEN: lambda m: m,         # its runner makes the mistake (:func:`_written`)
 }
+
+
+def _written(run, model):
+    """``run`` of ``model`` as a runtime that writes each result into the constant it folded
+    from an ``Expand`` a bitwise operator reads: there, each run's outputs are the sum of every
+    run's so far (OpenVINO 2026.4.1 at fixed shapes, :data:`FOLDED`)."""
+    if not folded_patterns(model):
+        return run
+    kept: dict = {}
+
+    def written(feed):
+        for k, v in run(feed).items():
+            kept[k] = kept[k] + v if k in kept else v
+        return dict(kept)
+    return written
 
 
 class Mistaken(ModelEngine):
@@ -100,10 +117,14 @@ class Mistaken(ModelEngine):
 
     def open(self, model):
         import onnxruntime as ort
-        data = MISTAKES[self.failure](onnx.load_from_string(model.data)).SerializeToString()
-        session = ort.InferenceSession(data, providers=["CPUExecutionProvider"])
+        proto = MISTAKES[self.failure](onnx.load_from_string(model.data))
+        session = ort.InferenceSession(proto.SerializeToString(),
+                                       providers=["CPUExecutionProvider"])
         names = [o.name for o in session.get_outputs()]
-        return lambda feed: dict(zip(names, session.run(names, feed)))
+
+        def run(feed):
+            return dict(zip(names, session.run(names, feed)))
+        return _written(run, proto) if self.failure == WRITTEN else run
 
 
 def test_onnxruntime_passes_every_probe():
@@ -279,3 +300,46 @@ def test_locate_names_a_clamp_fused_into_a_float32_clamp():
     finally:
         del TARGETS["paired"]
     assert "operator 0 (clamp)" in said and "Min and Max into one float32 Clamp" in said, said
+
+
+def _clamped_fill():
+    """A constant fill with a clamp policy added to an input, and three decodes of it with
+    the reference's outputs."""
+    from waiexport import params as P
+    from waiexport import write
+    from waiexport.builder import GraphBuilder
+    from waiexport.reference import decode
+    b = GraphBuilder()
+    x = b.input(1, -4096, 4096, max_h=2, max_w=2)
+    y = b.input(2, -(1 << 20), 1 << 20, max_h=2, max_w=2)
+    f = b.op("fill", x, P.Fill(0, 4096), channels=2, policy="clamp", lo=0, hi=100)
+    b.output(b.op("add", [f, y]))
+    g = b.build()
+    decodes = [[np.zeros((1, 2, 2), np.int64), np.full((2, 2, 2), 1000 * k)] for k in (1, 2, 3)]
+    return write(g), [(d, decode(g, d, [])[0]) for d in decodes]
+
+
+@with_extra("onnxruntime", "ort")
+def test_a_runtime_that_writes_into_a_folded_constant_is_named_and_its_target_avoids_it():
+    """The double writes each result into a constant it folded from an Expand that a
+    bitwise operator reads: the probe of that pattern (run twice) names it; openvino-cpu,
+    whose description says so, makes a constant fill from its input at run time, which the
+    double computes exactly decode after decode; a target that does not gets no claim for a
+    model that holds the pattern."""
+    from dataclasses import replace
+
+    from waiexport.descriptions import TARGETS
+    wrong = {name for name, w in Mistaken(WRITTEN, "openvino-cpu").probe().items() if w}
+    assert wrong == {f"{FOLDED} int32: {WRITTEN}"}, wrong
+    data, decodes = _clamped_fill()
+    loaded = Mistaken(WRITTEN, "openvino-cpu").load(data)
+    assert loaded.unclaimable is None
+    for feed, want in decodes:
+        assert loaded.decode(feed, [])[0].tolist() == want.tolist()
+    TARGETS["unfolded"] = replace(TARGETS["openvino-cpu"], name="unfolded", inexact=tuple(
+        f for f in TARGETS["openvino-cpu"].inexact if f[0][0] != FOLDED))
+    try:
+        loaded = Mistaken(WRITTEN, "unfolded").load(data)
+    finally:
+        del TARGETS["unfolded"]
+    assert WRITTEN in (loaded.unclaimable or ""), loaded.unclaimable
