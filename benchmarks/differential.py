@@ -23,8 +23,9 @@ output buffer that outlived its array, onnxruntime's allocation error escaping `
 ``export``, TOSA's int32 fields, the acc64 floor shift past 62 (an ``igdn``), an acc64
 ``conv_transpose`` whose checked output wrapped through an int8 move, and OpenVINO's
 refusal of a feed naming an input it dropped, its wrong rows past 2^24 and its interleave of
-a transposed convolution sized wrong on dynamic shapes (the README's hostile-input section
-and its OpenVINO paragraph).
+a transposed convolution sized wrong on dynamic shapes, and, on the generator's chains,
+OpenVINO writing each decode's sum into a folded constant and TVM declining every crop whose
+window a scalar sizes (the README's hostile-input section and its OpenVINO paragraph).
 """
 
 from __future__ import annotations
