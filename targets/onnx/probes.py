@@ -32,7 +32,7 @@ import numpy as np
 
 __all__ = ["Probe", "Joined", "PROBES", "SATURATION", "used", "typed_nodes", "FLOAT32",
            "NARROWED", "NEAREST", "FUSED", "WRITTEN", "CLAMP", "SPLIT_CLAMP",
-           "FOLDED", "folded_patterns"]
+           "FOLDED", "SUM_TREE", "folded_patterns"]
 
 FLOAT32, NARROWED, NEAREST, PAIRS, CAST, FUSED, WRITTEN = (
     "float32 accumulation", "int64 narrowed to int32", "rounding to nearest after fusion",
@@ -44,6 +44,9 @@ CLAMP, SPLIT_CLAMP = "Min-Max", "Min-BitwiseOr-Max"
 #: OpenVINO's CPU plugin then writes the next node's result into the constant, so it changes
 #: from one inference to the next (measured; its probe runs twice, :data:`WRITTEN`).
 FOLDED = "Expand-BitwiseOr"
+#: A product then a tree of sums, the runtime targets' convolution (``Mul`` of strided
+#: windows and ``Add``), as a compiler fuses its neighbours.
+SUM_TREE = "Mul-Add-Add"
 #: numpy's types by ONNX's names for them (``TensorProto``'s, looked up when a model is built:
 #: a load whose probes' models are kept on disk imports no onnx, targets/stored.py).
 _TYPES = {np.dtype(np.int8): "INT8", np.dtype(np.uint8): "UINT8", np.dtype(np.int32): "INT32",
@@ -217,6 +220,7 @@ def _probes() -> tuple:
                     direction="RIGHT"))
     out += _clamps()
     out.append(_folded())
+    out.append(_sum_tree())
     # MatMulInteger → Add → Div, the requantisation's shape: 7 // 2 is 3, nearest gives 4
     out.append(Probe(NEAREST, "Div", "int32",
                      (("MatMulInteger", ["x", "w"], ["s"]), ("Add", ["s", "b"], ["t"]),
@@ -241,6 +245,19 @@ def _clamps() -> list[Probe]:
              ("Max", ["b", "lo"], ["out0"]))
     return [Probe(FUSED, CLAMP, "int32", pair, bounds, {"x": x}, want),
             Probe(FUSED, SPLIT_CLAMP, "int32", split, bounds, {"x": x}, want)]
+
+
+def _sum_tree() -> Probe:
+    """A convolution's sum as the runtime targets' lowering emits it, a product then a tree of
+    ``Add`` (:data:`SUM_TREE`), on int32 products and sums past 2^24 that are no float32
+    values: a runtime that fuses the chain into one float32 kernel rounds them."""
+    x = np.array([(1 << 24) + 1, -(1 << 24) - 1, 12345679], np.int32)
+    w = np.array([3, 5, 7], np.int32)
+    y, z = np.array([1, 3, 5], np.int32), np.array([(1 << 30) - 3, 7, -9], np.int32)
+    want = (x.astype(np.int64) * w + y + z).astype(np.int32)
+    return Probe(FLOAT32, SUM_TREE, "int32", (
+        ("Mul", ["x", "w"], ["p"]), ("Add", ["p", "y"], ["s"]), ("Add", ["s", "z"], ["out0"])),
+        {"w": w, "z": z}, {"x": x, "y": y}, want)
 
 
 def _folded() -> Probe:

@@ -13,8 +13,8 @@ from waiexport.targets.engines.base import ModelEngine
 from waiexport.targets.errors import NotForEngine
 from waiexport.targets.engines.ort import CPU, OrtEngine, OrtRuntime
 from waiexport.targets.onnx.probes import (CLAMP, FLOAT32, FOLDED, FUSED, NARROWED, NEAREST,
-                                           PROBES, SPLIT_CLAMP, WRITTEN, clamp_patterns,
-                                           folded_patterns)
+                                           PROBES, SPLIT_CLAMP, SUM_TREE, WRITTEN,
+                                           clamp_patterns, folded_patterns)
 
 from _helpers import with_extra
 
@@ -88,6 +88,7 @@ MISTAKES = {
     NEAREST: lambda m: _through(m, "Div", I32, F32, then="Round"),
     FUSED: _fused_clamp,
     WRITTEN: lambda m: m,         # its runner makes the mistake (:func:`_written`)
+    SUM_TREE: lambda m: _through(m, "Add", I32, F32),
 }
 
 
@@ -343,3 +344,13 @@ def test_a_runtime_that_writes_into_a_folded_constant_is_named_and_its_target_av
     finally:
         del TARGETS["unfolded"]
     assert WRITTEN in (loaded.unclaimable or ""), loaded.unclaimable
+
+
+@with_extra("onnxruntime", "ort")
+def test_the_sum_tree_probe_names_a_runtime_that_adds_a_convolution_s_sums_in_float32():
+    """The runtime targets' convolution is a product then a tree of Add: a double that adds
+    int32 through float32 fails the pattern's probe (sums past 2^24 that are no float32
+    values) as well as Add's own, and onnxruntime passes both."""
+    wrong = {name for name, w in Mistaken(SUM_TREE).probe().items() if w}
+    assert {f"{SUM_TREE} int32: {FLOAT32}", f"Add int32: {FLOAT32}"} <= wrong, wrong
+    assert not OrtEngine().probe()[f"{SUM_TREE} int32: {FLOAT32}"]
