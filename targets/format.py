@@ -148,8 +148,9 @@ class Format:
 
     def save(self, exp, model: Model, output: Path, stem: str) -> dict:
         """Write ``model`` as ``output`` (each file under a temporary name, renamed into
-        place when complete); what the report says of it: ``{"model", "bytes"}``, and a
-        format's own members."""
+        place when complete); what the report says of it: ``{"model", "bytes"}``, and what a
+        format that compiles the model further adds: ``report`` (members of ``export
+        --json``'s report) and ``lines`` (of its summary)."""
         for name, data in self.files(exp, model, output.name).items():
             write_atomic(output.parent / name, data)
         return {"model": str(output), "bytes": len(model.data)}

@@ -40,8 +40,13 @@ class VelaFormat(TosaFormat):
                 (work / name).write_bytes(data)
             report = compile_vela(tosa, exp.target.vela, work)
         report.tflite = output / report.tflite.name
+        name = exp.target.name
+        lines = [f"every node fits {name} (its limits: waiexport targets show {name})",
+                 *report.lines()]
+        if report.cpu_ops:
+            lines.append(f"  {report.cpu_ops} operators are not on the NPU")
         return {"model": str(output / tosa.name), "bytes": len(model.data),
-                "vela": report}
+                "report": {"vela": report.as_dict()}, "lines": lines}
 
     @contextmanager
     def packing(self):

@@ -111,13 +111,8 @@ def export(source: Source, output: str | Path, *, target: str = "ort-cpu",
     if checked != size:
         lines.append(f"self-checked at {_hw(checked)}, where every node's edges and interior "
                      f"occur; at the model's {_hw(size)}: {at_size['said']}")
-    if "vela" in saved:
-        vela = saved["vela"]
-        report["vela"] = vela.as_dict()
-        lines += [f"every node fits {tgt.name} (its limits: waiexport targets show {tgt.name})",
-                  *vela.lines()]
-        if vela.cpu_ops:
-            lines.append(f"  {vela.cpu_ops} operators are not on the NPU")
+    report.update(saved.get("report", {}))
+    lines += saved.get("lines", [])
     return Exported(report, rewrites, tuple(lines))
 
 
