@@ -242,7 +242,7 @@ def outcome(family: str, item, graph: bytes) -> str:
 def _judged(files: dict, pack: Path, vector_files: list, correct: dict) -> str:
     """``ok`` when the judge passes every vector, ``fail`` when one fails; a pass holds
     only where each result the runner wrote has the correct type, shape and values."""
-    from waiexport.conformance.packs import judge
+    from waiexport.conformance.judging import judge
     tmp = Path(tempfile.mkdtemp())
     try:
         for name, data in files.items():

@@ -139,7 +139,7 @@ def _judge_results(results: Path, pack: Path, pack_sha256: str | None, files: li
     files ``files``; exits."""
     import re
 
-    from waiexport.conformance.packs import judge
+    from waiexport.conformance.judging import judge
     from waiexport.conformance.validate import NO_CLAIM, render, report
     for folder, what in ((results, "results"), (pack, "pack")):
         if not folder.is_dir():
