@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import struct
 
+from . import layouts
 from . import params as P
 from .cursor import Cursor, Short
 from .graph import POLICIES, Graph, Input, Scalar, Tensor
@@ -184,7 +185,7 @@ def _operators(cur: Cursor, n_ops: int, tensors: list, scalars: list) -> list:
             pcur = Cursor(cur.buf, cur.off, cur.off + plen)
             cur.off += plen
             ctx = P.LayoutCtx(tensors[ids[0]].channels, tuple(scalars))
-            params = P.decode(info.name, pcur, ctx)
+            params = layouts.decode(info.name, pcur, ctx)
         except Short as e:
             raise _mismatch(where, str(e)) from None
         except P.ParamError as e:
@@ -213,7 +214,7 @@ def write(graph: Graph) -> bytes:
     out += [struct.pack("<IbBHqq", t.channels, -128 if t.exponent is None else t.exponent,
                         POLICIES.index(t.policy), 0, t.lo, t.hi) for t in tensors.values()]
     for op in ops:
-        body = P.encode(op.name, op.params)
+        body = layouts.encode(op.name, op.params)
         ids = op.inputs + op.outputs
         out.append(struct.pack(f"<BBBx{len(ids)}II", BY_NAME[op.name].code, len(op.inputs),
                                len(op.outputs), *ids, len(body)))

@@ -1,7 +1,7 @@
 """The operator table (§5) is data every part reads: pin it against the spec's table."""
 
 from waiexport.optable import BY_CODE, BY_NAME, OPS, info
-from waiexport.params import LAYOUTS
+from waiexport.layouts import LAYOUTS
 from waiexport.plan import SHAPES
 
 # §5's table, transcribed independently: code, name, in, out, i32 column, npu column.
