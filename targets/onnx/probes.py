@@ -276,9 +276,9 @@ def _saturation() -> Probe:
     """u8×s8 pairs of ``128 × −128`` and ``128 × 127``, and of ``255 × ±64``: what an AVX2
     kernel that adds pairs of products in int16 still holds (255 × 127 saturates,
     measured). Every way our models use it, the three products side by side: the u8
-    operand fed and the s8 one a constant at both ends (:func:`.mac._im2col_sum`, base-128
+    operand fed and the s8 one a constant at both ends (:func:`.mac.nhwc.im2col_sum`, base-128
     and base-256 digits), and the u8 operand a constant and the s8 one fed
-    (:func:`.mac._weights_first_sum`)."""
+    (:func:`.mac.weights_first.weights_first_sum`)."""
     def pairs(top: int, w: int):
         x = np.array([[top] * 64, [top, 0] * 32, [1] * 64, [top] * 64], dtype=np.uint8)
         ws = np.stack([np.full(64, -w), np.full(64, min(w, 127)), np.arange(64) * w // 32 - w,

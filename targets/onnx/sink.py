@@ -1,5 +1,5 @@
 """Concatenations moved below the per-channel steps that follow them: a ``Concat`` of the
-groups' or phases' sums (:func:`.mac._joined`) is read by the requantisation, a clamp and a
+groups' or phases' sums (:func:`.mac.common.joined`) is read by the requantisation, a clamp and a
 narrowing ``Cast``, each a pass over the whole int32 tensor; run on each part before the
 join, every step reads a part still in cache from its GEMM, and the join copies the narrow
 result (the transposed stack 0.92× the time, interleaved). Each step is elementwise with
@@ -147,7 +147,7 @@ def _source(concat, chain, made, readers, shapes, consts):
     """Where every part of ``concat`` is a ``Slice`` (read by it alone) of one tensor whose
     last axis, the join's, the parts' channels tile in order, and no step reshapes: that
     tensor and the slices, so the steps run on it whole, then the slices (the shared
-    window's shifted groups, :func:`.mac._shared_window`). It holds positions no part
+    window's shifted groups, :func:`.mac.nhwc._shared_window`). It holds positions no part
     keeps; a step there must not trap whatever the value (a ``Div`` by 0 or −1 would)."""
     steps, sizes, axis, _ = chain
     slices = [made.get(p) for p in concat.input]

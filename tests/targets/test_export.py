@@ -630,7 +630,7 @@ def test_the_digits_at_the_ends_of_the_input(lo, hi):
         if mac.u8s8_exact():   # each digit moved to NHWC once, as a u8, in each branch
             assert ("If" in ops) == (few != (lo, hi))
             assert [t for _, op, t in typed_nodes(model) if op == "Transpose"].count(
-                "uint8") == sum(len(mac._tops(bound, base)) for r in {(lo, hi), few}
+                "uint8") == sum(len(mac.nhwc._tops(bound, base)) for r in {(lo, hi), few}
                                 for bound in (r[1], -r[0]) if bound > 0)
         for x in (np.full((2, 4, 4), lo), np.full((2, 4, 4), hi), np.full((2, 4, 4), few[0]),
                   np.full((2, 4, 4), few[1]),
@@ -708,14 +708,14 @@ def test_the_x_first_product_by_groups_of_trimmed_kernels(data):
     inputs = [np.full(n, lo), np.full(n, hi), np.resize([lo, hi], n),
               np.array(data.draw(st.lists(st.sampled_from([lo, hi, 0, 255, 256]),
                                           min_size=n, max_size=n))).clip(lo, hi)]
-    with mock.patch.object(mac, "_COLUMNS", 1), mock.patch.object(mac, "_GROUPED", 1.0):
+    with mock.patch.object(mac.nhwc, "_COLUMNS", 1), mock.patch.object(mac.nhwc, "GROUPED", 1.0):
         ops = [n.op_type for n in subgraph_nodes(export(write(g), ORT).model.graph.node)]
-        groups = mac._column_groups(w, (pad,) * 4)
-        shared = mac._shared_window(groups, (stride, stride), (k, k))
+        groups = mac.nhwc._column_groups(w, (pad,) * 4)
+        shared = mac.nhwc._shared_window(groups, (stride, stride), (k, k))
         for x in inputs:
             agree(write(g), [x.reshape(cin, h, wd)], [])
     few = (max(lo, -255), min(hi, 255))   # the If's one-digit branch, and the whole product;
-    digits = sum(max(len(mac._tops(bound, 256)) if bound > 0 else 0   # a digit's sign parts
+    digits = sum(max(len(mac.nhwc._tops(bound, 256)) if bound > 0 else 0   # a digit's sign parts
                      for bound in (r[1], -r[0])) for r in {(lo, hi), few})   # in one GEMM
     assert ops.count("MatMulInteger") == digits * (1 if shared else len(groups))
 
@@ -748,9 +748,9 @@ def test_groups_of_one_window_size_share_one_gather_and_gemm(data):
     assume(in_subset(g) and mac.u8s8_exact())
     h, wd = data.draw(st.integers(1, 5)), data.draw(st.integers(1, 5))
     n = cin * h * wd
-    with mock.patch.object(mac, "_COLUMNS", 1):
-        groups = mac._column_groups(w, (1,) * 4)
-        assert mac._shared_window(groups, (1, 1), (3, 3)) is not None
+    with mock.patch.object(mac.nhwc, "_COLUMNS", 1):
+        groups = mac.nhwc._column_groups(w, (1,) * 4)
+        assert mac.nhwc._shared_window(groups, (1, 1), (3, 3)) is not None
         ops = [n.op_type for n in subgraph_nodes(export(write(g), ORT).model.graph.node)]
         for x in (np.full(n, lo), np.full(n, hi), np.resize([lo, hi], n),
                   rng.integers(lo, hi + 1, n)):
@@ -759,7 +759,7 @@ def test_groups_of_one_window_size_share_one_gather_and_gemm(data):
         return                # a signed int8 input read NCHW: the weights-first product
     few = (max(lo, -255), min(hi, 255))   # a GEMM a digit (its sign parts joined) in each
     assert ops.count("MatMulInteger") == sum(   # of the If's branches, every group in it
-        max(len(mac._tops(bound, 256)) for bound in (r[1], -r[0]) if bound > 0)
+        max(len(mac.nhwc._tops(bound, 256)) for bound in (r[1], -r[0]) if bound > 0)
         for r in {(lo, hi), few})
 
 

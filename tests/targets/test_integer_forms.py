@@ -89,7 +89,7 @@ def test_the_convolution_by_mul_and_add_trees(data, cin, cout, k, stride, pad):
                                     max_size=cout * cin * k[0] * k[1]))).reshape(
         cout, cin, *k)
     lo, hi = -(1 << 11), (1 << 11) - 1
-    assume(mac._subset_sums_fit_i32((lo, hi), w))   # else the form is not taken
+    assume(mac.elementwise.subset_sums_fit_i32((lo, hi), w))   # else the form is not taken
     model, ops = _model(lambda e, x: mac.mac_sum(
         e, x, (lo, hi), w, target("openvino-cpu"), groups=1, strides=(stride, stride),
         pads=(pad, pad, pad, pad), dtype=I32), cin)
