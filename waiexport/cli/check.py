@@ -47,6 +47,7 @@ def check(files, roles, capability, profile, subset, cert_path, set_sha256, targ
     Example: waiexport check examples/tiny_synth.whg1 --target tosa
     """
     from waiexport.jobs import check as checked
+    from waiexport.jobs.checks import set_digest
     from waiexport.load import read_member
     from waiexport.targets.errors import EngineUnavailable
 
@@ -54,13 +55,17 @@ def check(files, roles, capability, profile, subset, cert_path, set_sha256, targ
         target_named(target_name)
     if roles and len(roles) != len(files):
         raise click.BadParameter(f"{len(roles)} roles for {len(files)} files", param_hint="--role")
+    try:
+        set_digest(set_sha256)
+    except ValueError as e:
+        raise click.BadParameter(str(e), param_hint="--set-sha256") from None
     names = list(roles) or [Path(f).stem for f in files]
     members = [load_file(path, as_json, lambda d, n=name: read_member(d, n))[1]
                for name, path in zip(names, files)]
     try:
         result = checked(members, capability=capability, profile=profile, subset=subset,
                          set_sha256=set_sha256, target=target_name)
-    except ValueError as e:  # a digest, role or capability out of its range
+    except ValueError as e:  # a role or capability outside printable ASCII (§8.5)
         raise click.BadParameter(str(e)) from None
     except EngineUnavailable as e:
         fail(target_name, "unavailable", "-", str(e))

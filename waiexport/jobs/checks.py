@@ -12,9 +12,17 @@ from waiexport.jsonio import ascii_text, report_json
 
 from .source import Source, member_of
 
-__all__ = ["Checked", "check"]
+__all__ = ["Checked", "check", "set_digest"]
 
 HEX = set("0123456789abcdef")
+
+
+def set_digest(value: str | None) -> str | None:
+    """``value``, a set's digest for ``set_sha256``: ``None``, or 64 lowercase hexadecimal
+    digits (``ValueError`` otherwise)."""
+    if value is not None and (len(value) != 64 or set(value) - HEX):
+        raise ValueError("64 lowercase hexadecimal digits")
+    return value
 
 
 @dataclass(frozen=True)
@@ -78,8 +86,7 @@ def check(sources: Sequence[Source], *, roles: Sequence[str] = (),
         raise ValueError(f"profile {profile!r}: acc32 or acc64")
     if roles and len(roles) != len(sources):
         raise ValueError(f"{len(roles)} roles for {len(sources)} files")
-    if set_sha256 is not None and (len(set_sha256) != 64 or set(set_sha256) - HEX):
-        raise ValueError("set_sha256: 64 lowercase hexadecimal digits")
+    set_digest(set_sha256)
     tgt = None
     if target is not None:
         from waiexport.descriptions import target as described
