@@ -71,10 +71,10 @@ def export(graph, target_name, output, sizes, as_json):
 def _export(graph: str, tgt, member, output: str, sizes):
     """:func:`waiexport.jobs.export` of the loaded GRAPH, with progress bars; what it raises
     ends in one line."""
-    from waiexport.jobs.exporting import SelfCheckFailed, SizeRefused, export
+    from waiexport.jobs.exporting import SelfCheckFailed, SizeRefused, Unwritten, export
     from waiexport.targets.errors import CompileError, ExportError, NotForEngine
     try:
-        with contextlib.ExitStack() as stack, written(output):
+        with contextlib.ExitStack() as stack:
             return export(member, output, target=tgt.name, sizes=sizes,
                           progress=lambda label, n: stack.enter_context(
                               progress(n, label)).update)
@@ -92,6 +92,9 @@ def _export(graph: str, tgt, member, output: str, sizes):
              f"{e.refusal.where}", e.refusal.detail)
     except CompileError as e:
         fail(output, e.compiler, tgt.name, f"{e.compiler.capitalize()} refused it: {e}")
+    except Unwritten as e:      # the one-line error written() gives for the output
+        with written(output):
+            raise e.error from None
 
 
 def _why(tgt, e) -> str:

@@ -5,14 +5,14 @@ file refused at load, ``ValueError`` for an option out of its range, ``KeyError`
 unknown target, ``EngineUnavailable`` for a runtime that is not installed."""
 
 from .checks import Checked, check
-from .exporting import Exported, SelfCheckFailed, SizeRefused, export
+from .exporting import Exported, SelfCheckFailed, SizeRefused, Unwritten, export
 from .jpegai import AtScale, Decoded, InputRefused, jpegai_decode
 from .lowering import Lowered, lower
 from .rewriting import Rewritten, rewrite
 from .running import AtDecode, Ran, run
 from .validation import NothingToValidate, Validated, validate, vectors
 
-__all__ = ["Checked", "check", "Exported", "SelfCheckFailed", "SizeRefused", "export",
+__all__ = ["Checked", "check", "Exported", "SelfCheckFailed", "SizeRefused", "Unwritten", "export",
            "Lowered", "lower", "Rewritten", "rewrite", "Ran", "AtDecode", "run", "Validated",
            "NothingToValidate", "validate", "vectors", "Decoded", "InputRefused", "AtScale",
            "jpegai_decode"]

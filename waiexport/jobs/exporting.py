@@ -12,7 +12,7 @@ from waiexport.refusal import Refusal
 
 from .source import Source, member_of
 
-__all__ = ["Exported", "SelfCheckFailed", "SizeRefused", "export"]
+__all__ = ["Exported", "SelfCheckFailed", "SizeRefused", "Unwritten", "export"]
 
 #: ``progress(label, total)`` → a function told how many steps finished.
 Progress = Callable[[str, int], Callable[[int], None]]
@@ -24,6 +24,15 @@ class SelfCheckFailed(Exception):
 
     def __init__(self, where: str, difference: str):
         super().__init__(f"self-check {where} failed: {difference}")
+
+
+class Unwritten(Exception):
+    """The model, checked, could not be written as ``output``: ``error`` is the ``OSError``
+    (``NotOurs`` for a folder of someone else's files, left as it was)."""
+
+    def __init__(self, output: str, error: OSError):
+        super().__init__(f"{output}: {error.strerror or error}")
+        self.output, self.error = output, error
 
 
 class SizeRefused(Exception):
@@ -76,8 +85,9 @@ def export(source: Source, output: str | Path, *, target: str = "ort-cpu",
         ``sizes`` (or the declared ones) do not plan.
     SelfCheckFailed
         The model differs from the reference.
-    OSError
-        ``output`` cannot be written (``NotOurs`` for a folder of someone else's files).
+    Unwritten
+        ``output`` cannot be written (its ``error`` a ``NotOurs`` for a folder of someone
+        else's files).
     """
     from waiexport.descriptions import target as described
     from waiexport.targets.exporter import export as export_graph
@@ -96,7 +106,10 @@ def export(source: Source, output: str | Path, *, target: str = "ort-cpu",
     model = exp.built(shapes)
     probes = _self_check(exp, checked, judge, f"on {judged_on}", progress)
     at_size = _at_size(exp, tgt, fmt, size, checked, progress)
-    saved = fmt.save(exp, model, Path(output), stem)
+    try:
+        saved = fmt.save(exp, model, Path(output), stem)
+    except OSError as e:
+        raise Unwritten(str(output), e) from e
     report = {**fmt.report(exp, model), "bytes": len(model.data), "model": saved["model"],
               "rewrites": exp.rewrites,
               "self_check": {"bit_exact": True, "decodes": probes, "on": judged_on,
