@@ -17,8 +17,11 @@ from pathlib import Path
 
 __all__ = ["write_atomic", "new_folder", "output_folder", "ours", "foreign", "unlisted",
            "npy_header", "read_bounded", "npy_bytes", "umask", "sweep", "own_pid", "TooLarge",
-           "NotRegular", "NotOurs", "MARK"]
+           "NotRegular", "NotOurs", "MARK", "READ_LIMIT"]
 
+#: The most a file a user names (a graph, a decode, a vector file) may hold, unless its kind
+#: says less.
+READ_LIMIT = 1 << 31
 #: How many times a folder put in place by other writers is moved aside before giving up.
 _RACES = 100
 

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import click
 
+from waiexport.files import READ_LIMIT
 from waiexport.jsonio import report_json
 from waiexport.refusal import Refusal
 
@@ -61,10 +62,6 @@ def _a_file(path: str, empty: str) -> Path:
     if Path(path).is_dir():
         fail(path, "not-a-file", "-", "a folder, where a file is expected")
     return Path(path)
-
-
-#: The most a file given on the command line may hold, unless its kind says less.
-READ_LIMIT = 1 << 31
 
 
 def read_file(path: str, limit: int = READ_LIMIT) -> bytes:

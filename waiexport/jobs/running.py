@@ -7,11 +7,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
-from waiexport.files import read_bounded
+from waiexport.files import READ_LIMIT, read_bounded
 from waiexport.jsonio import report_json, tensor_json
 from waiexport.refusal import Refusal
 
-from .source import READ_LIMIT, member_of
+from .source import data_of
 
 __all__ = ["Ran", "AtDecode", "run"]
 
@@ -99,4 +99,4 @@ def run(source, decodes: Sequence | dict | str | Path, *, engine: str = "referen
 def _loaded(source, engine: str, target: str | None):
     """``source`` loaded by the engine called ``engine``."""
     from waiexport.targets.engines import engine as named
-    return named(engine, isolate=True, target=target).load(member_of(source).data)
+    return named(engine, isolate=True, target=target).load(data_of(source))
