@@ -479,11 +479,10 @@ def graph(c: Choices, profile: str = "acc32", longest: int = 4,
         x = chain.carry(x)
     chain.b.output(*chain.loose, x)
     try:
-        g = chain.b.build()
-        member = read_member(write(g))
+        member = read_member(write(chain.b.graph()))   # the load checks, as build makes
     except (Refusal, ValueError):
         return None
-    return g if Verdict.over([member]).meets(profile) else None
+    return member.graph if Verdict.over([member]).meets(profile) else None
 
 
 def sequence(g: Graph, seed: int = 0, steps: int = 3) -> list:
