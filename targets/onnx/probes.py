@@ -340,16 +340,27 @@ def used(model) -> set[tuple[str, str]]:
 
 
 def folded_patterns(model) -> set[tuple[str, str]]:
-    """``{(FOLDED, its type)}`` where ``model`` ``Expand``s a constant and a bitwise
-    operator reads the result (:data:`FOLDED`); else nothing."""
+    """``{(FOLDED, its type)}`` where a bitwise operator of ``model`` reads a tensor a runtime
+    folds at fixed shapes from an ``Expand`` of a constant: computed from constants and
+    shapes alone, through that ``Expand`` (:data:`FOLDED`); else nothing."""
     from onnx import helper
     from .emit import subgraph_nodes
-    nodes = list(subgraph_nodes(model.graph.node))
-    consts = {t.name: t.data_type for t in model.graph.initializer}
-    expanded = {n.output[0]: consts[n.input[0]] for n in nodes
-                if n.op_type == "Expand" and n.input[0] in consts}
-    return {(FOLDED, np.dtype(helper.tensor_dtype_to_np_dtype(expanded[i])).name)
-            for n in nodes if n.op_type.startswith("Bitwise") for i in n.input if i in expanded}
+    static = {t.name for t in model.graph.initializer}
+    expanded: dict = {}      # a folded tensor downstream of an Expand: its constant's type
+    types = {t.name: t.data_type for t in model.graph.initializer}
+    found = set()
+    for n in subgraph_nodes(model.graph.node):
+        ins = [i for i in n.input if i]
+        if n.op_type.startswith("Bitwise"):
+            found |= {(FOLDED, np.dtype(helper.tensor_dtype_to_np_dtype(expanded[i])).name)
+                      for i in ins if i in expanded}
+        if n.op_type == "Shape" or (ins and all(i in static for i in ins)):
+            static.update(n.output)
+            kind = types.get(ins[0]) if n.op_type == "Expand" else next(
+                (expanded[i] for i in ins if i in expanded), None)
+            if kind:
+                expanded.update(dict.fromkeys(n.output, kind))
+    return found
 
 
 def clamp_patterns(model) -> set[tuple[str, str]]:
