@@ -328,6 +328,22 @@ def exact_or_refused(g, decodes, engine=None) -> bool:
     return True
 
 
+def clamped_fill(side: int, lo: int, hi: int):
+    """A constant fill (4096) whose clamp policy is ``[lo, hi]``, added to an input, on
+    inputs of ``side × side``, and three decodes of it, each with the reference's output:
+    ``(graph, [(inputs, want)])``."""
+    from waiexport.reference import decode
+    b = GraphBuilder()
+    x = b.input(1, -4096, 4096, max_h=side, max_w=side)
+    y = b.input(2, -(1 << 20), 1 << 20, max_h=side, max_w=side)
+    f = b.op("fill", x, P.Fill(0, 4096), channels=2, policy="clamp", lo=lo, hi=hi)
+    b.output(b.op("add", [f, y]))
+    g = b.build()
+    decodes = [[np.zeros((1, side, side), np.int64), np.full((2, side, side), 1000 * k)]
+               for k in (1, 2, 3)]
+    return g, [(d, decode(g, d, [])[0]) for d in decodes]
+
+
 def accumulator():
     """out = clamp(x + state, ±50), fed back as the state; init 3; x is check [−10, 10]."""
     b = GraphBuilder()

@@ -7,6 +7,7 @@ import onnx
 import pytest
 from onnx import TensorProto, helper
 
+from waiexport import write
 from waiexport.conformance.generate import CORPUS
 from waiexport.conformance.validate import files_under, report, validate
 from waiexport.targets.engines.base import ModelEngine
@@ -16,7 +17,7 @@ from waiexport.targets.onnx.probes import (CLAMP, FLOAT32, FOLDED, FUSED, NARROW
                                            PROBES, SPLIT_CLAMP, SUM_TREE, WRITTEN,
                                            clamp_patterns, folded_patterns)
 
-from _helpers import with_extra
+from _helpers import clamped_fill, with_extra
 
 F32, I32, I64 = TensorProto.FLOAT, TensorProto.INT32, TensorProto.INT64
 
@@ -231,7 +232,6 @@ def _clamp_past_2_24(policy: bool):
     """A graph whose clamp (an operator, or a tensor's clamp policy) has bounds past 2^24
     that are no float32 values, and a decode at and past them; the reference's values."""
     from waiexport import params as P
-    from waiexport import write
     from waiexport.builder import GraphBuilder
     b = GraphBuilder()
     x = b.input(1, -(1 << 31), (1 << 31) - 1, max_h=1, max_w=4)
@@ -303,23 +303,6 @@ def test_locate_names_a_clamp_fused_into_a_float32_clamp():
     assert "operator 0 (clamp)" in said and "Min and Max into one float32 Clamp" in said, said
 
 
-def _clamped_fill():
-    """A constant fill with a clamp policy added to an input, and three decodes of it with
-    the reference's outputs."""
-    from waiexport import params as P
-    from waiexport import write
-    from waiexport.builder import GraphBuilder
-    from waiexport.reference import decode
-    b = GraphBuilder()
-    x = b.input(1, -4096, 4096, max_h=2, max_w=2)
-    y = b.input(2, -(1 << 20), 1 << 20, max_h=2, max_w=2)
-    f = b.op("fill", x, P.Fill(0, 4096), channels=2, policy="clamp", lo=0, hi=100)
-    b.output(b.op("add", [f, y]))
-    g = b.build()
-    decodes = [[np.zeros((1, 2, 2), np.int64), np.full((2, 2, 2), 1000 * k)] for k in (1, 2, 3)]
-    return write(g), [(d, decode(g, d, [])[0]) for d in decodes]
-
-
 @with_extra("onnxruntime", "ort")
 def test_a_runtime_that_writes_into_a_folded_constant_is_named_and_its_target_avoids_it():
     """The double writes each result into a constant it folded from an Expand that a
@@ -332,7 +315,8 @@ def test_a_runtime_that_writes_into_a_folded_constant_is_named_and_its_target_av
     from waiexport.descriptions import TARGETS
     wrong = {name for name, w in Mistaken(WRITTEN, "openvino-cpu").probe().items() if w}
     assert wrong == {f"{FOLDED} int32: {WRITTEN}"}, wrong
-    data, decodes = _clamped_fill()
+    g, decodes = clamped_fill(2, 0, 100)
+    data = write(g)
     loaded = Mistaken(WRITTEN, "openvino-cpu").load(data)
     assert loaded.unclaimable is None
     for feed, want in decodes:

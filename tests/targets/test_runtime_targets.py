@@ -14,7 +14,8 @@ from hypothesis import strategies as st
 from waiexport import write
 from waiexport.probes import probe_inputs
 
-from _helpers import examples, exact_or_refused, past_the_kernel, verdict, with_extra
+from _helpers import (clamped_fill, examples, exact_or_refused, past_the_kernel, verdict,
+                      with_extra)
 from _strategies import NARROW, PARAMS, case, requantisation
 
 TVM_EXAMPLES = int(os.environ.get("WAIEXPORT_TVM_EXAMPLES", "4"))
@@ -246,19 +247,10 @@ def test_a_clamped_fill_read_by_an_add_stays_exact_from_decode_to_decode(runtime
     on OpenVINO the fill's Expand folds to a constant at fixed shapes, the clamp's BitwiseOr
     guard reads it, and each decode's sum was written into it, so decode k returned the sum
     of decodes 0..k. The fill is made from the input at run time there (FOLDED)."""
-    from waiexport import params as P
-    from waiexport.builder import GraphBuilder
-    from waiexport.reference import decode
-    b = GraphBuilder()
-    x = b.input(1, -4096, 4096, max_h=4, max_w=4)
-    y = b.input(2, -(1 << 20), 1 << 20, max_h=4, max_w=4)
-    f = b.op("fill", x, P.Fill(0, 4096), channels=2, policy="clamp", lo=1 << 24, hi=909967496)
-    b.output(b.op("add", [f, y]))
-    g = b.build()
+    g, decodes = clamped_fill(4, 1 << 24, 909967496)
     loaded = _engine(runtime).load(write(g))
-    for k in range(3):
-        feed = [np.zeros((1, 4, 4), int), np.full((2, 4, 4), 1000 * (k + 1))]
-        assert loaded.decode(feed, [])[0].tolist() == decode(g, feed, [])[0].tolist(), k
+    for k, (feed, want) in enumerate(decodes):
+        assert loaded.decode(feed, [])[0].tolist() == want.tolist(), k
 
 
 @with_extra("openvino", "openvino")
