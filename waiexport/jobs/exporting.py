@@ -81,6 +81,8 @@ def export(source: Source, output: str | Path, *, target: str = "ort-cpu",
         The target's format or runtime is not installed.
     ExportError, NotForEngine
         A node with no exact form on the target, or a model its runtime cannot take.
+    ValueError
+        For a static format, a count of ``sizes`` other than the graph's data inputs'.
     SizeRefused
         ``sizes`` (or the declared ones) do not plan.
     SelfCheckFailed
