@@ -21,7 +21,7 @@ import numpy as np
 from waiexport.files import NotRegular, TooLarge, npy_header, read_bounded, unlisted
 from waiexport.jsonio import BadInput, ascii_text, loads
 
-from .packs import FORMAT, _sha, identity
+from .packs import FORMAT, identity, sha
 from .validate import VectorOutcome, diff
 from .vectors import parse_expect, read_vectors, vector_bytes
 
@@ -222,15 +222,15 @@ def _same_files(pack: Path, results: Path, manifest: dict) -> None:
                       *d.get("inputs", [])]:
                 if f:
                     listed[f["path"]] = f["sha256"]
-    for rel, sha in listed.items():
+    for rel, want in listed.items():
         for root in folders:
             path = _inside(root, rel)
             if root is results and not path.exists():
                 continue
-            data = _bounded(path, MANIFEST_LIMIT, "a packed file")
-            if _sha(data) != sha:
+            got = sha(_bounded(path, MANIFEST_LIMIT, "a packed file"))
+            if got != want:
                 raise BadInput(f"{path}: its bytes changed after packing (SHA-256 "
-                               f"{_sha(data)[:16]}..., the pack says {sha[:16]}...)")
+                               f"{got[:16]}..., the pack says {want[:16]}...)")
 
 
 def _given_vectors(manifest: dict, files: list[Path]) -> dict:
@@ -239,7 +239,7 @@ def _given_vectors(manifest: dict, files: list[Path]) -> dict:
     given = {}
     for path in files:
         raw = vector_bytes(path)          # the judge's own input: read as validate reads it
-        given[_sha(raw)] = (path, read_vectors(path, raw))
+        given[sha(raw)] = (path, read_vectors(path, raw))
     vectors = {}
     for f in manifest["vector_files"]:
         if f["sha256"] not in given:

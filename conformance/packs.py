@@ -24,20 +24,21 @@ from waiexport.refusal import Refusal
 
 from .vectors import read_vectors, vector_bytes, vector_inputs
 
-__all__ = ["make_pack", "FORMAT", "COMMAND", "identity", "key"]
+__all__ = ["make_pack", "FORMAT", "COMMAND", "identity", "key", "sha"]
 
 FORMAT = "waiexport-pack/3"
 #: The command whose output a pack is (:func:`waiexport.files.output_folder`).
 COMMAND = "vectors pack"
 
 
-def _sha(data: bytes) -> str:
+def sha(data: bytes) -> str:
+    """The SHA-256 of ``data``, as the manifest writes a file's digest."""
     return hashlib.sha256(data).hexdigest()
 
 
 def identity(manifest: bytes) -> str:
     """A pack's identity: the SHA-256 of its ``manifest.json``."""
-    return _sha(manifest)
+    return sha(manifest)
 
 
 def key(n: int, vid: str) -> str:
@@ -51,7 +52,7 @@ def _save(root: Path, rel: str, data: bytes) -> dict:
     path = root / rel
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(data)
-    return {"path": rel, "sha256": _sha(data)}
+    return {"path": rel, "sha256": sha(data)}
 
 
 def make_pack(target, files: list[Path], out: Path, progress=None) -> tuple[dict, str]:
@@ -64,13 +65,13 @@ def make_pack(target, files: list[Path], out: Path, progress=None) -> tuple[dict
     read, seen = [], set()
     for path in files:                   # a file given twice (by digest) is packed once
         raw = vector_bytes(path)
-        if _sha(raw) not in seen:
-            seen.add(_sha(raw))
+        if (digest := sha(raw)) not in seen:
+            seen.add(digest)
             read.append((path, read_vectors(path, raw), raw))
     fmt = format_of(target)
     manifest = {"format": FORMAT, "target": target.name, "profile": target.profile,
                 "subset": target.subset, "model_format": fmt.name, "layout": fmt.layout,
-                "vector_files": [{"name": path.name, "sha256": _sha(raw)}
+                "vector_files": [{"name": path.name, "sha256": sha(raw)}
                                  for path, _, raw in read],
                 "vectors": [], "not_packed": []}
     with output_folder(out, COMMAND) as work:
@@ -79,7 +80,7 @@ def make_pack(target, files: list[Path], out: Path, progress=None) -> tuple[dict
                 for v in vectors:
                     if progress:
                         progress(1)
-                    where = {"file": path.stem, "file_sha256": _sha(raw), "id": v["id"]}
+                    where = {"file": path.stem, "file_sha256": sha(raw), "id": v["id"]}
                     left_out, verdict = _left_out(target, v)
                     if left_out is not None:
                         manifest["not_packed"].append({**where, "status": left_out[0],
@@ -90,7 +91,7 @@ def make_pack(target, files: list[Path], out: Path, progress=None) -> tuple[dict
                     if v["load"] != "ok":
                         entry.update(host_refuses_load=v["load"], decodes=[])
                         continue
-                    entry.update(graph_sha256=_sha(v["graph_bytes"]),
+                    entry.update(graph_sha256=sha(v["graph_bytes"]),
                                  decodes=_pack_decodes(verdict.export, v, entry["key"], work,
                                                        later))
         blob = (dumps(manifest, strict=False) + "\n").encode()
