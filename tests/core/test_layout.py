@@ -2,35 +2,15 @@
 function-local ones included, goes to the same floor or one below, and no file or room
 imports itself back through another."""
 
-import ast
-from pathlib import Path
-
 import pytest
 
-from _helpers import FOLDERS
+from _modules import MODULES, imports
 
 
 #: The rooms, lowest floor first; a room imports only from its floor and those below.
 FLOORS = [("waiexport",), ("waiexport.reference",),
           ("waiexport.rewrites", "waiexport.capabilities"), ("waiexport.targets",),
           ("waiexport.conformance",), ("waiexport.jobs",), ("waiexport.cli",)]
-
-
-def modules() -> dict[str, Path]:
-    """Every product module by its dotted name."""
-    found = {}
-    for package, folder in FOLDERS.items():
-        for path in folder.rglob("*.py"):
-            rel = path.relative_to(folder).with_suffix("")
-            parts = [p for p in rel.parts if p != "__init__"]
-            name = ".".join([package, *parts])
-            if package == "waiexport" and parts and f"waiexport.{parts[0]}" in FOLDERS:
-                continue
-            found[name] = path
-    return found
-
-
-MODULES = modules()
 
 
 def room(module: str) -> str:
@@ -41,32 +21,6 @@ def room(module: str) -> str:
 
 def floor(module: str) -> int:
     return next(k for k, rooms in enumerate(FLOORS) if room(module) in rooms)
-
-
-def imports(module: str, source: str | None = None) -> set[str]:
-    """The product modules ``module`` (or ``source`` read as that module) imports, wherever
-    in the file the import stands."""
-    path = MODULES[module]
-    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
-    out = set()
-    for node in ast.walk(ast.parse(source or path.read_text(), str(path))):
-        if isinstance(node, ast.Import):
-            names = [a.name for a in node.names]
-        elif isinstance(node, ast.ImportFrom):
-            base = node.module or ""
-            if node.level:
-                up = package.split(".")[:len(package.split(".")) - node.level + 1]
-                base = ".".join(up + ([base] if base else []))
-            names = [f"{base}.{a.name}" if f"{base}.{a.name}" in MODULES else base
-                     for a in node.names]
-        else:
-            continue
-        for name in names:
-            while name and name not in MODULES:
-                name = name.rpartition(".")[0]
-            if name and name != module:
-                out.add(name)
-    return out
 
 
 EDGES = {m: imports(m) for m in MODULES}
