@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
-from typing import Iterable, Mapping, Sequence
+from typing import Iterable, Iterator, Mapping, Sequence
 
 import networkx as nx
 
@@ -121,7 +121,7 @@ class Graph:
     def tensor(self, t: int) -> Tensor:
         return self.nx.nodes[t]["rec"]
 
-    def _tensor_nodes(self):
+    def _tensor_nodes(self) -> Iterator[int]:
         return (n for n in self.nx.nodes if not isinstance(n, tuple))
 
     # --- operators ----------------------------------------------------------------------
@@ -160,7 +160,7 @@ class Graph:
                   tuple(t for _, t in ins), tuple(t for _, t in outs))
 
     @contextmanager
-    def journal(self):
+    def journal(self) -> Iterator[Journal]:
         """Record what the block changes (operators appended or replaced, tensors added,
         parameters set): yields a :class:`Journal`, whose ``undo()`` puts the graph back and
         whose ``touched`` names the operator nodes to re-derive. A trial rewrite is applied
@@ -172,7 +172,7 @@ class Graph:
         finally:
             self.nx.graph.pop("_journal", None)
 
-    def _log(self, kind: str, *entry) -> None:
+    def _log(self, kind: str, *entry: object) -> None:
         j = self.nx.graph.get("_journal")
         if j is not None:
             j.entries.append((kind, *entry))
@@ -269,7 +269,7 @@ class Graph:
         """Whether the inputs declare ``max_h`` and ``max_w`` (§10.2: all do, or none)."""
         return all(inp.max_h and inp.max_w for inp in self.inputs)
 
-    def __eq__(self, other) -> bool:
+    def __eq__(self, other: object) -> bool:
         if not isinstance(other, Graph):
             return NotImplemented
         return (self.nx.graph["inputs"] == other.nx.graph["inputs"]
@@ -277,7 +277,7 @@ class Graph:
                 and self.max_elems == other.max_elems and self.tensors == other.tensors
                 and [_op_key(o) for o in self.ops] == [_op_key(o) for o in other.ops])
 
-    __hash__ = None
+    __hash__ = None     # type: ignore[assignment]   # mutable: equal graphs, no hash
 
     def __repr__(self) -> str:
         return (f"<Graph: {len(self.inputs)} inputs, {len(self.nx.graph['order'])} ops, "
@@ -288,7 +288,8 @@ class Journal:
     """What a :meth:`Graph.journal` block changed, and how to put it back."""
 
     def __init__(self, g: Graph):
-        self.g, self.entries = g, []
+        self.g = g
+        self.entries: list[tuple] = []
 
     @property
     def touched(self) -> set:
@@ -330,5 +331,5 @@ class Journal:
         self.g._changed()
 
 
-def _op_key(op: Op):
+def _op_key(op: Op) -> tuple:
     return (op.name, op.params, op.inputs, op.outputs)

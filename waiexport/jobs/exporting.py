@@ -5,17 +5,23 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import Sequence
 
+from waiexport.descriptions import Target
+from waiexport.descriptions import target as described
 from waiexport.jsonio import report_json
+from waiexport.plan import run_plan
 from waiexport.refusal import Refusal
+from waiexport.targets.engines import engine
+from waiexport.targets.engines.base import Engine
+from waiexport.targets.errors import EngineFailure, EngineUnavailable
+from waiexport.targets.exporter import Export, check_size, self_check
+from waiexport.targets.exporter import export as export_graph
+from waiexport.targets.format import Format, format_of
 
-from .source import Source, member_of
+from .source import Progress, Source, member_of
 
 __all__ = ["Exported", "SelfCheckFailed", "SizeRefused", "Unwritten", "export"]
-
-#: ``progress(label, total)`` → a function told how many steps finished.
-Progress = Callable[[str, int], Callable[[int], None]]
 
 
 class SelfCheckFailed(Exception):
@@ -39,7 +45,7 @@ class SizeRefused(Exception):
     """The sizes given (or declared) for a static model do not plan: ``refusal`` says where,
     ``sizes`` are they."""
 
-    def __init__(self, refusal: Refusal, sizes):
+    def __init__(self, refusal: Refusal, sizes: Sequence[tuple[int, int]]):
         super().__init__(str(refusal))
         self.refusal, self.sizes = refusal, sizes
 
@@ -91,9 +97,6 @@ def export(source: Source, output: str | Path, *, target: str = "ort-cpu",
         ``output`` cannot be written (its ``error`` a ``NotOurs`` for a folder of someone
         else's files).
     """
-    from waiexport.descriptions import target as described
-    from waiexport.targets.exporter import export as export_graph
-    from waiexport.targets.format import format_of
     tgt = described(target)
     fmt = format_of(tgt)
     fmt.require()
@@ -117,13 +120,13 @@ def export(source: Source, output: str | Path, *, target: str = "ort-cpu",
               "self_check": {"bit_exact": True, "decodes": probes, "on": judged_on,
                              **({"not_on": unchecked} if unchecked else {}),
                              **({"size": _hw(checked), "at_model_size": at_size}
-                                if checked != size else {})},
+                                if at_size is not None else {})},
               "target": tgt.name}
     lines = [fmt.summary(exp, model, saved["model"], probes)
              + (f" (on {judged_on})" if tgt.checked_on else "")]
     if unchecked:
         lines.append(f"not self-checked on the target's own runtime: {unchecked}")
-    if checked != size:
+    if at_size is not None:
         lines.append(f"self-checked at {_hw(checked)}, where every node's edges and interior "
                      f"occur; at the model's {_hw(size)}: {at_size['said']}")
     report.update(saved.get("report", {}))
@@ -131,25 +134,24 @@ def export(source: Source, output: str | Path, *, target: str = "ort-cpu",
     return Exported(report, rewrites, tuple(lines))
 
 
-def _hw(size) -> str:
+def _hw(size: Sequence[int]) -> str:
     return f"{size[0]}x{size[1]}"
 
 
-def _check_sizes(exp, shapes) -> tuple:
+def _check_sizes(exp: Export, shapes: list | None) -> tuple:
     """The model's input size and the smaller one its self-check runs at
     (:func:`~waiexport.targets.exporter.check_size`), for a static model whose inputs share
     one size; ``(None, None)`` otherwise."""
-    from waiexport.targets.exporter import check_size
     if not shapes or len({tuple(s[1:]) for s in shapes}) != 1:
         return (tuple(shapes[0][1:]),) * 2 if shapes else (None, None)
     size = tuple(shapes[0][1:])
     return size, check_size(exp.graph, size)
 
 
-def _self_check(exp, size, judge, where: str, progress: Progress | None) -> int:
+def _self_check(exp: Export, size: tuple | None, judge: Engine | None, where: str,
+                progress: Progress | None) -> int:
     """:func:`~waiexport.targets.exporter.self_check` at ``size``: how many decodes matched;
     raises :class:`SelfCheckFailed`."""
-    from waiexport.targets.exporter import self_check
     bar = (lambda n: progress(f"self-check {where.split(',')[0]}", n)) if progress else None
     probes, difference = self_check(exp, sizes=[size] if size else None, engine=judge,
                                     progress=bar)
@@ -158,14 +160,13 @@ def _self_check(exp, size, judge, where: str, progress: Progress | None) -> int:
     return probes
 
 
-def _at_size(exp, tgt, fmt, size, checked, progress: Progress | None) -> dict | None:
+def _at_size(exp: Export, tgt: Target, fmt: Format, size: tuple | None, checked: tuple | None,
+             progress: Progress | None) -> dict | None:
     """The static model run at its own size too, on the format's engine for that
     (``judge_at_size``, IREE for TOSA) where it is installed: what it found, in words and
     counts; a difference there raises :class:`SelfCheckFailed` as one at the check size
     does."""
-    from waiexport.targets.engines import engine
-    from waiexport.targets.errors import EngineFailure, EngineUnavailable
-    if checked == size:
+    if size is None or checked == size:
         return None
     same = ("it differs from the checked model only in its shapes and the constants that "
             "follow from them")
@@ -181,12 +182,10 @@ def _at_size(exp, tgt, fmt, size, checked, progress: Progress | None) -> dict | 
             "said": f"{probes} decodes bit-exact on {fmt.judge_at_size}"}
 
 
-def _judge(tgt, fmt):
+def _judge(tgt: Target, fmt: Format) -> tuple[Engine | None, str, str | None]:
     """The engine that self-checks the export (the target's own runtime, in a worker, where
     its description names one: ``checked_on``), what it runs on in words, and why the
     target's own runtime could not check it (its extra missing), if so."""
-    from waiexport.targets.engines import engine
-    from waiexport.targets.errors import EngineFailure, EngineUnavailable
     if not tgt.checked_on:
         return None, fmt.judge, None
     try:
@@ -196,11 +195,10 @@ def _judge(tgt, fmt):
     return judge, f"{tgt.checked_on}, {judge.describe()['runs_on']}", None
 
 
-def _static_shapes(exp, sizes) -> list:
+def _static_shapes(exp: Export, sizes: Sequence[tuple[int, int]]) -> list:
     """Every input's shape for a model whose shapes are static: data inputs from ``sizes``
     or the graph's declared sizes, state inputs as the first data input; sizes that do not
     plan raise :class:`SizeRefused`."""
-    from waiexport.plan import run_plan
     g = exp.graph
     data_inputs = [i for i in g.inputs if i.kind == "data"]
     if not sizes and g.declares_sizes:

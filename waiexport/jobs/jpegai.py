@@ -5,11 +5,22 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
-
-from waiexport.files import npy_bytes, read_bounded
+from typing import Union
+from waiexport.capabilities.jpegai import read_bundle
+from waiexport.capabilities.jpegai_entropy import (PLANES, decode_planes, digest, hyper_latent,
+                                                    read_flags)
+from waiexport.capabilities.jpegai_entropy import compare as compare_planes
+from waiexport.files import npy_bytes, output_folder, read_bounded
 from waiexport.jsonio import report_json
+from waiexport.reference.stage import StageRefusal
 from waiexport.refusal import Refusal
+from waiexport.targets.engines import engine as named
+from waiexport.targets.engines.base import Engine, Loaded
+from waiexport.targets.errors import DoesNotFit, EngineFailure, NotForEngine
+from waiexport.whg1 import write
+
+from .source import Progress
+from .validation import validate, vectors
 
 __all__ = ["Decoded", "InputRefused", "AtScale", "jpegai_decode", "PAYLOAD_LIMIT",
            "FLAGS_LIMIT"]
@@ -18,6 +29,8 @@ __all__ = ["Decoded", "InputRefused", "AtScale", "jpegai_decode", "PAYLOAD_LIMIT
 PAYLOAD_LIMIT = 1 << 28
 #: The most a GRFS flags file may hold (160 flags, as characters or a JSON array, with room).
 FLAGS_LIMIT = 1 << 20
+#: A segment's payload or flags: a path to read (bounded), or the bytes.
+Payload = Union[str, Path, bytes]
 
 
 class InputRefused(Exception):
@@ -56,14 +69,15 @@ class Decoded:
         return report_json(self.summary)
 
 
-def _bytes(source, limit: int) -> bytes:
+def _bytes(source: Payload, limit: int) -> bytes:
     return source if isinstance(source, bytes) else read_bounded(Path(source), limit)
 
 
-def jpegai_decode(bundle: str | Path, soz, sorp, sors, grfs_y, grfs_uv, *,
-                  engine="reference", compare: bool = False, validate: bool = True,
+def jpegai_decode(bundle: str | Path, soz: Payload, sorp: Payload, sors: Payload,
+                  grfs_y: Payload, grfs_uv: Payload, *, engine: str | Engine = "reference",
+                  compare: bool = False, validate: bool = True,
                   output: str | Path | None = None,
-                  progress: Callable[[str, int], Callable[[int], None]] | None = None
+                  progress: Progress | None = None
                   ) -> Decoded:
     """Decode both planes: the payloads (paths or bytes) to ``z``, ``v``, the mask,
     ``likely``, ``sigma_idx`` and ``y_q``, the scale graphs on ``engine`` (a name or an
@@ -84,14 +98,6 @@ def jpegai_decode(bundle: str | Path, soz, sorp, sors, grfs_y, grfs_uv, *,
     OSError
         A file that cannot be read, or ``output`` written.
     """
-    from waiexport.capabilities.jpegai import read_bundle
-    from waiexport.capabilities.jpegai_entropy import (PLANES, decode_planes, digest,
-                                                       hyper_latent, read_flags)
-    from waiexport.capabilities.jpegai_entropy import compare as compare_planes
-    from waiexport.reference.stage import StageRefusal
-    from waiexport.targets.engines import engine as named
-    from waiexport.targets.errors import EngineFailure
-    from waiexport.whg1 import write
     try:
         norm, graphs = read_bundle(Path(bundle))
     except Refusal as r:
@@ -128,44 +134,43 @@ def jpegai_decode(bundle: str | Path, soz, sorp, sors, grfs_y, grfs_uv, *,
     mine = planes["engine"]
     report = {p: compare_planes(mine[p], planes["reference"][p]) for p in mine} if compare \
         else None
-    differs = bool(compare and any(not d["agree"] for c in report.values()
+    differs = bool(report and any(not d["agree"] for c in report.values()
                                    for d in c.values()))
     refused = {p: pl.refused for p, pl in mine.items() if pl.refused}
     if refused and not differs:     # a refused decode gives nothing but its refusal
-        plane, r = next(iter(refused.items()))
-        raise InputRefused(PLANES[plane].segment, r, f"latent of plane {plane}, position {r.at}")
-    summary = {"engine": eng.name, "planes": {}, "compare": report, "validated": None}
-    files = {}
+        plane, first = next(iter(refused.items()))
+        raise InputRefused(PLANES[plane].segment, first,
+                           f"latent of plane {plane}, position {first.at}")
+    files: dict[str, bytes] = {}
+    described: dict[str, dict] = {}
     for plane, pl in mine.items():
-        summary["planes"][plane] = {}
+        described[plane] = {}
         for name, a in pl.values.items():
             files[f"{plane}_{name}.npy"] = npy_bytes(a)
-            summary["planes"][plane][name] = {"shape": list(a.shape), "sha256": digest(a)}
+            described[plane][name] = {"shape": list(a.shape), "sha256": digest(a)}
         if pl.refused:
-            summary["planes"][plane]["refused"] = {"code": pl.refused.code, "at": pl.refused.at}
+            described[plane]["refused"] = {"code": pl.refused.code, "at": pl.refused.at}
+    summary = {"engine": eng.name, "planes": described, "compare": report, "validated": None}
     if validate:
         summary["validated"] = _validated(eng, progress)
     files["summary.json"] = (report_json(summary) + "\n").encode()
     if output is not None:
-        from waiexport.files import output_folder
         with output_folder(Path(output), "jpegai decode") as work:
             for name, data in files.items():
                 (work / name).write_bytes(data)
     return Decoded(summary, files, differs)
 
 
-def _load_scale(eng, data: bytes, role: str):
+def _load_scale(eng: Engine, data: bytes, role: str) -> Loaded:
     """The engine's load of a scale graph; what it raises, as :class:`AtScale`."""
-    from waiexport.targets.errors import DoesNotFit, EngineFailure, NotForEngine
     try:
         return eng.load(data)
     except (Refusal, DoesNotFit, NotForEngine, EngineFailure) as e:
         raise AtScale(eng.name, role, e) from None
 
 
-def _validated(eng, progress) -> dict:
+def _validated(eng: Engine, progress: Progress | None) -> dict:
     """Whether ``eng`` passes validate on the committed corpus for its profile."""
-    from .validation import validate, vectors
     read = vectors()
     bar = progress(f"validating {eng.name} on the committed corpus",
                    sum(len(v) for _, v in read)) if progress else None

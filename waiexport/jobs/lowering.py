@@ -6,7 +6,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from waiexport.capabilities.lower import lower_set
+from waiexport.certificate import certificate_bytes
+from waiexport.files import output_folder
 from waiexport.jsonio import report_json
+from waiexport.whg1 import write
 
 __all__ = ["Lowered", "lower", "FORMS"]
 
@@ -47,10 +51,6 @@ def lower(form: str, source: str | Path, output: str | Path | None = None) -> Lo
         ``source`` cannot be read, or ``output`` written (``NotOurs`` for a folder that holds
         what no earlier ``lower`` wrote there).
     """
-    from waiexport.capabilities.lower import lower_set
-    from waiexport.certificate import certificate_bytes
-    from waiexport.files import output_folder
-    from waiexport.whg1 import write
     if form not in FORMS:
         raise ValueError(f"form {form!r}: one of {', '.join(FORMS)}")
     graphs, cert = lower_set(form, Path(source))

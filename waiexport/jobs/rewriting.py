@@ -4,10 +4,19 @@ fits it."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
 
+from waiexport.descriptions import target as described
 from waiexport.jsonio import ascii_text, report_json
+from waiexport.rewrites.manager import rewrite_for
+from waiexport.targets.exporter import fit
 
 from .source import Source, member_of
+
+if TYPE_CHECKING:
+    from waiexport.rewrites.manager import RewriteOutcome
+    from waiexport.targets.exporter import Fit
 
 __all__ = ["Rewritten", "rewrite"]
 
@@ -18,8 +27,8 @@ class Rewritten:
     bytes as ``data``), the target's name and whether the result fits it (``fit``: the answer
     export, check --target and validate give)."""
 
-    outcome: object
-    fit: object
+    outcome: RewriteOutcome
+    fit: Fit
     target: str
 
     @property
@@ -79,11 +88,7 @@ def rewrite(source: Source, *, target: str = "ort-cpu") -> Rewritten:
     EngineUnavailable
         A tool the target's fit needs is not installed.
     """
-    from pathlib import Path
 
-    from waiexport.descriptions import target as described
-    from waiexport.rewrites.manager import rewrite_for
-    from waiexport.targets.exporter import fit
     tgt = described(target)
     member = member_of(source)
     name = Path(source).stem if isinstance(source, (str, Path)) else member.name

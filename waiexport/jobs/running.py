@@ -7,11 +7,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
+from waiexport.codes import reported_code
 from waiexport.files import READ_LIMIT, read_bounded
-from waiexport.jsonio import report_json, tensor_json
+from waiexport.jsonio import BadInput, loads, parse_decode, report_json, tensor_json
 from waiexport.refusal import Refusal
+from waiexport.targets.engines import engine as named
+from waiexport.targets.engines.base import Loaded
+from waiexport.targets.errors import EngineFailure, ExportError, NotForEngine
 
-from .source import data_of
+from .source import Source, data_of
 
 __all__ = ["Ran", "AtDecode", "run"]
 
@@ -46,8 +50,8 @@ class Ran:
         return report_json(out[0] if self.one else out)
 
 
-def run(source, decodes: Sequence | dict | str | Path, *, engine: str = "reference",
-        target: str | None = None, capability: str | None = None) -> Ran:
+def run(source: Source | Loaded, decodes: Sequence | dict | str | Path, *,
+        engine: str = "reference", target: str | None = None, capability: str | None = None) -> Ran:
     """Run ``decodes`` (a DECODE.json path, a §14.1 decode object, a list of them for a
     sequence, or ``(inputs, scalars)`` pairs) as one sequence through ``source`` (a graph as
     :mod:`.source` takes it, loaded by ``engine`` running ``target``'s models where given; or
@@ -68,23 +72,19 @@ def run(source, decodes: Sequence | dict | str | Path, *, engine: str = "referen
     AtDecode
         The engine declined or failed a decode.
     """
-    from waiexport.codes import reported_code
-    from waiexport.jsonio import BadInput, loads, parse_decode
-    from waiexport.targets.engines.base import Loaded
-    from waiexport.targets.errors import EngineFailure, ExportError, NotForEngine
     loaded = source if isinstance(source, Loaded) else _loaded(source, engine, target)
-    if isinstance(decodes, (str, Path)):
-        decodes = loads(read_bounded(Path(decodes), READ_LIMIT))
+    read = loads(read_bounded(Path(decodes), READ_LIMIT)) \
+        if isinstance(decodes, (str, Path)) else decodes
     g = loaded.graph
-    one = isinstance(decodes, dict)
-    given = [decodes] if one else list(decodes)
+    one = isinstance(read, dict)
+    given = [read] if isinstance(read, dict) else list(read)
     if not given:
         raise BadInput("an empty array: nothing to run")
     n_data = sum(1 for i in g.inputs if i.kind == "data")
     parsed = [d if isinstance(d, tuple) else parse_decode(d, n_data, len(g.scalars),
                                                           f"decode {k}")
               for k, d in enumerate(given)]
-    seq, results = loaded.sequence(), []
+    seq, results = loaded.sequence(), list[dict]()
     for k, (inputs, scalars) in enumerate(parsed):
         try:
             results.append({"outputs": seq.step(inputs, scalars)})
@@ -96,7 +96,6 @@ def run(source, decodes: Sequence | dict | str | Path, *, engine: str = "referen
     return Ran(tuple(results), one)
 
 
-def _loaded(source, engine: str, target: str | None):
+def _loaded(source: Source, engine: str, target: str | None) -> Loaded:
     """``source`` loaded by the engine called ``engine``."""
-    from waiexport.targets.engines import engine as named
     return named(engine, isolate=True, target=target).load(data_of(source))

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
-from typing import Union
+from typing import Callable, Union
 
 from waiexport.certificate import Member
 from waiexport.files import READ_LIMIT, read_bounded
@@ -13,9 +13,12 @@ from waiexport.graph import Graph
 from waiexport.load import read_member
 from waiexport.whg1 import write
 
-__all__ = ["Source", "data_of", "member_of"]
+__all__ = ["Progress", "Source", "data_of", "member_of"]
 
 Source = Union[str, Path, bytes, Graph, Member]
+
+#: ``progress(label, total)`` → a function told how many steps finished.
+Progress = Callable[[str, int], Callable[[int], None]]
 
 
 def data_of(source: Source) -> bytes:

@@ -7,7 +7,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Sequence
 
+from waiexport.conformance.generate import CORPUS
+from waiexport.conformance.validate import NO_CLAIM, files_under, read_all, render, report
+from waiexport.conformance.validate import validate as run_all
+from waiexport.descriptions import target as described
 from waiexport.jsonio import report_json
+from waiexport.targets.engines import engine as named
+from waiexport.targets.engines.base import Engine
 
 __all__ = ["Validated", "NothingToValidate", "validate", "vectors"]
 
@@ -33,7 +39,6 @@ class Validated:
     def ok(self) -> bool:
         """Whether the report supports its claim: nothing failed, crashed, timed out or ran
         elsewhere."""
-        from waiexport.conformance.validate import NO_CLAIM
         return not any(o.status in NO_CLAIM for o in self.outcomes)
 
     def to_json(self) -> str:
@@ -42,7 +47,6 @@ class Validated:
 
     def text(self) -> str:
         """The report as a person reads it."""
-        from waiexport.conformance.validate import render
         return render(self.report)
 
 
@@ -59,8 +63,6 @@ def vectors(paths: Sequence[str | Path] = ()) -> list:
     NothingToValidate
         No vector in the paths.
     """
-    from waiexport.conformance.generate import CORPUS
-    from waiexport.conformance.validate import files_under, read_all
     for p in paths:
         if not Path(p).exists():
             raise FileNotFoundError(2, "no such vector file or folder", str(p))
@@ -71,7 +73,7 @@ def vectors(paths: Sequence[str | Path] = ()) -> list:
     return read
 
 
-def validate(paths: Sequence[str | Path] | list = (), *, engine="reference",
+def validate(paths: Sequence[str | Path] | list = (), *, engine: str | Engine = "reference",
              target: str | None = None, time_limit: float = 300.0, memory_limit: float = 8.0,
              allow_fallback: bool = False, locate: bool = False,
              progress: Callable[[int], None] | None = None) -> Validated:
@@ -89,11 +91,7 @@ def validate(paths: Sequence[str | Path] | list = (), *, engine="reference",
     FileNotFoundError, BadInput, NothingToValidate
         As :func:`vectors`.
     """
-    from waiexport.conformance.validate import report
-    from waiexport.conformance.validate import validate as run_all
     if isinstance(engine, str):
-        from waiexport.descriptions import target as described
-        from waiexport.targets.engines import engine as named
         if target is not None:
             described(target)
         engine = named(engine, fallback=allow_fallback, isolate=True, target=target,
