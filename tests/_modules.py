@@ -26,13 +26,25 @@ def modules() -> dict[str, Path]:
 MODULES = modules()
 
 
+def _run_time(tree: ast.AST):
+    """Every node of ``tree`` outside ``if TYPE_CHECKING:`` blocks."""
+    for node in ast.iter_child_nodes(tree):
+        if isinstance(node, ast.If) and isinstance(node.test, ast.Name) \
+                and node.test.id == "TYPE_CHECKING":
+            yield from (n for child in node.orelse for n in ast.walk(child))
+            continue
+        yield node
+        yield from _run_time(node)
+
+
 def imports(module: str, source: str | None = None) -> set[str]:
     """The product modules ``module`` (or ``source`` read as that module) imports, wherever
-    in the file the import stands."""
+    in the file the import stands, save under ``if TYPE_CHECKING:`` (names for type checkers,
+    never imported when the code runs)."""
     path = MODULES.get(module)
     package = module if path and path.name == "__init__.py" else module.rpartition(".")[0]
     out = set()
-    for node in ast.walk(ast.parse(source or path.read_text(), str(path or module))):
+    for node in _run_time(ast.parse(source or path.read_text(), str(path or module))):
         if isinstance(node, ast.Import):
             names = [a.name for a in node.names]
         elif isinstance(node, ast.ImportFrom):

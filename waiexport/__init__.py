@@ -5,6 +5,14 @@ command line's ``--help``, ``targets``) starts without networkx or numpy's graph
 """
 
 from importlib import import_module
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:       # what type checkers read; at run time, __getattr__ below
+    from .graph import Graph, Input, Scalar, Tensor
+    from .jobs import (Checked, Decoded, Exported, Lowered, Ran, Rewritten, Validated, check,
+                       export, jpegai_decode, lower, rewrite, run, validate)
+    from .refusal import Refusal
+    from .whg1 import read, write
 
 #: Each public name, and the module that holds it.
 _WHERE = {**dict.fromkeys(("Graph", "Input", "Scalar", "Tensor"), "graph"),
@@ -16,7 +24,7 @@ __all__ = [*_WHERE, "__version__"]
 __version__ = "0.1.0"
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> object:
     if name in _WHERE:
         return getattr(import_module(f".{_WHERE[name]}", __name__), name)
     raise AttributeError(f"module 'waiexport' has no attribute {name!r}")
