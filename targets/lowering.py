@@ -3,9 +3,26 @@ graph order, a failure named by the node, each output through its tensor's polic
 
 from __future__ import annotations
 
+from typing import Protocol, TypeVar
+
+from waiexport.graph import Op
+
 from .errors import ExportError
 
-__all__ = ["lower_ops"]
+__all__ = ["lower_ops", "Lowering", "Names"]
+
+#: The model's names of an operator's input or output tensors, in its slots' order.
+Names = list[str]
+B = TypeVar("B", contravariant=True)
+C = TypeVar("C", contravariant=True)
+
+
+class Lowering(Protocol[B, C]):
+    """The hook every format's ``lower/<name>.py`` defines: ``lower(builder, op, ins, ctx) →
+    outputs``, ``builder`` the format's model under construction, ``ctx`` what its lowerings
+    read (certified intervals, shapes, scalars' inputs)."""
+
+    def __call__(self, builder: B, op: Op, ins: Names, ctx: C, /) -> Names: ...
 
 
 def lower_ops(g, table: dict, builder, ctx, names: dict, *, label, clamp, fmt: str,

@@ -7,13 +7,20 @@ channel counts.
 
 from dataclasses import dataclass
 from importlib import import_module
-from typing import Callable
+from typing import Any, Callable, Protocol, Sequence
+
+import numpy as np
 
 from waiexport.optable import OPS
 
 from ..arrays import rround
 
-__all__ = ["REFERENCE", "OpCtx"]
+__all__ = ["REFERENCE", "OpCtx", "Run", "Inputs", "Outputs"]
+
+#: An operator's input tensors, in its slots' order.
+Inputs = Sequence[np.ndarray]
+#: An operator's output tensors, in its slots' order.
+Outputs = list[np.ndarray]
 
 
 @dataclass(frozen=True)
@@ -30,5 +37,12 @@ class OpCtx:
     rounding: Callable = rround
 
 
+class Run(Protocol):
+    """The hook every ``reference/ops/<name>.py`` defines: ``run(p, ins, ctx) → outputs``, ``p``
+    the operator's parameter class (:mod:`waiexport.params`)."""
+
+    def __call__(self, p: Any, ins: Inputs, ctx: OpCtx, /) -> Outputs: ...
+
+
 #: Each operator's semantics, by the §5 table's names: ``reference/ops/<name>.py``'s ``run``.
-REFERENCE = {op.name: import_module(f"{__name__}.{op.name}").run for op in OPS}
+REFERENCE: dict[str, Run] = {op.name: import_module(f"{__name__}.{op.name}").run for op in OPS}

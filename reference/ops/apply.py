@@ -2,10 +2,13 @@
 
 import numpy as np
 
-from ..arrays import compact, wide, I64_MAX, amax
+from waiexport.params import Contraction
+
+from ..arrays import I64_MAX, amax, compact, wide
+from . import Inputs, OpCtx, Outputs
 
 
-def run(p, ins, ctx):
+def run(p: Contraction, ins: Inputs, ctx: OpCtx) -> Outputs:
     """``out[g·d + i][y][x] = R_round(Σ_{j<d} A[g·d + i][0][j] · V[g·d + j][y][x], s)``."""
     a, v = ins
     c, h, w = v.shape

@@ -2,9 +2,12 @@
 
 import numpy as np
 
+from waiexport.params import Clamp
+
 from ..arrays import compact
+from . import Inputs, OpCtx, Outputs
 
 
-def run(p, ins, ctx):
+def run(p: Clamp, ins: Inputs, ctx: OpCtx) -> Outputs:
     """``clamp(v, lo, hi)``."""
     return [compact(np.minimum(np.maximum(ins[0], p.lo), p.hi))]

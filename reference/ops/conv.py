@@ -6,9 +6,10 @@ from waiexport.params import Conv
 
 from ..arrays import compact, compiled, pad, reached, sum_width, summed_in
 from ..rq import rq
+from . import Inputs, OpCtx, Outputs
 
 
-def run(p: Conv, ins, ctx):
+def run(p: Conv, ins: Inputs, ctx: OpCtx) -> Outputs:
     """``acc[o][y][x] = Σ Wt[o][ci][i][j] · X̃[g·cg + ci][y·sh + i − ph][x·sw + j − pw]``;
     ``out = rq_o(acc)``. The sum runs in ``int32`` or ``int64`` when ``cg·kh·kw·max|w|·max|x|``
     fits (compiled where it has many products, :func:`~..arrays.compiled`), else in Python
@@ -31,7 +32,7 @@ def run(p: Conv, ins, ctx):
         acc[:, y0:y1 + 1, x0:x1 + 1] = _taps(p, xp, ho, wo, dtype)
         return [rq(compact(acc), p.rq, ctx.rounding)]
     part = np.zeros((p.cout, ho, wo), dtype)
-    from ..kernels import conv_acc     # numba, imported where a sum runs compiled
+    from ..kernels import conv_acc  # numba, imported where a sum runs compiled
     conv_acc(xp.astype(dtype), p.weights.astype(dtype), p.sh, p.sw, p.groups, part)
     acc[:, y0:y1 + 1, x0:x1 + 1] = part
     return [rq(compact(acc), p.rq, ctx.rounding)]

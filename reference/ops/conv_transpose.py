@@ -7,9 +7,10 @@ from waiexport.params import ConvTranspose
 
 from ..arrays import compact, compiled, sum_width, summed_in, wide
 from ..rq import rq
+from . import Inputs, OpCtx, Outputs
 
 
-def run(p: ConvTranspose, ins, ctx):
+def run(p: ConvTranspose, ins: Inputs, ctx: OpCtx) -> Outputs:
     """Add every ``Wt[ci][o][i][j]·X[ci][u][v]`` into an uncropped plane at ``(u·sh + i,
     v·sw + j)``, keep rows ``[ph, ph + Ho)`` and columns ``[pw, pw + Wo)`` (§5.3, informative:
     the same set of products as the definition); positions no tap reaches hold ``rq_o(0)``.
@@ -30,7 +31,7 @@ def run(p: ConvTranspose, ins, ctx):
                 plane[:, i:i + p.sh * (h - 1) + 1:p.sh, j:j + p.sw * (w - 1) + 1:p.sw] += \
                     np.tensordot(wt[:, :, i, j].T, xs, 1)
     else:
-        from ..kernels import conv_transpose_acc     # numba, imported where a sum runs compiled
+        from ..kernels import conv_transpose_acc  # numba, imported where a sum runs compiled
         conv_transpose_acc(x.astype(dtype), p.weights.astype(dtype), p.sh, p.sw, plane)
     return [rq(compact(plane[:, p.ph:uh - p.ph, p.pw:uw - p.pw]), p.rq, ctx.rounding)]
 

@@ -2,10 +2,13 @@
 
 import numpy as np
 
-from ..arrays import exp_neg_q16, compact, mul, shift_floor
+from waiexport.params import Elu
+
+from ..arrays import compact, exp_neg_q16, mul, shift_floor
+from . import Inputs, OpCtx, Outputs
 
 
-def run(p, ins, ctx):
+def run(p: Elu, ins: Inputs, ctx: OpCtx) -> Outputs:
     """``v`` if ``v > 0``, else ``⌊α·(exp_neg_q16(v) − 2^16) / 2^16⌋``."""
     v, = ins
     e = exp_neg_q16(np.minimum(v, 0)) - 65536

@@ -2,10 +2,13 @@
 
 import numpy as np
 
+from waiexport.params import Fill
+
 from ..arrays import compact
+from . import Inputs, OpCtx, Outputs
 
 
-def run(p, ins, ctx):
+def run(p: Fill, ins: Inputs, ctx: OpCtx) -> Outputs:
     """Every element is the value; channels from the output's record."""
     value = p.value if p.kind == 0 else ctx.scalars[p.value]
     _, h, w = ins[0].shape

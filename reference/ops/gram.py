@@ -2,10 +2,13 @@
 
 import numpy as np
 
-from ..arrays import compact, wide, I64_MAX, amax
+from waiexport.params import Contraction
+
+from ..arrays import I64_MAX, amax, compact, wide
+from . import Inputs, OpCtx, Outputs
 
 
-def run(p, ins, ctx):
+def run(p: Contraction, ins: Inputs, ctx: OpCtx) -> Outputs:
     """``out[g·d + i][0][j] = R_round(Σ_{y,x} A[g·d + i][y][x] · B[g·d + j][y][x], s)``."""
     a, b = ins
     c = a.shape[0]

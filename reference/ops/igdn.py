@@ -2,10 +2,13 @@
 
 import numpy as np
 
+from waiexport.params import Igdn
+
 from ..arrays import add, compact, isqrt, mul, shift_floor, total
+from . import Inputs, OpCtx, Outputs
 
 
-def run(p, ins, ctx):
+def run(p: Igdn, ins: Inputs, ctx: OpCtx) -> Outputs:
     """``N_i = β_i + Σ_j ⌊γ[i][j]·x_j² / 2^gf⌋``, ``r_i = isqrt(max(0, N_i))``,
     ``out_i = ⌊x_i·r_i / 2^frac⌋``; each term is floored before the sum."""
     x, = ins

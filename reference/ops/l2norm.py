@@ -2,10 +2,13 @@
 
 import numpy as np
 
+from waiexport.params import L2Norm
+
 from ..arrays import add, compact, mul, rsqrt_q16, shift_floor, total
+from . import Inputs, OpCtx, Outputs
 
 
-def run(p, ins, ctx):
+def run(p: L2Norm, ins: Inputs, ctx: OpCtx) -> Outputs:
     """``T = Σ_{y,x} v²``, ``k = rsqrt_q16(T + ε)``, ``out = ⌊v·k / 2^16⌋`` per channel."""
     v, = ins
     sq = mul(v, v).reshape(v.shape[0], -1)

@@ -2,10 +2,13 @@
 
 import numpy as np
 
+from waiexport.params import LayerNorm
+
 from ..arrays import add, compact, floordiv, mul, rsqrt_q16, shift_floor, sub, total, trunc_div
+from . import Inputs, OpCtx, Outputs
 
 
-def run(p, ins, ctx):
+def run(p: LayerNorm, ins: Inputs, ctx: OpCtx) -> Outputs:
     """``m = trunc((S + ⌊C/2⌋·sgn(S)) / C)``, ``d_c = x_c − m``, ``V = ⌊Σ d_c² / C⌋``,
     ``k = rsqrt_q16(V + ε)``, ``n_c = ⌊d_c·k / 2^16⌋``, ``out = ⌊n_c·γ[c] / 2^16⌋ + β[c]``."""
     x, = ins

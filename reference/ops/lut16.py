@@ -2,10 +2,13 @@
 
 import numpy as np
 
+from waiexport.params import Lut16
 from waiexport.refusal import Refusal
 
+from . import Inputs, OpCtx, Outputs
 
-def run(p, ins, ctx):
+
+def run(p: Lut16, ins: Inputs, ctx: OpCtx) -> Outputs:
     """``out = T[v + 32768]``. The load check of §5.6 keeps ``v`` in ``[−32767, 32767]``; a
     value outside the table is refused rather than wrapped."""
     v, = ins

@@ -2,8 +2,12 @@
 
 import numpy as np
 
+from waiexport.params import PadRep
 
-def run(p, ins, ctx):
+from . import Inputs, OpCtx, Outputs
+
+
+def run(p: PadRep, ins: Inputs, ctx: OpCtx) -> Outputs:
     """``out[c][y][x] = in[c][min(y, H−1)][min(x, W−1)]`` over ``[C, ⌈H/m⌉·m, ⌈W/m⌉·m]``."""
     x, = ins
     _, h, w = x.shape

@@ -1,7 +1,11 @@
 """``pixel_shuffle`` (§5.10): depth to space, channel ``c·r² + i·r + j`` to offset ``(i, j)``."""
 
+from waiexport.params import Factor
 
-def run(p, ins, ctx):
+from . import Inputs, OpCtx, Outputs
+
+
+def run(p: Factor, ins: Inputs, ctx: OpCtx) -> Outputs:
     """``out[c][h·r + i][w·r + j] = in[c·r² + i·r + j][h][w]``."""
     x, = ins
     c, h, w = x.shape

@@ -1,7 +1,11 @@
 """``pixel_unshuffle`` (§5.10): space to depth, the inverse of ``pixel_shuffle``."""
 
+from waiexport.params import Factor
 
-def run(p, ins, ctx):
+from . import Inputs, OpCtx, Outputs
+
+
+def run(p: Factor, ins: Inputs, ctx: OpCtx) -> Outputs:
     """``out[c·r² + i·r + j][h][w] = in[c][h·r + i][w·r + j]``."""
     x, = ins
     c, h, w = x.shape

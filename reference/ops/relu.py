@@ -2,7 +2,11 @@
 
 import numpy as np
 
+from waiexport.params import NoParams
 
-def run(p, ins, ctx):
+from . import Inputs, OpCtx, Outputs
+
+
+def run(p: NoParams, ins: Inputs, ctx: OpCtx) -> Outputs:
     """``max(v, 0)``."""
     return [np.maximum(ins[0], 0)]

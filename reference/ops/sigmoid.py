@@ -2,10 +2,13 @@
 
 import numpy as np
 
+from waiexport.params import NoParams
+
 from ..arrays import exp_neg_q16, wide
+from . import Inputs, OpCtx, Outputs
 
 
-def run(p, ins, ctx):
+def run(p: NoParams, ins: Inputs, ctx: OpCtx) -> Outputs:
     """``⌊2^32 / (2^16 + e)⌋`` for ``v ≥ 0`` and ``⌊e·2^16 / (2^16 + e)⌋`` for ``v < 0``,
     with ``e = exp_neg_q16(−|v|)``."""
     v, = ins

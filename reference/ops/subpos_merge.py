@@ -2,10 +2,13 @@
 
 import numpy as np
 
+from waiexport.params import Subpos
+
 from ..arrays import compact
+from . import Inputs, OpCtx, Outputs
 
 
-def run(p, ins, ctx):
+def run(p: Subpos, ins: Inputs, ctx: OpCtx) -> Outputs:
     """``out[c][2y + a_k][2x + b_k] = in_k[c][y][x]``."""
     c, h, w = ins[0].shape
     dtype = np.int64 if all(a.dtype == np.int64 for a in ins) else object

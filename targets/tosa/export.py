@@ -12,18 +12,18 @@ makes the load, §4's run steps 1–3 and the input policies, as for every engin
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from waiexport.bounds import certify_graph
 from waiexport.graph import Graph
 from waiexport.plan import run_plan
 
 from ..lowering import lower_ops
-from .build import I32, TosaBuilder, narrowest
+from .build import I32, TosaBuilder
 from .lower import LOWER
-from .lower._common import clip
+from .lower._common import TosaCtx, clip
 
-__all__ = ["TosaModel", "build_tosa", "TosaCtx", "operator_names"]
+__all__ = ["TosaModel", "build_tosa", "operator_names"]
 
 
 @dataclass
@@ -33,28 +33,6 @@ class TosaModel:
     data: bytes
     inputs: list
     outputs: list
-
-
-@dataclass
-class TosaCtx:
-    """What a lowering reads: every tensor's planned shape and certified interval, each
-    operator's certified intermediates, the graph."""
-
-    shapes: dict
-    intervals: dict
-    nodes: dict
-    graph: Graph
-    scalars: list = field(default_factory=list)   # each scalar's model input
-
-    def nhwc(self, t: int) -> tuple:
-        c, h, w = self.shapes[t]
-        return (1, h, w, c)
-
-    def interval(self, t: int) -> tuple[int, int]:
-        return self.intervals[t]
-
-    def storage(self, t: int) -> str:
-        return narrowest(*self.intervals[t])
 
 
 def build_tosa(g: Graph, shapes: list, scalars: list | tuple = (),

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..onnx.lower import ExportError
-from .build import I32, I8, TosaBuilder
+from .build import I8, I32, TosaBuilder
 
 __all__ = ["digits", "mac_sum"]
 

@@ -1,12 +1,15 @@
 """``chscale`` (§5.4): the multiplier row gathered at run time by the scalar, then a rounding
 shift."""
 
-from ..emit import I64
+from waiexport.graph import Op
+
+from ...lowering import Names
+from ..emit import I64, Emitter
 from ..requant import requantise, span
-from ._common import narrow, wide
+from ._common import LowerCtx, narrow, wide
 
 
-def lower(e, op, ins, ctx):
+def lower(e: Emitter, op: Op, ins: Names, ctx: LowerCtx) -> Names:
     p = op.params
     c = p.table.shape[1]
     row = e.node("Gather", [e.const(p.table, I64, "rows"), ctx.scalars[p.scalar]], axis=0)

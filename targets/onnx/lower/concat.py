@@ -1,5 +1,11 @@
 """``concat`` (§5.10): ``Concat`` along channels."""
 
+from waiexport.graph import Op
 
-def lower(e, op, ins, ctx):
+from ...lowering import Names
+from ..emit import Emitter
+from ._common import LowerCtx
+
+
+def lower(e: Emitter, op: Op, ins: Names, ctx: LowerCtx) -> Names:
     return [e.node("Concat", ins, axis=1)]

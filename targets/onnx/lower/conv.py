@@ -9,12 +9,16 @@ a phase) then join in channel order."""
 
 import numpy as np
 
+from waiexport.graph import Op
+
+from ...lowering import Names
+from ..emit import Emitter
 from ..mac import mac_sum, matmul_path
 from ..requant import requantise, rq_args, width
-from ._common import phase_major, shuffled_alone, stored
+from ._common import LowerCtx, phase_major, shuffled_alone, stored
 
 
-def lower(e, op, ins, ctx):
+def lower(e: Emitter, op: Op, ins: Names, ctx: LowerCtx) -> Names:
     p, t, x_range = op.params, op.outputs[0], ctx.range_of(op.inputs[0])
     shuffle = shuffled_alone(ctx.graph, t)
     path = lambda nhwc: matmul_path(e, x_range, p.weights, ctx.target, p.groups,  # noqa: E731

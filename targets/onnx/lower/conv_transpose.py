@@ -12,10 +12,13 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..emit import I64
+from waiexport.graph import Op
+
+from ...lowering import Names
+from ..emit import I64, Emitter
 from ..mac import mac_sum
 from ..requant import requantise, rq_args, width
-from ._common import clip, depth_to_space, fits_i8, stored
+from ._common import LowerCtx, clip, depth_to_space, fits_i8, stored
 
 
 def phase_weights(w: np.ndarray, sh: int, sw: int) -> np.ndarray:
@@ -90,7 +93,7 @@ def _gathered(e, y, axis: int, side: _Side, fill) -> str:
     return e.node("Gather", [e.node("Concat", [y, row], axis=axis), idx], axis=axis)
 
 
-def lower(e, op, ins, ctx):
+def lower(e: Emitter, op: Op, ins: Names, ctx: LowerCtx) -> Names:
     p = op.params
     sh, sw = p.sh, p.sw
     rh, rw = min(sh, p.kh), min(sw, p.kw)

@@ -5,10 +5,14 @@ constant, the window's size is stated again by a ``Reshape`` to it, so a runtime
 shapes ahead (TVM's relax frontend, which otherwise takes no operator after it: "emit_te now
 only supports Tensor that has ShapeExpr shape") knows it."""
 
-from ..emit import I64
+from waiexport.graph import Op
+
+from ...lowering import Names
+from ..emit import I64, Emitter
+from ._common import LowerCtx
 
 
-def lower(e, op, ins, ctx):
+def lower(e: Emitter, op: Op, ins: Names, ctx: LowerCtx) -> Names:
     p = op.params
 
     def value(o):

@@ -1,14 +1,17 @@
 """``elu(α)`` (§5.8), acc64: ``v`` above 0, else ``⌊α·(exp_neg_q16(v) − 2^16) / 2^16⌋``;
 ``elu.p`` is formed wide (:mod:`..wide`) where its certified interval passes 64 bits."""
 
+from waiexport.graph import Op
+
+from ...lowering import Names
 from .. import wide as W
-from ..emit import I64
+from ..emit import I64, Emitter
 from ..requant import floor_shift, span
+from ._common import LowerCtx, narrow, wide
 from ._q16 import exp_neg_q16
-from ._common import narrow, wide
 
 
-def lower(e, op, ins, ctx):
+def lower(e: Emitter, op: Op, ins: Names, ctx: LowerCtx) -> Names:
     v = wide(e, ins[0])
     zero = e.const(0, I64)
     low = e.node("Where", [e.node("Greater", [v, zero]), zero, v])

@@ -3,12 +3,15 @@
 constant fill and then writes into it (:data:`~..probes.FOLDED`), the constant value is
 added to the input's first channel ANDed with 0 instead, so nothing it reads is a constant."""
 
-from ..emit import I64
+from waiexport.graph import Op
+
+from ...lowering import Names
+from ..emit import I64, Emitter
 from ..probes import FOLDED
-from ._common import narrow
+from ._common import LowerCtx, narrow
 
 
-def lower(e, op, ins, ctx):
+def lower(e: Emitter, op: Op, ins: Names, ctx: LowerCtx) -> Names:
     p = op.params
     c = ctx.graph.tensor(op.outputs[0]).channels
     if p.kind == 0 and not e.exact(FOLDED, e.storage):

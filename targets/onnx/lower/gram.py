@@ -2,11 +2,15 @@
 integers, measured; never ``ReduceSum``, which goes through double), then the rounding
 shift. The sums fit i32 (the graph meets acc32), so int64 never wraps."""
 
+from waiexport.graph import Op
+
+from ...lowering import Names
+from ..emit import Emitter
 from ..requant import requantise, span
-from ._common import narrow, wide
+from ._common import LowerCtx, narrow, wide
 
 
-def lower(e, op, ins, ctx):
+def lower(e: Emitter, op: Op, ins: Names, ctx: LowerCtx) -> Names:
     c = ctx.graph.tensor(op.inputs[0]).channels
     g, d = op.params.groups, c // op.params.groups
     a, b = (e.reshape(wide(e, x), [g, d, -1]) for x in ins)

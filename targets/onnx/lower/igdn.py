@@ -7,10 +7,13 @@ certified bound of ``r``: ``r`` grows by ``2^b`` while its square stays at most 
 
 import numpy as np
 
+from waiexport.graph import Op
+
+from ...lowering import Names
 from .. import wide as W
-from ..emit import I64
+from ..emit import I64, Emitter
 from ..requant import floor_shift
-from ._common import narrow, wide
+from ._common import LowerCtx, narrow, wide
 from ._q16 import isqrt
 
 _WIDE = ("igdn.x2", "igdn.gx2", "igdn.term", "igdn.N", "igdn.xr")
@@ -33,7 +36,7 @@ def _wide(e, p, c: int, x: str, r_hi: int) -> str:
     return W.narrow(e, W.floor_shift(e, W.product(e, x, r), p.frac))
 
 
-def lower(e, op, ins, ctx):
+def lower(e: Emitter, op: Op, ins: Names, ctx: LowerCtx) -> Names:
     p = op.params
     c = ctx.graph.tensor(op.inputs[0]).channels
     x = wide(e, ins[0])

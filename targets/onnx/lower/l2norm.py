@@ -2,12 +2,16 @@
 wide product, each limb summed over the positions by an int64 ``MatMul``), ``k =
 rsqrt_q16(U)``, then ``⌊v·k / 2^16⌋`` through a wide product (``l2.vk`` is class ``wide``)."""
 
+from waiexport.graph import Op
+
+from ...lowering import Names
 from .. import wide as W
+from ..emit import Emitter
+from ._common import LowerCtx, narrow, wide
 from ._q16 import ones_like_axis, rsqrt_q16
-from ._common import narrow, wide
 
 
-def lower(e, op, ins, ctx):
+def lower(e: Emitter, op: Op, ins: Names, ctx: LowerCtx) -> Names:
     v = wide(e, ins[0])
     flat = e.reshape(v, [1, ctx.graph.tensor(op.inputs[0]).channels, -1])     # [1, C, H·W]
     ones = ones_like_axis(e, flat, 2)

@@ -6,10 +6,13 @@ products, each wide before its floor shift."""
 
 import numpy as np
 
+from waiexport.graph import Op
+
+from ...lowering import Names
 from .. import wide as W
-from ..emit import I64
+from ..emit import I64, Emitter
+from ._common import LowerCtx, narrow, wide
 from ._q16 import rsqrt_q16
-from ._common import narrow, wide
 
 
 def _over_channels(e, c: int):
@@ -22,7 +25,7 @@ def _over_channels(e, c: int):
     return total
 
 
-def lower(e, op, ins, ctx):
+def lower(e: Emitter, op: Op, ins: Names, ctx: LowerCtx) -> Names:
     p, c = op.params, ctx.graph.tensor(op.inputs[0]).channels
     x = wide(e, ins[0])
     total = _over_channels(e, c)

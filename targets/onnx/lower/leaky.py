@@ -1,11 +1,14 @@
 """``leaky`` (§5.5): ``⌊v·a / 2^f⌋`` on negative values by the exact floor shift."""
 
-from ..emit import I64
+from waiexport.graph import Op
+
+from ...lowering import Names
+from ..emit import I64, Emitter
 from ..requant import floor_shift
-from ._common import narrow, wide
+from ._common import LowerCtx, narrow, wide
 
 
-def lower(e, op, ins, ctx):
+def lower(e: Emitter, op: Op, ins: Names, ctx: LowerCtx) -> Names:
     v, a = wide(e, ins[0]), op.params.a
     corners = [b * a for b in ctx.range_of(op.inputs[0])]
     neg = floor_shift(e, e.node("Mul", [v, e.const(a, I64)]), [op.params.f],

@@ -4,10 +4,14 @@ replication; elsewhere a ``Gather`` of each axis at the clamped indices ``min(i,
 for ``i`` below the padded size (§9.4), which never makes a tensor of size 0 (TVM 0.27
 refuses one)."""
 
-from ..emit import I64
+from waiexport.graph import Op
+
+from ...lowering import Names
+from ..emit import I64, Emitter
+from ._common import LowerCtx
 
 
-def lower(e, op, ins, ctx):
+def lower(e: Emitter, op: Op, ins: Names, ctx: LowerCtx) -> Names:
     m = e.const([op.params.m], I64)
 
     def short(d):

@@ -5,11 +5,14 @@ certified int8 tensor moves as int8 (:func:`._common.depth_to_space`). Where the
 producer's sum came NHWC (the x-first ``MatMulInteger`` path), its channels are folded into
 that order too, and the shuffle reads the NHWC twin (:func:`_from_nhwc`)."""
 
-from ..emit import I8
-from ._common import depth_to_space, fits_i8
+from waiexport.graph import Op
+
+from ...lowering import Names
+from ..emit import I8, Emitter
+from ._common import LowerCtx, depth_to_space, fits_i8
 
 
-def lower(e, op, ins, ctx):
+def lower(e: Emitter, op: Op, ins: Names, ctx: LowerCtx) -> Names:
     r = op.params.r
     c = ctx.graph.tensor(op.inputs[0]).channels // (r * r)
     in8 = fits_i8(ctx.range_of(op.inputs[0]))

@@ -1,7 +1,13 @@
 """``pixel_unshuffle`` (§5.10): the inverse of ``pixel_shuffle``."""
 
+from waiexport.graph import Op
 
-def lower(e, op, ins, ctx):
+from ...lowering import Names
+from ..emit import Emitter
+from ._common import LowerCtx
+
+
+def lower(e: Emitter, op: Op, ins: Names, ctx: LowerCtx) -> Names:
     r = op.params.r
     c = ctx.graph.tensor(op.inputs[0]).channels
     h, w = e.hw(ins[0])

@@ -1,9 +1,13 @@
 """``relu`` (§5.5): ``Max(x, 0)``, on the input's NHWC twin too where it has one."""
 
-from ..emit import I64
+from waiexport.graph import Op
+
+from ...lowering import Names
+from ..emit import I64, Emitter
+from ._common import LowerCtx
 
 
-def lower(e, op, ins, ctx):
+def lower(e: Emitter, op: Op, ins: Names, ctx: LowerCtx) -> Names:
     y = _relu(e, ins[0])
     if ins[0] in e.nhwc:     # elementwise: the twin's relu is the relu's twin
         e.nhwc[y] = _relu(e, e.nhwc[ins[0]])

@@ -1,12 +1,15 @@
 """``sigmoid`` (§5.8), acc64: ``e = exp_neg_q16(−|v|)``, then ``⌊2^32 / (2^16 + e)⌋`` for
 ``v ≥ 0`` and ``⌊e·2^16 / (2^16 + e)⌋`` below."""
 
-from ..emit import I64
+from waiexport.graph import Op
+
+from ...lowering import Names
+from ..emit import I64, Emitter
+from ._common import LowerCtx, narrow, wide
 from ._q16 import exp_neg_q16
-from ._common import narrow, wide
 
 
-def lower(e, op, ins, ctx):
+def lower(e: Emitter, op: Op, ins: Names, ctx: LowerCtx) -> Names:
     v = wide(e, ins[0])
     ex = exp_neg_q16(e, e.node("Neg", [e.node("Abs", [v])]))
     den = e.node("Add", [ex, e.const(1 << 16, I64)])

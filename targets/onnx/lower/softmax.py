@@ -3,12 +3,15 @@ by an int64 ``MatMul`` with ones (``ReduceSum`` goes through double), then
 ``⌊(e_x·2^16 + ⌊Σ/2⌋) / Σ⌋`` by ``Div`` of non-negative values. ``ReduceMax`` is exact on
 int64 (measured at 2^62 + 1 against 2^62 + 3)."""
 
-from ..emit import I64
+from waiexport.graph import Op
+
+from ...lowering import Names
+from ..emit import I64, Emitter
+from ._common import LowerCtx, narrow, wide
 from ._q16 import exp_neg_q16, ones_like_axis
-from ._common import narrow, wide
 
 
-def lower(e, op, ins, ctx):
+def lower(e: Emitter, op: Op, ins: Names, ctx: LowerCtx) -> Names:
     v = wide(e, ins[0])
     top = e.node("ReduceMax", [v, e.const([3], I64)], keepdims=1)
     ex = exp_neg_q16(e, e.node("Sub", [v, top]))

@@ -1,9 +1,13 @@
 """``subpos_merge`` (§5.10): the four inputs stacked by sub-position, then interleaved."""
 
-from ..emit import I64
+from waiexport.graph import Op
+
+from ...lowering import Names
+from ..emit import I64, Emitter
+from ._common import LowerCtx
 
 
-def lower(e, op, ins, ctx):
+def lower(e: Emitter, op: Op, ins: Names, ctx: LowerCtx) -> Names:
     c = ctx.graph.tensor(op.inputs[0]).channels
     by_position = [ins[op.params.order.index(k)] for k in range(4)]
     axis = e.const([2], I64)

@@ -1,11 +1,37 @@
-"""What the TOSA lowerings share: a slice, a clip, a regrouping of elements."""
+"""What the TOSA lowerings share: their context, a slice, a clip, a regrouping of elements."""
 
 from __future__ import annotations
 
-from ...onnx.lower import ExportError
-from ..build import I8, I32, TosaBuilder
+from dataclasses import dataclass, field
 
-__all__ = ["slice_of", "clip", "regroup", "pre_bias", "mac_operands", "ExportError"]
+from waiexport.graph import Graph
+
+from ...onnx.lower import ExportError
+from ..build import I8, I32, TosaBuilder, narrowest
+
+__all__ = ["TosaCtx", "slice_of", "clip", "regroup", "pre_bias", "mac_operands", "ExportError"]
+
+
+@dataclass
+class TosaCtx:
+    """What a lowering reads: every tensor's planned shape and certified interval, each
+    operator's certified intermediates, the graph."""
+
+    shapes: dict
+    intervals: dict
+    nodes: dict
+    graph: Graph
+    scalars: list = field(default_factory=list)   # each scalar's model input
+
+    def nhwc(self, t: int) -> tuple:
+        c, h, w = self.shapes[t]
+        return (1, h, w, c)
+
+    def interval(self, t: int) -> tuple[int, int]:
+        return self.intervals[t]
+
+    def storage(self, t: int) -> str:
+        return narrowest(*self.intervals[t])
 
 
 def slice_of(b: TosaBuilder, x: str, start, size) -> str:

@@ -1,12 +1,15 @@
 """``chscale`` (§5.4): one per-channel RESCALE per row of ``M`` (:mod:`..requant`), and a
 SELECT on the row index, the scalar's model input."""
 
-from ..build import I32
+from waiexport.graph import Op
+
+from ...lowering import Names
+from ..build import I32, TosaBuilder
 from ..requant import rescale_unit
-from ._common import ExportError
+from ._common import ExportError, TosaCtx
 
 
-def lower(b, op, ins, ctx):
+def lower(b: TosaBuilder, op: Op, ins: Names, ctx: TosaCtx) -> Names:
     p = op.params
     if p.round != "half_up":
         raise ExportError(f"rounding {p.round} with a multiplier: RESCALE rounds half up only")

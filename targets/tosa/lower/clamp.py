@@ -1,7 +1,11 @@
 """``clamp`` (§5.5): int32 MAXIMUM then MINIMUM (TOSA's CLAMP takes int8/int16 only)."""
 
-from ._common import clip
+from waiexport.graph import Op
+
+from ...lowering import Names
+from ..build import TosaBuilder
+from ._common import TosaCtx, clip
 
 
-def lower(b, op, ins, ctx):
+def lower(b: TosaBuilder, op: Op, ins: Names, ctx: TosaCtx) -> Names:
     return [clip(b, ins[0], op.params.lo, op.params.hi)]

@@ -5,10 +5,13 @@ divides exactly; then RESCALE (:mod:`..requant`)."""
 
 import numpy as np
 
-from ..build import I8, I32
+from waiexport.graph import Op
+
+from ...lowering import Names
+from ..build import I8, I32, TosaBuilder
 from ..mac import mac_sum
 from ..requant import requantise
-from ._common import ExportError, mac_operands, pre_bias, slice_of
+from ._common import ExportError, TosaCtx, mac_operands, pre_bias, slice_of
 
 
 def _trim(size: int, pad: int, k: int, stride: int) -> tuple[int, int]:
@@ -29,7 +32,7 @@ def _zero_padded(b, x, axis: int, pad: int):
     return b.op("CONCAT", [zeros, x, zeros], shape, b.dtype(x), None, axis)
 
 
-def lower(b, op, ins, ctx):
+def lower(b: TosaBuilder, op: Op, ins: Names, ctx: TosaCtx) -> Names:
     p = op.params
     _, h, w, c = ctx.nhwc(op.inputs[0])
     x = ins[0]

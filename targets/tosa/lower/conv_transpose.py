@@ -5,13 +5,16 @@ RESCALE (:mod:`..requant`)."""
 
 import numpy as np
 
-from ..build import I8, I32
+from waiexport.graph import Op
+
+from ...lowering import Names
+from ..build import I8, I32, TosaBuilder
 from ..mac import mac_sum
 from ..requant import requantise
-from ._common import ExportError, mac_operands, pre_bias
+from ._common import ExportError, TosaCtx, mac_operands, pre_bias
 
 
-def lower(b, op, ins, ctx):
+def lower(b: TosaBuilder, op: Op, ins: Names, ctx: TosaCtx) -> Names:
     p = op.params
     out_pad = [-p.ph, p.oph - p.ph, -p.pw, p.opw - p.pw]
     if min(out_pad[:2]) <= -p.kh or min(out_pad[2:]) <= -p.kw:

@@ -1,9 +1,13 @@
 """``crop`` (§5.10) with constant operands (the only ones in ``wai-ops/1-npu``): a SLICE."""
 
-from ._common import ExportError, slice_of
+from waiexport.graph import Op
+
+from ...lowering import Names
+from ..build import TosaBuilder
+from ._common import ExportError, TosaCtx, slice_of
 
 
-def lower(b, op, ins, ctx):
+def lower(b: TosaBuilder, op: Op, ins: Names, ctx: TosaCtx) -> Names:
     p = op.params
     if any(o.kind for o in (p.y0, p.x0, p.h, p.w)):
         raise ExportError("a crop with a scalar operand is outside wai-ops/1-npu")

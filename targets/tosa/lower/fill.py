@@ -3,10 +3,14 @@ added to zeros of that shape."""
 
 import numpy as np
 
-from ..build import I32
+from waiexport.graph import Op
+
+from ...lowering import Names
+from ..build import I32, TosaBuilder
+from ._common import TosaCtx
 
 
-def lower(b, op, ins, ctx):
+def lower(b: TosaBuilder, op: Op, ins: Names, ctx: TosaCtx) -> Names:
     p = op.params
     shape = ctx.nhwc(op.outputs[0])
     if p.kind == 0:

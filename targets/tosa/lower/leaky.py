@@ -4,12 +4,15 @@ is formed on ``min(v, 0)`` only (its certified interval, ``leaky.p``, covers neg
 an int32 MUL with shift 0; the floor is RESCALE's half up of ``p − 2^(f−1)`` (§9.4). No
 SELECT or comparison, which Ethos-U55 lacks."""
 
-from ..build import I8, I32
+from waiexport.graph import Op
+
+from ...lowering import Names
+from ..build import I8, I32, TosaBuilder
 from ..requant import lift
-from ._common import ExportError
+from ._common import ExportError, TosaCtx
 
 
-def lower(b, op, ins, ctx):
+def lower(b: TosaBuilder, op: Op, ins: Names, ctx: TosaCtx) -> Names:
     a, f = op.params.a, op.params.f
     x = b.cast(ins[0], I32)
     shape = b.shape(x)

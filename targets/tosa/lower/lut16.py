@@ -1,10 +1,14 @@
 """``lut16`` (§5.6): GATHER from the 65,536-entry int16 table at ``v + 32768`` (measured exact;
 TOSA's TABLE int16 interpolates 513 entries, so it is not this)."""
 
-from ..build import I16, I32
+from waiexport.graph import Op
+
+from ...lowering import Names
+from ..build import I16, I32, TosaBuilder
+from ._common import TosaCtx
 
 
-def lower(b, op, ins, ctx):
+def lower(b: TosaBuilder, op: Op, ins: Names, ctx: TosaCtx) -> Names:
     shape = ctx.nhwc(op.inputs[0])
     n = shape[1] * shape[2] * shape[3]
     x = b.cast(ins[0], I32)

@@ -1,7 +1,11 @@
 """``pad_rep`` (§5.10): the last row, then the last column, repeated by CONCAT up to the next
 multiple of ``m`` (§9.4: replicate padding from slices)."""
 
-from ._common import slice_of
+from waiexport.graph import Op
+
+from ...lowering import Names
+from ..build import TosaBuilder
+from ._common import TosaCtx, slice_of
 
 
 def _extend(b, x, axis: int, m: int):
@@ -18,5 +22,5 @@ def _extend(b, x, axis: int, m: int):
     return b.op("CONCAT", [x] + [edge] * extra, shape, b.dtype(x), None, axis)
 
 
-def lower(b, op, ins, ctx):
+def lower(b: TosaBuilder, op: Op, ins: Names, ctx: TosaCtx) -> Names:
     return [_extend(b, _extend(b, ins[0], 1, op.params.m), 2, op.params.m)]

@@ -1,10 +1,14 @@
 """``subpos_merge`` (§5.10): each input RESHAPE-d to ``[1, H, 1, W, 1, C]``, CONCAT-ed by
 column offset then by row offset into ``[1, H, 2, W, 2, C]``, RESHAPE-d to ``[1, 2H, 2W, C]``."""
 
-from ..build import I32
+from waiexport.graph import Op
+
+from ...lowering import Names
+from ..build import I32, TosaBuilder
+from ._common import TosaCtx
 
 
-def lower(b, op, ins, ctx):
+def lower(b: TosaBuilder, op: Op, ins: Names, ctx: TosaCtx) -> Names:
     _, h, w, c = ctx.nhwc(op.inputs[0])
     at = {}
     for k, x in zip(op.params.order, ins):
