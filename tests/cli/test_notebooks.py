@@ -39,3 +39,11 @@ def test_notebook_runs_and_prints_what_it_stored(path):
     NotebookClient(nb, timeout=300, kernel_name="python3",
                    resources={"metadata": {"path": str(ROOT)}}).execute()
     assert _printed(nb) == stored
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_notebook_uses_the_public_library_only(path):
+    code = "\n".join(c.source for c in nbformat.read(path, as_version=4).cells
+                     if c.cell_type == "code")
+    assert "import waiexport" in code
+    assert not re.search(r"(from|import) waiexport\.", code), "an internal module"
