@@ -13,6 +13,7 @@ and the worst memory.
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import random
@@ -20,9 +21,24 @@ import tempfile
 from pathlib import Path
 
 import numpy as np
+from waiexport.conformance.checker import check_file
+from waiexport.conformance.generate import CORPUS
+from waiexport.conformance.judging import judge
+from waiexport.conformance.packs import make_pack
+from waiexport.conformance.validate import validate
+from waiexport.conformance.vectors import parse_expect, read_vectors
+from waiexport.reference import decode
+from waiexport.targets.engines import engine
 
-from waiexport.jsonio import BadInput, loads
+from waiexport.builder import GraphBuilder, conv, rq
+from waiexport.capabilities.examples import int_synth_source, jpegai_bundle, tiny_synth
+from waiexport.capabilities.int_synth import lower_int_synth
+from waiexport.capabilities.jpegai import lower_jpegai
+from waiexport.descriptions import target
+from waiexport.files import npy_bytes
+from waiexport.jsonio import BadInput, loads, parse_decode
 from waiexport.refusal import CODES, Refusal
+from waiexport.whg1 import read, write
 
 __all__ = ["FAMILIES", "mutate", "outcome", "seeds"]
 
@@ -35,10 +51,6 @@ TEXT = ["1" * 4301, "-" + "9" * 5000, "1e309", "NaN", "[]", "{}", '"x"', "null",
 
 def seeds() -> dict:
     """One valid input per family, the starting points of the mutations."""
-    from waiexport.builder import GraphBuilder, conv, rq
-    from waiexport.conformance.generate import CORPUS
-    from waiexport.capabilities.examples import int_synth_source, jpegai_bundle, tiny_synth
-    from waiexport.whg1 import write
     b = GraphBuilder()
     x = b.input(2, -100, 100, max_h=6, max_w=6)
     y = b.op("conv", x, conv(np.ones((2, 2, 3, 3), int), pad=1, rq=rq(shift=2)))
@@ -67,11 +79,6 @@ def _results_seed() -> tuple:
     """A pack of two corpus files for ``ort-cpu`` and the results a correct runner writes
     for it (each output the vector's expected values, in the manifest's type and shape):
     ``(files by path, the pack's folder, the vector files)``."""
-    from waiexport.conformance.generate import CORPUS
-    from waiexport.conformance.packs import make_pack
-    from waiexport.conformance.vectors import parse_expect, read_vectors
-    from waiexport.descriptions import target
-    from waiexport.files import npy_bytes
     files = [CORPUS / "vectors" / "relu.jsonl", CORPUS / "vectors" / "abs.jsonl"]
     pack = Path(tempfile.mkdtemp()) / "pack"
     manifest, ident = make_pack(target("ort-cpu"), files, pack)
@@ -193,16 +200,12 @@ def mutate(rng: random.Random, family: str, seed):
 def outcome(family: str, item, graph: bytes) -> str:
     """Run one input through the public API: ``ok``, a spec code, or ``bad-input``. Any
     other exception propagates (the property fails)."""
-    from waiexport.whg1 import read
     try:
         if family == "whg1":
             g = read(item)
-            from waiexport.reference import decode
             decode(g, [np.zeros((g.tensor(i.tensor).channels, 1, 1), np.int64)
                        for i in g.inputs], [s.lo for s in g.scalars])
         elif family == "decode":
-            from waiexport.jsonio import parse_decode
-            from waiexport.targets.engines import engine
             try:   # the CLI's own reading of a decode file (one line on each of these)
                 doc = loads(item)
             except ValueError:
@@ -211,19 +214,14 @@ def outcome(family: str, item, graph: bytes) -> str:
             inputs, scalars = parse_decode(doc, 1, 0, "decode")
             loaded.sequence().step(inputs, scalars)
         elif family == "int_synth":
-            from waiexport.capabilities.int_synth import lower_int_synth
             lower_int_synth(item.encode("utf-8", "surrogatepass"))
         elif family == "jpegai":
-            from waiexport.capabilities.jpegai import lower_jpegai
             with tempfile.TemporaryDirectory() as tmp:
                 for name, text in item.items():
                     (Path(tmp) / name).parent.mkdir(parents=True, exist_ok=True)
                     (Path(tmp) / name).write_text(text, "utf-8", "surrogatepass")
                 lower_jpegai(Path(tmp))
         elif family == "vectors":
-            from waiexport.conformance.checker import check_file
-            from waiexport.conformance.validate import validate
-            from waiexport.targets.engines import engine
             with tempfile.TemporaryDirectory() as tmp:
                 f = Path(tmp) / "v.jsonl"
                 f.write_text(item + "\n", "utf-8", "surrogatepass")
@@ -242,7 +240,6 @@ def outcome(family: str, item, graph: bytes) -> str:
 def _judged(files: dict, pack: Path, vector_files: list, correct: dict) -> str:
     """``ok`` when the judge passes every vector, ``fail`` when one fails; a pass holds
     only where each result the runner wrote has the correct type, shape and values."""
-    from waiexport.conformance.judging import judge
     tmp = Path(tempfile.mkdtemp())
     try:
         for name, data in files.items():
@@ -258,7 +255,6 @@ def _judged(files: dict, pack: Path, vector_files: list, correct: dict) -> str:
         return "fail"
     for name, data in correct.items():
         if name.endswith(".npy"):
-            import io
             got, want = (np.load(io.BytesIO(b)) for b in (files[name], data))
             assert got.dtype == want.dtype and got.shape == want.shape and \
                 (got == want).all(), f"a pass on a changed result {name}"

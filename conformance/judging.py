@@ -17,7 +17,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+from waiexport.targets.format import format_named
 
+import waiexport
 from waiexport.files import NotRegular, TooLarge, npy_header, read_bounded, unlisted
 from waiexport.jsonio import BadInput, ascii_text, loads
 
@@ -58,7 +60,6 @@ class PackEngine:
 
 
 def _version() -> str:
-    import waiexport
     return waiexport.__version__
 
 
@@ -127,7 +128,6 @@ def judge(pack: Path, results: Path, files: list[Path], expected: str | None = N
 
 
 def _judge(pack, results, files, manifest, ident):
-    from waiexport.targets.format import format_named
     try:
         fmt = format_named(manifest["model_format"])
     except KeyError:

@@ -18,8 +18,15 @@ import hashlib
 import re
 from pathlib import Path
 
+from waiexport.reference import Decoder
+from waiexport.targets.exporter import fit
+from waiexport.targets.format import format_of
+
+from waiexport.certificate import Verdict
 from waiexport.files import npy_bytes, output_folder
 from waiexport.jsonio import ascii_text, dumps
+from waiexport.load import read_member
+from waiexport.plan import run_plan
 from waiexport.refusal import Refusal
 
 from .vectors import read_vectors, vector_bytes, vector_inputs
@@ -60,7 +67,6 @@ def make_pack(target, files: list[Path], out: Path, progress=None) -> tuple[dict
     or not at all (an earlier pack there is replaced only when this one is complete); returns
     the manifest and the pack's identity. A vector the target does not take is listed as not
     packed, with the reason and how ``validate`` counts it (:func:`_left_out`)."""
-    from waiexport.targets.format import format_of
 
     read, seen = [], set()
     for path in files:                   # a file given twice (by digest) is packed once
@@ -104,9 +110,6 @@ def _left_out(target, v: dict) -> tuple:
     counts it: ``("skip", why)`` for one outside the target's profile or subset, or a stage
     vector; ``("declined", why)`` for one its export cannot take; ``None`` for one it packs.
     With the fit verdict of a graph that loads (``None`` otherwise)."""
-    from waiexport.certificate import Verdict
-    from waiexport.load import read_member
-    from waiexport.targets.exporter import fit
     if "stage" in v:
         return ("skip", "a stage operator: it runs in the driver, not in a model (section "
                         "5E)"), None
@@ -129,8 +132,6 @@ def _pack_decodes(exp, v: dict, vkey: str, out: Path, later) -> list:
     its outputs go and their types, or the host's refusal. The source graph's reference
     carries the state; its values are not written. ``later``: what the format's
     ``packing`` yielded, for its models."""
-    from waiexport.plan import run_plan
-    from waiexport.reference import Decoder
     fmt, g = exp.format, exp.graph
     state_src = {f"state{k}": inp.src
                  for k, inp in enumerate(i for i in g.inputs if i.kind == "state")}

@@ -7,8 +7,10 @@ Python values after checking the format.
 
 from __future__ import annotations
 
-from waiexport.jsonio import BadInput, decimals, parse_int
+from waiexport.reference.literal.stage import LITERAL_STAGE as LITERAL
 from waiexport.reference.stage import ELSEWHERE, STAGE_OPS, StageRefusal, run
+
+from waiexport.jsonio import BadInput, decimals, parse_int
 
 __all__ = ["make_stage_vector", "parse_stage", "stage_expect"]
 
@@ -111,7 +113,6 @@ def stage_expect(op: str, inp: dict, modes: dict, literal: bool = False) -> dict
     """``expect`` for one vector: the operator's result, or ``{"at", "refuse"}``."""
     try:
         if literal:
-            from waiexport.reference.literal.stage import LITERAL_STAGE as LITERAL
             return LITERAL[op](inp, modes)
         return run(op, inp, modes)
     except StageRefusal as r:

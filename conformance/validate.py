@@ -10,16 +10,19 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
+from waiexport.reference import Decoder
+from waiexport.reference.stage import ELSEWHERE, StageRefusal
+from waiexport.targets.engines.base import described, machine
+from waiexport.targets.errors import (EngineCrashed, EngineFailure, EngineTimedOut, ExportError,
+                                      NotForEngine)
 
 from waiexport.certificate import Verdict
 from waiexport.jsonio import ascii_text, dumps, plain
 from waiexport.load import read_member
 from waiexport.refusal import Refusal
-from waiexport.targets.errors import EngineCrashed, EngineFailure, EngineTimedOut, NotForEngine
-from waiexport.targets.engines.base import described, machine
-from waiexport.targets.errors import ExportError
 
-from .locate import locate as find_first, sentence
+from .locate import locate as find_first
+from .locate import sentence
 from .vectors import parse_expect, read_vectors, vector_inputs
 
 __all__ = ["VectorOutcome", "validate_vector", "validate_stage", "validate", "read_all", "diff",
@@ -97,7 +100,6 @@ def validate_stage(engine, file: str, v: dict) -> VectorOutcome:
     which returns the operator's ``expect`` or raises ``StageRefusal``; an engine without
     the hook, or an operator defined in a text this toolchain does not hold, is "not for
     this engine"."""
-    from waiexport.reference.stage import ELSEWHERE, StageRefusal
     op, st = v["op"], v["stage"]
     if op in ELSEWHERE:
         return VectorOutcome(file, v["id"], "skip", f"{op} is defined in {ELSEWHERE[op]}, which "
@@ -219,7 +221,6 @@ def _validate_vector(engine, file: str, v: dict, locate: bool) -> VectorOutcome:
 def _reference_agrees(v: dict, g, k: int, j: int, got) -> bool:
     """Whether the reference, replaying the vector's decodes to ``k``, gives ``got`` for
     output ``j``: then the vector's expectation, not the engine, is what differs."""
-    from waiexport.reference import Decoder
     seq = Decoder(g)
     try:
         for n, (inputs, scalars) in enumerate(vector_inputs(v, g)):

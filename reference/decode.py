@@ -68,8 +68,8 @@ def decode(g: Graph, inputs: Sequence[np.ndarray], scalars: Sequence[int], *,
         The first refusal of §4's run steps.
     """
     run_plan(g, [a.shape for a in inputs], [int(s) for s in scalars])
-    if literal:     # the checker's twin, a module per operator, imported where it runs
-        from .literal import LITERAL
+    if literal:
+        from .literal import LITERAL    # the checker's twin, a module per operator: where it runs
     ops, store = (LITERAL, wide) if literal else (REFERENCE, compact)
     hooks = {} if rounding is None else {"rounding": lambda p, s, mode: rounding(rround, p, s,
                                                                                  mode)}

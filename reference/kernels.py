@@ -7,7 +7,9 @@ partial sum in every order (§8.2).
 """
 
 import hashlib
+import io
 import os
+import pickle
 import sys
 from contextlib import contextmanager
 from pathlib import Path
@@ -39,7 +41,8 @@ def _kept_out(*modules: str):
 # and PyYAML only for a ``.numba_config.yaml`` in the working folder (17 ms), where there is
 # none: nothing here needs either.
 with _kept_out("scipy", *(() if os.path.isfile(".numba_config.yaml") else ("yaml",))):
-    from numba import __version__ as _numba, njit, prange  # noqa: E402
+    from numba import __version__ as _numba  # noqa: E402
+    from numba import njit, prange
     from numba.core.caching import IndexDataCacheFile  # noqa: E402
 
 __all__ = ["conv_acc", "conv_transpose_acc", "announced", "CACHE"]
@@ -80,7 +83,7 @@ def _cached_without_registries(kernel) -> None:
     kernel._compilation_chain_init_hook = lambda: None
 
     def load_overload(sig, target_context):
-        from numba.core.runtime import rtsys
+        from numba.core.runtime import rtsys     # numba's internals, when a cache loads
         if runtime:
             rtsys.initialize(target_context)
         with cache._guard_against_spurious_io_errors():
@@ -108,8 +111,6 @@ class _Sealed(IndexDataCacheFile):
     """numba's index and data files (``IndexDataCacheFile``), each sealed."""
 
     def _load_index(self):
-        import io
-        import pickle
         body = unsealed(self._index_path)
         if body is None:
             return {}
@@ -120,14 +121,12 @@ class _Sealed(IndexDataCacheFile):
         return overloads if stamp == self._source_stamp else {}
 
     def _save_index(self, overloads):
-        import pickle
         body = pickle.dumps(self._version, protocol=-1) + self._dump((self._source_stamp,
                                                                       overloads))
         with self._open_for_write(self._index_path) as f:
             f.write(seal(body))
 
     def _load_data(self, name):
-        import pickle
         body = unsealed(self._data_path(name))
         if body is None:       # numba's load takes this as a miss, and compiles
             raise FileNotFoundError(self._data_path(name))

@@ -13,8 +13,9 @@ from dataclasses import dataclass, field
 
 from waiexport.bounds.live import LiveBounds
 from waiexport.certificate import Member, certify
-from waiexport.graph import Graph
 from waiexport.descriptions import Target
+from waiexport.graph import Graph
+from waiexport.jsonio import ascii_text
 from waiexport.limits import limits
 from waiexport.refusal import Refusal
 from waiexport.whg1 import write
@@ -46,7 +47,6 @@ class Change:
     def as_json(self) -> dict:
         """The one JSON shape of a change, as ``rewrite --json`` and ``export --json`` print
         it."""
-        from waiexport.jsonio import ascii_text
         return {"applied": self.applied, "node": self.node, "op": self.op,
                 "reason": ascii_text(self.reason or ""), "rewrite": self.key}
 

@@ -8,16 +8,17 @@ import hashlib
 from dataclasses import dataclass, field
 
 import numpy as np
+from waiexport.reference import decode
+from waiexport.rewrites.manager import RewriteOutcome, rewrite_for
 
 from waiexport import __version__
 from waiexport.certificate import Member, certificate_bytes, certify
 from waiexport.descriptions import Target
 from waiexport.graph import Graph
 from waiexport.load import admit, load
+from waiexport.plan import run_plan
 from waiexport.probes import probe_inputs
-from waiexport.reference import decode
 from waiexport.refusal import Refusal
-from waiexport.rewrites.manager import RewriteOutcome, rewrite_for
 
 from .errors import DoesNotFit, EngineFailure, ExportError
 from .forked import judged
@@ -199,7 +200,6 @@ def check_size(g: Graph, size: tuple[int, int]) -> tuple[int, int]:
     model at ``size`` sums its taps in a way the check did not see. A model at another size
     differs from the checked one only in its shapes and the constants that follow from
     them."""
-    from waiexport.plan import run_plan
 
     def planned(h: int, w: int, scalars: tuple) -> dict | None:
         try:

@@ -12,6 +12,7 @@ a result back in CHW, and says what a saved export and a pack hold.
 
 from __future__ import annotations
 
+import hashlib
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import partial
@@ -20,12 +21,12 @@ from pathlib import Path
 from typing import Callable
 
 import numpy as np
+from waiexport.reference import apply_policy
+from waiexport.reference.arrays import compact
 
 from waiexport.files import write_atomic
 from waiexport.graph import Graph
 from waiexport.plan import run_plan
-from waiexport.reference import apply_policy
-from waiexport.reference.arrays import compact
 
 __all__ = ["Model", "Format", "FORMATS", "format_named", "format_of", "host_feed",
            "graph_outputs"]
@@ -174,7 +175,6 @@ class Format:
         """The model as a pack holds it, written under ``folder`` as ``models/<stem>…``:
         ``{"path", "sha256"}`` relative to ``folder``; ``later``: what :meth:`packing`
         yielded."""
-        import hashlib
         rel = f"models/{stem}{self.suffix}"
         (folder / rel).parent.mkdir(parents=True, exist_ok=True)
         (folder / rel).write_bytes(model.data)

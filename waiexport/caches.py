@@ -7,13 +7,17 @@ says so: nothing is kept, so the next run compiles again. Imports nothing heavy,
 run before numba is imported."""
 
 import atexit
+import hashlib
 import os
 import platform
 import shutil
 import sys
 import tempfile
 from functools import cache
+from importlib.util import find_spec
 from pathlib import Path
+
+from .files import own_pid, sweep
 
 __all__ = ["user_cache", "code_digest", "host_cpu", "cpu_key", "seal", "unsealed", "kept",
            "keep", "note", "swept"]
@@ -41,7 +45,6 @@ def user_cache(kind: str) -> Path:
 
 def _temporary(kind: str, folder: Path, e: OSError) -> Path:
     if kind not in _TEMPORARY:
-        from .files import own_pid
         swept()
         _TEMPORARY[kind] = Path(tempfile.mkdtemp(prefix=f"{_STAND_IN}{own_pid()}-{kind}-"))
         atexit.register(shutil.rmtree, _TEMPORARY[kind], True)
@@ -57,7 +60,6 @@ _STAND_IN = "waiexport-cache-"
 def swept() -> None:
     """Remove the temporary cache folders of processes that ended without removing theirs (a
     worker killed at its end, a command killed outright)."""
-    from .files import sweep
     sweep(Path(tempfile.gettempdir()), _STAND_IN, ("",))
 
 
@@ -78,7 +80,6 @@ _SEAL = b"waiexport-sealed/1\n"
 
 def seal(body: bytes) -> bytes:
     """``body`` as a cache file holds it: :data:`_SEAL`, the digest of ``body``, ``body``."""
-    import hashlib
     return _SEAL + hashlib.sha256(body).digest() + body
 
 
@@ -86,7 +87,6 @@ def unsealed(path: str | Path) -> bytes | None:
     """What the cache file ``path`` sealed (:func:`seal`); ``None`` where there is no such
     file, and, where its bytes are not what was written (cut short, emptied, a bit changed,
     written by another version), also: the file is removed and a line on stderr says so."""
-    import hashlib
     try:
         with open(path, "rb") as f:
             data = f.read()
@@ -114,7 +114,6 @@ def kept(folder: Path, key: str, suffix: str) -> Path | None:
     """A file kept in ``folder`` for ``key`` (:func:`keep`) whose bytes are what was written:
     its name carries their digest, ``KEY.DIGEST{suffix}``. One whose bytes differ is removed
     (:func:`_discard`); ``None`` where none is left."""
-    import hashlib
     for path in sorted(folder.glob(f"{key}.*{suffix}")):
         digest = path.name[len(key) + 1:len(path.name) - len(suffix)]
         try:
@@ -132,7 +131,6 @@ def keep(folder: Path, key: str, suffix: str, write) -> Path:
     """Keep in ``folder`` the file that ``write(path)`` writes for ``key``: written under a
     temporary name of its own (two processes filling one cache never share one), then
     renamed to ``KEY.DIGEST{suffix}``, the digest of its bytes (:func:`kept`). Returns it."""
-    import hashlib
     fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{key[:16]}.", suffix=".part" + suffix)
     os.close(fd)
     try:
@@ -155,8 +153,6 @@ def code_digest() -> str:
     modification time): what a build kept in a cache depends on besides its own inputs, so
     an edit or another install of the package misses every entry the old code made."""
     if not _CODE:
-        import hashlib
-        from importlib.util import find_spec
         h = hashlib.sha256()
         for package in ("waiexport", "waiexport.rewrites", "waiexport.targets",
                         "waiexport.reference", "waiexport.conformance"):
@@ -196,6 +192,5 @@ def cpu_key() -> str:
     features its kernel reports (``/proc/cpuinfo``'s flags), so what was built where a
     feature was there is not reused where a machine of the same model name hides it (a
     virtual machine's)."""
-    import hashlib
     flags = _cpuinfo().get("flags", "")
     return f"{host_cpu()} {hashlib.sha256(flags.encode()).hexdigest()[:16]}"

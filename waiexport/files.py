@@ -7,6 +7,8 @@ and an untrusted file is read only when it is a regular file no larger than its 
 from __future__ import annotations
 
 import errno
+import io
+import json
 import os
 import re
 import shutil
@@ -14,6 +16,8 @@ import stat
 import tempfile
 from contextlib import contextmanager
 from pathlib import Path
+
+import numpy as np
 
 __all__ = ["write_atomic", "new_folder", "output_folder", "ours", "foreign", "unlisted",
            "npy_header", "read_bounded", "npy_bytes", "umask", "sweep", "own_pid", "TooLarge",
@@ -214,7 +218,6 @@ _MARK_LIMIT = 64 << 20
 def _listed(path: Path, command: str) -> set | None:
     """The files (paths relative to ``path``) that the mark in ``path`` lists, where it is
     a mark of ``command``'s; else ``None``."""
-    import json
     try:
         mark = json.loads(read_bounded(path / MARK, _MARK_LIMIT, follow=False))
     except (OSError, ValueError):
@@ -271,7 +274,6 @@ def unlisted(top: Path | str, listed: set, most: int = 1) -> list[str]:
 
 def _mark(work: Path, command: str) -> None:
     """Write the mark of ``command``'s output into the folder ``work``: every file below it."""
-    import json
     files = sorted(str(p.relative_to(work)) for p in work.rglob("*") if p.is_file())
     (work / MARK).write_text(json.dumps({"format": _MARK_FORMAT, "command": command,
                                          "files": files}, ensure_ascii=True) + "\n")
@@ -334,9 +336,7 @@ def read_bounded(path: Path | str, limit: int, follow: bool = True) -> bytes:
 
 def npy_bytes(a) -> bytes:
     """An array as the bytes of a ``.npy`` file, without pickles."""
-    import io
 
-    import numpy as np
     buf = io.BytesIO()
     np.save(buf, np.asarray(a), allow_pickle=False)
     return buf.getvalue()
@@ -375,7 +375,6 @@ def npy_header(f, limit: int) -> tuple:
             not re.fullmatch(r"[<>|=]?[a-zA-Z][0-9]{0,3}", descr) or \
             type(fortran) is not bool or type(shape) is not tuple:
         raise ValueError("a header without numpy's descr, fortran_order and shape")
-    import numpy as np
     try:
         return shape, fortran, np.dtype(descr)
     except TypeError:

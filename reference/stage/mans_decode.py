@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import StageRefusal, condition
+from .mans_walk import walk_fac, walk_sgm
 
 __all__ = ["Window", "latent_tables", "zp_table", "check_sgm", "check_fac", "decode_sgm",
            "decode_fac", "sgm_symbols", "zigzag", "run"]
@@ -166,7 +167,6 @@ def sgm_symbols(stream: bytes, pmf, bounds, mask: np.ndarray, sigma: np.ndarray,
                 checked: bool = False) -> np.ndarray:
     """:func:`decode_sgm` on whole planes: the spans' masks and distributions end to end in
     ``mask`` and ``sigma``, the span lengths in ``lengths``; the symbols, flat, as int64."""
-    from .mans_walk import walk_sgm
     if not checked:
         check_sgm(pmf, bounds, [])
         names = min(len(pmf), len(bounds))
@@ -183,7 +183,6 @@ def sgm_symbols(stream: bytes, pmf, bounds, mask: np.ndarray, sigma: np.ndarray,
 
 def decode_fac(stream: bytes, rows, lengths) -> list[list[int]]:
     """The hyper-latent rows' symbols."""
-    from .mans_walk import walk_fac
     check_fac(rows, lengths)
     syms = np.zeros(sum(lengths), dtype=np.int64)
     Window(stream).walk(walk_fac, np.asarray(rows, np.int64).reshape(len(rows), 63),

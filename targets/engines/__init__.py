@@ -6,9 +6,13 @@ module. A third party's engine registers under the entry point group
 
 from __future__ import annotations
 
+import ast
 import functools
 from dataclasses import dataclass, field
 from importlib import import_module, metadata
+from pathlib import Path
+
+from ..errors import EngineUnavailable
 
 __all__ = ["Entry", "ENGINES", "engine", "names", "help_text", "plugins"]
 
@@ -38,7 +42,6 @@ def _declared() -> tuple[Entry, ...]:
     its ``args``, ``isolated``, ``aborts``, read from the module's source without importing
     it; modules in name order, ``reference`` first. A new engine is a module here and
     nothing else."""
-    from pathlib import Path
     found = []
     paths = sorted((p for folder in __path__ for p in Path(folder).glob("*.py")),
                    key=lambda p: (p.stem != "reference", p.stem))
@@ -53,7 +56,6 @@ def _registry(source: str) -> tuple:
     """The value of the line ``REGISTRY = …`` in ``source`` and the lines that continue it,
     parsed alone (the whole module's parse took 40 ms of every command that names an
     engine, measured); ``()`` where there is none."""
-    import ast
     start = source.find("\nREGISTRY = ")
     lines = source[start + 1:].splitlines() if start >= 0 else []
     for end in range(1, len(lines) + 1):
@@ -114,7 +116,6 @@ def engine(name: str, fallback: bool = False, isolate: bool | None = None,
     for e in _declared():
         if name == e.name and not e.prefix:
             if target is not None and name == "reference":
-                from ..errors import EngineUnavailable
                 raise EngineUnavailable("the reference runs the graph itself, no target's model")
             if e.isolated and (isolate or (isolate is None and e.aborts)):
                 return _isolated(name, e.where, {**e.args, **chosen}, limits)
@@ -131,7 +132,7 @@ def engine(name: str, fallback: bool = False, isolate: bool | None = None,
 
 
 def _isolated(name: str, where: str, args: dict, limits: dict):
-    from .worker import Isolated
+    from .worker import Isolated     # the worker's machinery, for an isolated engine alone
     return Isolated(name, where, args, **limits)
 
 

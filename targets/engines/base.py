@@ -28,16 +28,19 @@ from importlib import metadata
 from typing import Callable
 
 import numpy as np
+from waiexport.reference import Decoder
 
 from waiexport.descriptions import target
 from waiexport.graph import Graph
 from waiexport.jsonio import ascii_text, plain
+from waiexport.plan import run_plan
 from waiexport.probes import probe_inputs
-from waiexport.reference import Decoder
 
-from ..errors import ExportError, NotForEngine
-from ..format import Model, graph_outputs
+from ..errors import EngineUnavailable, ExportError, NotForEngine
+from ..exporter import export
+from ..format import Model, format_of, graph_outputs
 from ..outputs import in_order
+from ..stored import exported, probe_model
 
 __all__ = ["Engine", "ModelEngine", "Loaded", "versions", "machine", "described"]
 
@@ -136,7 +139,6 @@ class ModelEngine(Engine):
                            # one that compiles a model whole may choose differently for more
 
     def __init__(self, target_name: str):
-        from ..errors import EngineUnavailable
         self.target = target(target_name)
         if self.target.fmt not in self.formats or self.target.vela:
             raise EngineUnavailable(f"{self.name or type(self).__name__} runs "
@@ -149,14 +151,11 @@ class ModelEngine(Engine):
 
     def probes(self) -> dict:
         """The probes of the target's format, by name."""
-        from ..format import format_of
         return {p.name: p for p in format_of(self.target).probes}
 
     def probe_one(self, name: str) -> str | None:
         """One probe run on this runtime: what its wrong answer says, ``None`` where it is
         exact, ``"cannot run it: …"`` where the runtime declines the probe's model."""
-        from ..format import format_of
-        from ..stored import probe_model
         p, fmt = self.probes()[name], format_of(self.target)
         try:
             runner = self.open(probe_model(fmt, p))
@@ -183,8 +182,6 @@ class ModelEngine(Engine):
         """The probes exact when all run in one model (the format's ``joined``); each
         of the others, or all where the runtime declines that model or says it computes a
         node of it in floating point, runs alone, so what it says is its own run's."""
-        from ..format import format_of
-        from ..stored import probe_model
         probes = tuple(self.probes().values())
         joined = format_of(self.target).joined(probes)
         if len(probes) < 2 or joined is None:
@@ -199,7 +196,6 @@ class ModelEngine(Engine):
 
     def probed(self) -> str:
         """What the probes found, in words, for the claim."""
-        from ..format import format_of
         found = self.probe()
         if not found:
             return "no probes for this format"
@@ -221,13 +217,10 @@ class ModelEngine(Engine):
     def export(self, data: bytes):
         """The export of ``data`` for the target with the probe's verdict, or the one kept
         on disk from an earlier run (:mod:`..stored`)."""
-        from ..format import format_of
-        from ..stored import exported
         found = self.probe()
         chosen = {n: found[n] is None for n in format_of(self.target).choices if n in found}
 
         def make():
-            from ..exporter import export
             return export(data, self.target, chosen=chosen)
         return exported(data, self.target, chosen, make)
 
@@ -281,7 +274,6 @@ class ModelEngine(Engine):
         is made for it. The host's refusals (§4) come first."""
         if not self.target.side_limit:
             return
-        from waiexport.plan import run_plan
         longest, past = self.target.side_limit
         plan = run_plan(g, [tuple(np.shape(x)) for x in inputs], [int(s) for s in scalars])
         side, t = max((max(shape[1:]), t) for t, shape in plan.items())

@@ -10,6 +10,9 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shutil
+import subprocess
+import sysconfig
 import tempfile
 from importlib import import_module
 
@@ -32,8 +35,6 @@ REGISTRY = ({"name": "iree-cpu", "help": "the tosa export compiled by IREE for t
 def _tosa_opt() -> str:
     """tosa-tools' ``tosa-opt``: beside this interpreter's scripts, on PATH, or in the
     ``bin/`` folder the wheel installs into site-packages."""
-    import shutil
-    import sysconfig
     for candidate in (os.path.join(sysconfig.get_path("scripts"), "tosa-opt"),
                       shutil.which("tosa-opt"),
                       os.path.join(sysconfig.get_path("purelib"), "bin", "tosa-opt")):
@@ -67,7 +68,6 @@ class IreeCpuEngine(TosaRefEngine):
                 "target_cpu": "host"}
 
     def _vmfb(self, data: bytes) -> bytes:
-        import subprocess
         import iree.compiler as ic
         key = hashlib.sha256(data + json.dumps([self._versions, cpu_key()]).encode()).hexdigest()
         folder = user_cache("iree")

@@ -18,7 +18,10 @@ keeper's process id, last): standard library only, so it starts in milliseconds.
 
 from __future__ import annotations
 
+import ctypes
 import os
+import resource
+import select
 import signal
 import sys
 import time
@@ -102,7 +105,6 @@ def _exit_as(status: int | None) -> None:
     if status is None:
         os._exit(1)
     if os.WIFSIGNALED(status):
-        import resource
         sig = os.WTERMSIG(status)
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
         try:
@@ -118,7 +120,6 @@ def subreap() -> None:
     """Make this process the parent of every orphan below it (Linux's
     ``PR_SET_CHILD_SUBREAPER``); elsewhere nothing (the session alone holds them)."""
     try:
-        import ctypes
         ctypes.CDLL(None, use_errno=True).prctl(36, 1, 0, 0, 0)
     except (OSError, AttributeError):
         pass
@@ -174,7 +175,6 @@ def _pid_namespace() -> bool:
     """Whether this process's next child is the first process of a PID namespace of its
     own (Linux's ``unshare(CLONE_NEWPID)``, which needs the privilege to make one)."""
     try:
-        import ctypes
         return ctypes.CDLL(None, use_errno=True).unshare(0x20000000) == 0
     except (OSError, AttributeError):
         return False
@@ -187,7 +187,6 @@ def _first_in_namespace(argv: list[str], outer_alive: int, said: int) -> None:
     end this process (the kernel ignores a signal a namespace's first process has no
     handler for, sent from inside)."""
     def alive() -> bool:
-        import select
         return not select.select([outer_alive], [], [], 0)[0]
     status = _keep(argv, alive)
     os.write(said, (b"" if status is None else str(status).encode()))

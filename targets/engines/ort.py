@@ -13,12 +13,14 @@ from importlib import metadata
 from typing import Callable
 
 import numpy as np
+from onnx.reference import ReferenceEvaluator
 
 from waiexport.graph import Graph
 
 from ..errors import EngineFailure, EngineUnavailable, NotForEngine
 from ..format import graph_outputs, host_feed
-from ..onnx.format import ONNX, ort_failure
+from ..onnx.export import every_node_model
+from ..onnx.format import ONNX, CpuSession, ort_failure, quiet
 from .base import Loaded, ModelEngine, versions
 
 __all__ = ["OrtEngine", "OrtRuntime", "OrtSession", "run_session", "CPU"]
@@ -52,7 +54,6 @@ class OrtSession:
 
     def __init__(self, model: bytes, provider: str, fallback: bool, profiled: bool):
         import onnxruntime as ort
-        from ..onnx.format import CpuSession
         self._dir = None
         providers = [provider, CPU] if fallback and provider != CPU else [provider]
         try:
@@ -69,7 +70,6 @@ class OrtSession:
     def _options(self, ort, provider: str, fallback: bool, profiled: bool):
         """:func:`~..onnx.format.quiet`'s options for a provider other than the CPU's alone,
         profiled into a folder of this session's own where ``profiled``."""
-        from ..onnx.format import quiet
         opts = quiet(ort, provider, fallback)
         if profiled:        # removed once read, or with this session
             self._dir = tempfile.TemporaryDirectory(prefix="waiexport-profile-")
@@ -266,8 +266,6 @@ class OrtEngine(ModelEngine):
             return run_session(exp.graph, s, inputs, scalars, every=True)
 
         def inside(op_index, inputs, scalars):
-            from onnx.reference import ReferenceEvaluator
-            from ..onnx.export import every_node_model
             model = made("nodes", lambda: every_node_model(exp.model))
             s = made("nodes_s", lambda: self._session(model.SerializeToString()))
             feed = host_feed(exp.graph, inputs, scalars, exp.built().inputs)

@@ -3,8 +3,10 @@ operators (§5E)."""
 
 from __future__ import annotations
 
-from waiexport.load import load
 from waiexport.reference import decode
+from waiexport.reference.stage import run
+
+from waiexport.load import load
 
 from ..outputs import by_name
 from .base import Engine, Loaded, versions
@@ -28,7 +30,6 @@ class ReferenceEngine(Engine):
 
     def stage(self, op: str, inp: dict, modes: dict) -> dict:
         """The stage operator ``op`` of :mod:`waiexport.reference.stage` on a vector's ``in``."""
-        from waiexport.reference.stage import run
         return run(op, inp, modes)
 
     def describe(self) -> dict:

@@ -11,6 +11,8 @@ import hashlib
 import json
 
 import numpy as np
+import onnx
+from onnx import numpy_helper
 
 from waiexport.caches import cpu_key, host_cpu, keep, kept, user_cache
 
@@ -73,7 +75,6 @@ class TvmEngine(ModelEngine):
     def _library(self, model, feed, fixed):
         """The compiled module for ``model`` on ``feed``'s shapes with the inputs ``fixed``
         compiled in, from the cache or compiled."""
-        import onnx
         import tvm
         from tvm.relax.frontend.onnx import from_onnx
         shapes = {k: list(v.shape) for k, v in feed.items() if k not in fixed}
@@ -98,7 +99,6 @@ class TvmEngine(ModelEngine):
 def _sizing(data: bytes) -> set:
     """The model's inputs a ``Slice``'s starts or ends are computed from: the scalars that
     place or size a crop's window (§5.10)."""
-    import onnx
     graph = onnx.load_from_string(data).graph
     made = {o: n for n in graph.node for o in n.output}
     inputs = {i.name for i in graph.input}
@@ -116,7 +116,6 @@ def _frozen(proto, fixed: dict):
     """``proto`` with each input of ``fixed`` a constant of its value: TVM's relax frontend
     plans shapes ahead, and after a ``Slice`` whose window is an input it took no operator
     ("emit_te now only supports Tensor that has ShapeExpr shape")."""
-    from onnx import numpy_helper
     kept_inputs = [i for i in proto.graph.input if i.name not in fixed]
     del proto.graph.input[:]
     proto.graph.input.extend(kept_inputs)

@@ -25,6 +25,7 @@ stops it and itself (:func:`_watch`).
 from __future__ import annotations
 
 import functools
+import hashlib
 import io
 import json
 import os
@@ -34,11 +35,21 @@ import signal
 import struct
 import subprocess
 import sys
+import threading
 import time
 import weakref
+from importlib import import_module
+from math import prod
 
+import numpy as np
+from waiexport.reference.stage import Refusal, StageRefusal
+
+from waiexport import write
 from waiexport.caches import note, swept
+from waiexport.load import read_member
+from waiexport.plan import run_plan
 
+from .. import errors
 from ..errors import EngineCrashed, EngineFailure, EngineTimedOut
 from . import contain, keeper
 from .base import Engine, Loaded, described
@@ -379,7 +390,6 @@ class Isolated(Engine):
 
     # --- the engine ---------------------------------------------------------------------
     def load(self, data: bytes) -> Loaded:
-        import hashlib
         key = hashlib.sha256(data).hexdigest()
         graph, unclaimable = _loaded(self._call(("load", key, data),
                                                 most=GRAPH_SIZE * len(data) + SLACK))
@@ -437,9 +447,7 @@ def _answer_bound(graph, inputs, scalars, tensors=None) -> int:
     at most :data:`PER_ELEMENT` bytes; :data:`SLACK` where the decode plans no shape (its
     answer is a refusal). So the parent's memory for an answer follows what the graph's
     outputs hold, not the memory limit."""
-    from math import prod
 
-    from waiexport.plan import run_plan
     try:
         shapes = run_plan(graph, [tuple(getattr(i, "shape", ())) for i in inputs],
                           [int(v) for v in scalars])
@@ -454,8 +462,6 @@ def _loaded(said) -> tuple:
     pass, with the graph as this toolchain loads one: written and read again (§10.5's
     checks and the bounds pass), so what runs here on it (the order of its outputs, the
     reference in locating a difference) runs on a graph it would load."""
-    from waiexport import write
-    from waiexport.load import read_member
     try:
         graph, unclaimable = said
         if unclaimable is not None and type(unclaimable) is not str:
@@ -500,9 +506,7 @@ def _kill(proc, cgroup) -> None:
 def _kinds() -> tuple:
     """The engine's kinds of no, which an answer may hold: a refusal (a stage operator's
     with its index) and this toolchain's engine and export errors."""
-    from waiexport.reference.stage import Refusal, StageRefusal
 
-    from .. import errors
     return (Refusal, StageRefusal, *(getattr(errors, name) for name in errors.__all__))
 
 
@@ -517,7 +521,6 @@ def _sent(e: Exception) -> Exception:
     rebuilt as the nearest kind it derives from (a plug-in's own subclass is no class the
     parent finds), or, for any other error, :class:`EngineFailure` naming it: the runtime
     failing that call."""
-    from waiexport.reference.stage import Refusal, StageRefusal
     kind = next((k for k in type(e).__mro__ if k in _kinds()), None)
     try:
         if kind is StageRefusal:
@@ -535,7 +538,6 @@ def _plain(outputs):
     """A decode's outputs as the parent reads them: each array as the plain array it holds
     (the parent finds no subclass, and reads an array's values, not its type's word on
     them)."""
-    import numpy as np
     if not isinstance(outputs, dict):
         return outputs
     return {k: np.asarray(v) if isinstance(v, np.ndarray) else v for k, v in outputs.items()}
@@ -554,8 +556,6 @@ def _watch(keeper_pid: int) -> None:
 def _serve(keeper_pid: int) -> None:
     """The worker's loop: requests on standard input, answers on the standard output it
     was started with; a thread watches for its keeper's end (:func:`_watch`)."""
-    import threading
-    from importlib import import_module
     subreap()       # an orphan below stays below the worker too, should its keeper be killed
     threading.Thread(target=_watch, args=(keeper_pid,), daemon=True).start()
     stdin, answers = sys.stdin.buffer, os.fdopen(os.dup(1), "wb")

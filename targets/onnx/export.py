@@ -20,10 +20,11 @@ from onnx import TensorProto, helper
 
 from waiexport import __version__
 from waiexport.bounds import certify_graph
+from waiexport.descriptions import DCR
 from waiexport.graph import Graph
 
-from .emit import I8, I32, I64, U8, Emitter, fits_i8, graphs, subgraph_nodes
 from ..lowering import lower_ops
+from .emit import I8, I32, I64, U8, Emitter, fits_i8, graphs, subgraph_nodes
 from .lower import LOWER, WIDE, DoesNotFit, ExportError, LowerCtx
 from .lower._common import clamped, phase_major, shuffled_alone
 from .sink import sunk
@@ -101,7 +102,6 @@ def build_model(g: Graph, metadata: dict, expose: bool = False,
             name, fed, [1, rec.channels, f"{name}_h", f"{name}_w"]))
     scalars = [f"scalar{j}" for j in range(len(g.scalars))]
     inputs += [helper.make_tensor_value_info(s, I64, [1]) for s in scalars]
-    from waiexport.descriptions import DCR
     perms = _fold_depth_to_space(g, label) if target is not None and \
         target.depth_to_space == DCR else {}
     ctx = LowerCtx(gb.tensors, scalars, g, target, perms,

@@ -5,17 +5,28 @@ onnxruntime's CPU provider."""
 
 from __future__ import annotations
 
+import hashlib
+import re
 from functools import cached_property
+from importlib.util import find_spec
 
 import numpy as np
+import onnx
+from onnx import helper
 
+from waiexport.caches import cpu_key
+
+from ..errors import DoesNotFit, EngineFailure, EngineUnavailable
 from ..format import Format, Model, host_feed
+from ..stored import optimised
+from .emit import subgraph_nodes
+from .export import build_model
+from .probes import PROBES, SATURATION, Joined, typed_nodes, used
 
 __all__ = ["ONNX", "OnnxFormat", "CpuSession", "THREADED", "ort_failure"]
 
 
 def _types(values) -> dict:
-    from onnx import helper
     return {v.name: np.dtype(helper.tensor_dtype_to_np_dtype(v.type.tensor_type.elem_type)).name
             for v in values}
 
@@ -31,7 +42,6 @@ class _Read(Model):
 
     @cached_property
     def native(self):
-        import onnx
         return onnx.load_from_string(self.data)
 
     @property
@@ -48,16 +58,12 @@ class OnnxFormat(Format):
     judge = "onnxruntime's CPU provider"
 
     def require(self) -> None:
-        from importlib.util import find_spec
         if find_spec("onnxruntime") is None:
-            from ..errors import EngineUnavailable
             raise EngineUnavailable(
                 "onnxruntime (which checks every exported ONNX model) is not installed: pip "
                 "install 'waiexport[ort]', or the onnxruntime build of your execution provider")
 
     def prepare(self, exp, chosen: dict) -> None:
-        from .export import build_model
-        from .probes import SATURATION
         exp.u8s8 = u8s8 = chosen.get(SATURATION)
         exp.model = build_model(exp.graph, exp.metadata, target=exp.target,
                                 label=exp.outcome.label, u8s8=u8s8,
@@ -68,7 +74,6 @@ class OnnxFormat(Format):
         """The export's model with every graph tensor ``t`` an output ``tensor<t>`` too
         (:func:`~.export.build_model`'s ``expose``), built as the export's own model is,
         once."""
-        from .export import build_model
         if "exposed" not in exp._models:
             exp._models["exposed"] = build_model(
                 exp.graph, exp.metadata, expose=True, target=exp.target,
@@ -76,7 +81,6 @@ class OnnxFormat(Format):
         return exp._models["exposed"]
 
     def prefix(self, exp, t: int) -> Model:
-        import onnx
         m = onnx.ModelProto()
         m.CopyFrom(self.exposed(exp))
         keep = [o for o in m.graph.output if o.name in (f"tensor{t}",) or
@@ -88,20 +92,16 @@ class OnnxFormat(Format):
 
     @property
     def probes(self) -> tuple:
-        from .probes import PROBES
         return PROBES
 
     @property
     def choices(self) -> tuple:
-        from .probes import SATURATION
         return (SATURATION,)
 
     def joined(self, probes: tuple):
-        from .probes import Joined
         return Joined(probes)
 
     def chosen_words(self, found: dict) -> str:
-        from .probes import SATURATION
         if SATURATION not in found:
             return ""
         return ("; MatMulInteger u8 x s8 at the worst case of our digits: "
@@ -109,7 +109,6 @@ class OnnxFormat(Format):
                    else "not exact, so convolutions use u8 x u8 ConvInteger"))
 
     def used(self, model) -> set:
-        from .probes import used
         return used(model.native)
 
     def build(self, exp, shapes=None) -> Model:
@@ -131,7 +130,6 @@ class OnnxFormat(Format):
         one)."""
         if isinstance(model, _Read) and model.count is not None:
             return model.count       # a kept model's count: no onnx imported for it
-        from .emit import subgraph_nodes
         return sum(1 for _ in subgraph_nodes(model.native.graph.node))
 
     def run(self, model, feed) -> dict:
@@ -163,8 +161,6 @@ def _runtime_fits(exp) -> None:
     """Raise :class:`DoesNotFit` naming each node (by our graph's label) whose lowering uses
     an ONNX operator the target's runtime cannot compute exactly, or does not take (its
     description's ``inexact`` and ``lacks``)."""
-    from ..errors import DoesNotFit
-    from .probes import typed_nodes
     t = exp.target
     if not (t.inexact or t.lacks):
         return
@@ -239,8 +235,6 @@ def ort_failure(e: Exception):
     """onnxruntime's error ``e`` on a run as an :class:`~..errors.EngineFailure`, without the
     status number and the C++ source line and signature it cites, so its reason (an
     allocation it could not make, and its size) fits the line."""
-    import re
-    from ..errors import EngineFailure
     return EngineFailure.said("onnxruntime", re.sub(
         r"^\[ONNXRuntimeError\] : \d+ : | /onnxruntime_src/\S+ [^)]*\)", "", str(e).strip()))
 
@@ -252,11 +246,8 @@ def _offline(ort, data: bytes, threads: int):
     this CPU, is kept (:func:`~..stored.optimised`) and opened in later runs with its
     optimisations off, so what runs is the graph it would have made (a corpus model opens in
     0.7 ms, not 1.2; a scale graph in 4 ms, not 8; measured)."""
-    import hashlib
 
-    from waiexport.caches import cpu_key
 
-    from ..stored import optimised
     cpu = ["CPUExecutionProvider"]
 
     def options():

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..errors import EngineUnavailable, ExportError
+
 __all__ = ["TosaBuilder", "I8", "I16", "I32", "narrowest"]
 
 I8, I16, I32 = "int8", "int16", "int32"
@@ -27,7 +29,6 @@ class TosaBuilder:
         try:
             import tosa_serializer as ts
         except ImportError:
-            from ..errors import EngineUnavailable
             raise EngineUnavailable("tosa-tools is not installed: pip install "
                                     "'waiexport[tosa]'") from None
         self.ts = ts
@@ -66,7 +67,6 @@ class TosaBuilder:
            *args) -> str:
         """Operator ``name`` (``CONV2D``, ``ADD``, …) writing one new tensor; ``attr`` names
         its attribute builder (default ``<Name>Attribute``), given ``args``."""
-        from ..errors import ExportError
         if any(int(d) < 1 for d in shape):       # the reference model crashes on one
             raise ExportError(f"{name} would make a tensor of shape {list(shape)}: TOSA has no "
                               "empty tensor")

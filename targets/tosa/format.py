@@ -11,11 +11,13 @@ import tempfile
 from contextlib import contextmanager
 
 import numpy as np
+import tosa_reference_model as rm
 
 from waiexport.jsonio import dumps
 
 from ..errors import EngineFailure, EngineUnavailable
 from ..format import Format, Model, host_feed
+from .export import build_tosa, operator_names
 
 __all__ = ["TOSA", "TosaFormat", "run_tosa"]
 
@@ -35,7 +37,6 @@ class TosaFormat(Format):
                                     "'waiexport[tosa]'") from None
 
     def build(self, exp, shapes) -> Model:
-        from .export import build_tosa
         m = build_tosa(exp.graph, list(shapes), label=exp.outcome.label,
                        bounds=exp.outcome.member.bounds)
         return Model(m.data, {f"input{k}": np.dtype(d).name for k, (_, d) in enumerate(m.inputs)},
@@ -89,7 +90,6 @@ def _nodes(model) -> tuple[int, int]:
     """The flatbuffer's operators that compute, and its constants (``CONST``,
     ``CONST_SHAPE``), counted from its bytes: an ONNX model keeps its constants as
     initializers, not nodes."""
-    from .export import operator_names
     names = operator_names(model.data)
     consts = sum(n.startswith("CONST") for n in names)
     return len(names) - consts, consts
@@ -116,7 +116,6 @@ def run_tosa(m, inputs) -> list:
     """The TOSA model ``m`` on the TOSA reference model, its NHWC outputs as it gives them;
     a status other than ``TOSA_VALID``, or the reference model's rejection of the graph, is
     :class:`EngineFailure` with its own message."""
-    import tosa_reference_model as rm
     said: list = []
     with _native_output_into(said):
         try:

@@ -12,9 +12,11 @@ import subprocess
 import sys
 import tempfile
 from dataclasses import dataclass
+from importlib.metadata import version
+from importlib.util import find_spec
 from pathlib import Path
 
-from ..errors import CompileError
+from ..errors import CompileError, EngineUnavailable
 
 __all__ = ["VelaReport", "VelaError", "compile_vela", "available", "UNCHECKED"]
 
@@ -64,9 +66,7 @@ class VelaError(CompileError):
 
 def available() -> None:
     """Raise :class:`EngineUnavailable` naming the extra when Vela is not installed."""
-    from importlib.util import find_spec
     if find_spec("ethosu") is None:
-        from ..errors import EngineUnavailable
         raise EngineUnavailable("ethos-u-vela is not installed: pip install 'waiexport[vela]'")
 
 
@@ -75,7 +75,6 @@ def compile_vela(tosa: Path, accelerator: str, outdir: Path) -> VelaReport:
     ``--accelerator-config``) into ``outdir``: ``<stem>_vela.tflite`` and Vela's summary
     beside it, made in a folder of this compile's own, so nothing else in ``outdir`` is read
     or overwritten; raises :class:`VelaError` with Vela's message."""
-    from importlib.metadata import version
     available()
     with tempfile.TemporaryDirectory(prefix=".vela-", dir=outdir) as tmp:
         r = subprocess.run([sys.executable, "-m", "ethosu.vela", "--accelerator-config",

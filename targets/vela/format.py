@@ -12,6 +12,7 @@ from pathlib import Path
 
 from waiexport.files import output_folder
 
+from ..errors import EngineUnavailable
 from ..forked import cores
 from ..tosa.format import TosaFormat
 from .compile import available, compile_vela
@@ -25,7 +26,6 @@ class VelaFormat(TosaFormat):
     judge_at_size = ""    # IREE runs the tosa target's models, not one narrowed for Vela
 
     def require(self) -> None:
-        from ..errors import EngineUnavailable
         try:
             super().require()
         except EngineUnavailable:

@@ -2,8 +2,11 @@
 function-local ones included, goes to the same floor or one below, and no file or room
 imports itself back through another."""
 
+import ast
+
 import pytest
 
+from _helpers import ROOT
 from _modules import MODULES, imports
 
 
@@ -91,3 +94,38 @@ def test_help_imports_no_command(module):
     import importlib
     cli = importlib.import_module(module)
     assert cli.COMMANDS and all(isinstance(v, tuple) for v in cli.COMMANDS.values())
+
+
+#: The optional runtimes (the extras' packages, and the tests' hypothesis): imported where
+#: they run, so that the product works without them.
+OPTIONAL = {"onnxruntime", "openvino", "tvm", "tract", "tosa", "tosa_serializer",
+            "tosa_reference_model", "iree", "ethosu", "hypothesis"}
+
+
+def _inside_functions(tree):
+    """Each import statement inside a function, with the function's first import line."""
+    for fn in ast.walk(tree):
+        if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            block = []
+            for node in ast.walk(fn):
+                if isinstance(node, (ast.Import, ast.ImportFrom)):
+                    block.append(node)
+            yield from ((node, block[0]) for node in block)
+
+
+def test_an_import_inside_a_function_says_why():
+    """Imports stand at the top of a module, except the command line's (each command imports
+    its job when it runs, so ``--help`` starts light: waiexport/cli/__init__.py), the optional
+    runtimes', and those with a reason on their line or on their function's first import."""
+    bare = []
+    for module, path in MODULES.items():
+        if module.startswith("waiexport.cli"):
+            continue
+        lines = path.read_text().splitlines()
+        for node, first in _inside_functions(ast.parse("\n".join(lines))):
+            top = (node.names[0].name if isinstance(node, ast.Import) else
+                   "" if node.level else node.module).split(".")[0]
+            said = "#" in lines[node.lineno - 1] or "#" in lines[first.lineno - 1]
+            if top not in OPTIONAL and not said:
+                bare.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+    assert not bare, "an import inside a function without a reason: " + ", ".join(bare)

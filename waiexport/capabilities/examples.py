@@ -13,6 +13,11 @@ import numpy as np
 from ..builder import GraphBuilder, conv_transpose, rq
 from ..graph import Graph
 from ..params import Clamp
+from ..reference import decode
+from ..reference.stage.mans_encode import coding, encode_fac, encode_sgm
+from ..whg1 import write
+from .jpegai import read_bundle
+from .jpegai_entropy import PLANES, digest, stage_values
 
 __all__ = ["tiny_synth", "int_synth_source", "jpegai_bundle", "jpegai_streams",
            "boundary_sets", "make", "EXAMPLES"]
@@ -40,7 +45,6 @@ def tiny_synth(seed: int = 1) -> Graph:
 
 def _sums(x: np.ndarray, w: np.ndarray) -> np.ndarray:
     """An ``int_synth`` layer's sums (k5 s2 p2 op1, no bias, no shift) on ``x``, exact."""
-    from ..reference import decode
     b = GraphBuilder()
     lo, hi = int(x.min()), int(x.max())
     b.output(b.op("conv_transpose", b.input(x.shape[0], min(lo, -1), max(hi, 1)),
@@ -120,7 +124,6 @@ def jpegai_bundle(root: Path, c1: int = 8, c2: int = 8, seed: int = 11) -> None:
 def _latent_symbol(p: list[int], beta: int, rng) -> int:
     """A symbol the row ``p`` with bound ``beta`` codes: direct, or by the escape when its
     column has mass (then on either side of ``±β``)."""
-    from ..reference.stage.mans_encode import coding
     direct, escape = coding(p, beta)
     if escape:
         direct += [beta + int(rng.integers(0, 200)), -beta - int(rng.integers(0, 200))]
@@ -132,10 +135,6 @@ def jpegai_streams(bundle: Path, seed: int = 13) -> dict:
     chosen symbols (hyper-latents, then latents at the positions the reference scale path
     masks, each from its ``σ_idx``'s table), with GRFS flags, under ``bundle/streams/``;
     returns ``streams.json``: per plane the digests of the chosen ``z`` and ``y_q``."""
-    from .jpegai_entropy import PLANES, digest, stage_values
-    from .jpegai import read_bundle
-    from ..reference import decode
-    from ..reference.stage.mans_encode import encode_fac, encode_sgm
     rng = np.random.default_rng(seed)
     norm, graphs = read_bundle(bundle)
     out = bundle / "streams"
@@ -199,7 +198,6 @@ def make(root: Path, full: bool = False) -> list[Path]:
     for name, data in boundary_sets().items():
         (root / name).write_bytes(data)
         written.append(root / name)
-    from ..whg1 import write
     (root / "tiny_synth.whg1").write_bytes(write(tiny_synth()))
     written.append(root / "tiny_synth.whg1")
     return written

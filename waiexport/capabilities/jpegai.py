@@ -7,7 +7,6 @@ Every load check of §13.6.1 refuses with ``model_mismatch``, naming the file an
 from __future__ import annotations
 
 from pathlib import Path
-
 from typing import NamedTuple
 
 import numpy as np
@@ -15,6 +14,7 @@ import numpy as np
 from waiexport import params as P
 from waiexport.builder import GraphBuilder, conv, rq
 from waiexport.graph import Graph
+from waiexport.refusal import Refusal
 
 from .source import Source
 
@@ -42,7 +42,6 @@ def _read(path: Path, where: str) -> Source:
     try:
         data = path.read_bytes()
     except OSError as e:
-        from waiexport.refusal import Refusal
         raise Refusal("model_mismatch", where, f"cannot read: {e.strerror}") from None
     return Source(data, where, "model_mismatch")
 

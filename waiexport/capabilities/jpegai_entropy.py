@@ -16,13 +16,14 @@ from typing import NamedTuple
 import numpy as np
 
 from ..jsonio import loads
-from ..refusal import Refusal
 from ..reference.stage import StageRefusal
 from ..reference.stage.band_lookup import band_lookup
 from ..reference.stage.block_stat import block_stat
 from ..reference.stage.coded import coded
 from ..reference.stage.mans_decode import decode_fac, sgm_symbols
 from ..reference.stage.scale_index import scale_index
+from ..refusal import Refusal
+from ..whg1 import write
 
 __all__ = ["PLANES", "PlaneSpec", "Plane", "read_flags", "hyper_latent", "stage_values", "latent",
            "decode_plane", "decode_planes", "compare", "digest"]
@@ -132,7 +133,6 @@ def decode_planes(norm: dict, graphs: dict, load, soz: bytes, latents: dict,
     :class:`~waiexport.targets.engines.Loaded`; ``latents`` by segment (SORP, SORS), ``flags``
     by plane, ``hyper`` the hyper-latents already decoded, by plane; ``progress(1)`` after
     each plane."""
-    from ..whg1 import write
     out = {}
     for plane, spec in PLANES.items():
         loaded = load(spec.role, write(graphs[spec.role]))

@@ -3,6 +3,8 @@ the member that failed."""
 
 from __future__ import annotations
 
+from waiexport.refusal import Refusal
+
 from ..jsonio import loads
 
 __all__ = ["Source"]
@@ -14,7 +16,6 @@ class Source:
     """A JSON document whose every failed check is a ``Refusal(code, where, why)``."""
 
     def __init__(self, data: bytes, where: str, code: str):
-        from waiexport.refusal import Refusal
         self.code, self.where, self._refusal = code, where, Refusal
         try:
             self.doc = loads(data)

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from waiexport.certificate import certificate_bytes, certify
+from waiexport.descriptions import target as described
 from waiexport.jsonio import ascii_text, report_json
 
 from .source import Source, member_of
@@ -89,7 +90,6 @@ def check(sources: Sequence[Source], *, roles: Sequence[str] = (),
     set_digest(set_sha256)
     tgt = None
     if target is not None:
-        from waiexport.descriptions import target as described
         tgt = described(target)
     profile = profile or ("acc32" if subset == "npu" else "acc64")
     members = [member_of(s, roles[k] if roles else None) for k, s in enumerate(sources)]
@@ -98,7 +98,7 @@ def check(sources: Sequence[Source], *, roles: Sequence[str] = (),
     v = cert["verdict"]
     fits: tuple = ()
     if tgt is not None:
-        from waiexport.targets.exporter import fit
+        from waiexport.targets.exporter import fit    # with a target alone: check starts light
         fits = tuple((m.name, fit(m, tgt, m.name)) for m in members)
     return Checked(cert, blob, profile, subset, bool(v[profile] and (subset != "npu" or v["npu"])),
                    target, fits)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from waiexport.descriptions import DCR
+
 from ...errors import DoesNotFit, ExportError
 from ..emit import I8, I32, I64, Emitter, fits_i8
 from ..probes import CLAMP
@@ -116,7 +118,6 @@ def depth_to_space(e: Emitter, x: str, c: int, rh: int, rw: int, in8: bool,
     ``[1, 256, 128, 128]`` (4.9 against 9.7 ms ``CRD``; 2.2 against 5.8 ms ``DCR``, where
     an int32 6-D ``Transpose`` took 23.5 and the two moves 6.9, measured). A target whose
     own depth-to-space reads ``DCR`` (a fixed-function unit) gets its ``DepthToSpace``."""
-    from waiexport.descriptions import DCR
     if rh == rw == 1:
         return x
     if in8 and rh == rw and mode == "DCR" and e.target is not None and \

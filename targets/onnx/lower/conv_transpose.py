@@ -11,6 +11,7 @@ to ``[ph, ph + Ho)`` with ``Ho`` from the input's run-time shape."""
 from typing import NamedTuple
 
 import numpy as np
+from waiexport.reference.rq import rq
 
 from waiexport.graph import Op
 
@@ -42,7 +43,6 @@ def phase_weights(w: np.ndarray, sh: int, sw: int) -> np.ndarray:
 def _unreached(p, out) -> np.ndarray:
     """What a residue no tap reaches holds, ``[1, cout, 1, 1]``: ``rq_o(0)``, clamped where
     the output's policy clamps."""
-    from waiexport.reference.rq import rq
     fill = rq(np.zeros((p.cout, 1, 1), dtype=np.int64), p.rq).astype(np.int64)
     fill = fill.reshape(1, -1, 1, 1)
     return np.clip(fill, out.lo, out.hi) if out.policy == "clamp" else fill

@@ -107,11 +107,11 @@ def u8s8_exact(provider: str = "CPUExecutionProvider") -> bool:
     ``128 × 127`` still fit). Probed once per process and provider; it rules out pair
     saturation, not every possible error; a provider that cannot run the probe fails it.
     An engine of another runtime asks its own runtime the same (``ModelEngine.probe``)."""
-    import onnxruntime as ort
+    import onnxruntime as ort       # optional; format and probes: a cycle (format → export → mac)
 
+    from ..format import quiet
     from ..probes import PROBES, SATURATION
     probe = next(p for p in PROBES if p.name == SATURATION)
-    from ..format import quiet
     opts = quiet(ort, provider)
     try:
         got = ort.InferenceSession(probe.model(), opts, providers=[provider]).run(
