@@ -13,7 +13,6 @@ from importlib import metadata
 from typing import Callable
 
 import numpy as np
-from onnx.reference import ReferenceEvaluator
 
 from waiexport.graph import Graph
 
@@ -266,6 +265,7 @@ class OrtEngine(ModelEngine):
             return run_session(exp.graph, s, inputs, scalars, every=True)
 
         def inside(op_index, inputs, scalars):
+            from onnx.reference import ReferenceEvaluator    # 120 ms, for --locate alone
             model = made("nodes", lambda: every_node_model(exp.model))
             s = made("nodes_s", lambda: self._session(model.SerializeToString()))
             feed = host_feed(exp.graph, inputs, scalars, exp.built().inputs)

@@ -11,7 +11,6 @@ import tempfile
 from contextlib import contextmanager
 
 import numpy as np
-import tosa_reference_model as rm
 
 from waiexport.jsonio import dumps
 
@@ -116,6 +115,7 @@ def run_tosa(m, inputs) -> list:
     """The TOSA model ``m`` on the TOSA reference model, its NHWC outputs as it gives them;
     a status other than ``TOSA_VALID``, or the reference model's rejection of the graph, is
     :class:`EngineFailure` with its own message."""
+    import tosa_reference_model as rm
     said: list = []
     with _native_output_into(said):
         try:

@@ -129,3 +129,13 @@ def test_an_import_inside_a_function_says_why():
             if top not in OPTIONAL and not said:
                 bare.append(f"{path.relative_to(ROOT)}:{node.lineno}")
     assert not bare, "an import inside a function without a reason: " + ", ".join(bare)
+
+
+def test_no_optional_runtime_is_imported_at_the_top():
+    """The product imports and its other commands run without any optional runtime."""
+    top = [f"{path.relative_to(ROOT)}:{node.lineno}" for module, path in MODULES.items()
+           for node in ast.parse(path.read_text()).body
+           if isinstance(node, (ast.Import, ast.ImportFrom)) and not getattr(node, "level", 0)
+           and ({a.name.split(".")[0] for a in node.names} if isinstance(node, ast.Import)
+                else {node.module.split(".")[0]}) & OPTIONAL]
+    assert not top, "an optional runtime imported at the top: " + ", ".join(top)
