@@ -134,7 +134,8 @@ def main() -> None:
             rng.integers(-128, 128, (64, 32, 32)), 15)
     g = int_synth_full()
     rec = g.tensor(g.inputs[0].tensor)
-    every = replace(target("ort-cpu"), skips_digits=False)
+    cpu = target("ort-cpu")
+    every = replace(cpu, options=replace(cpu.options, skips_digits=False))
     relus = [op.outputs[0] for op in g.ops if op.name == "relu"]
     for n in (16, 64):
         x = rng.integers(rec.lo, rec.hi + 1, (rec.channels, n, n))

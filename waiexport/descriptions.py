@@ -10,12 +10,58 @@ the exporter reads it to choose its mappings.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
-__all__ = ["Target", "TARGETS", "target", "CRD", "DCR"]
+__all__ = ["Target", "TARGETS", "target", "CRD", "DCR", "FormatOptions", "OnnxOptions"]
 
 CRD = "c·r² + i·r + j"   # §5.10's pixel_shuffle order (ONNX DepthToSpace mode CRD)
 DCR = "(i·r + j)·C′ + c"  # ONNX DepthToSpace mode DCR
+
+
+@dataclass(frozen=True)
+class FormatOptions:
+    """What a format's export reads of a target's runtime, beyond the hardware's limits: none
+    by default."""
+
+    def cannot(self, op: str, dtype: str) -> str | None:
+        """Why the runtime cannot compute the format's ``op`` on ``dtype`` exactly, or
+        ``None`` where it can."""
+        return None
+
+    def lines(self) -> list[str]:
+        """The report's lines for these options."""
+        return []
+
+
+@dataclass(frozen=True)
+class OnnxOptions(FormatOptions):
+    """What the ONNX export reads of its runtime, measured by values (the probes,
+    targets/onnx/probes.py)."""
+
+    inexact: tuple = ()         # (operator, input type) pairs the runtime does not compute
+    #                             exactly in integers, each with what it does instead
+    lacks: tuple = ()           # operators the runtime does not take, with why
+    conv_integer: bool = True   # the runtime takes ConvInteger (else convolutions go to
+    #                             MatMulInteger or int32 MatMul over an im2col)
+    nhwc_sums: bool = True      # a signed int8 conv whose sum a pixel_shuffle alone reads
+    #                             takes the x-first product, for its NHWC sum (the realistic
+    #                             int_synth 0.90x on onnxruntime, 2.2x on TVM untuned, measured)
+    skips_digits: bool = False  # the runtime runs ONNX If: the x-first product's high digits
+    #                             (gathers, GEMMs) run only where one is not 0 (onnxruntime)
+
+    def cannot(self, op: str, dtype: str) -> str | None:
+        for (o, d), what in self.inexact:
+            if o == op and d in (dtype, "*"):
+                return f"{op} on {dtype}, which its runtime computes {what}"
+        for o, why in self.lacks:
+            if o == op:
+                return f"{op}, which its runtime does not take ({why})"
+        return None
+
+    def lines(self) -> list[str]:
+        return ([f"  not exact:            {op} on {dtype}: {what}"
+                 for (op, dtype), what in self.inexact]
+                + [f"  not taken:            {op}: {why}" for op, why in self.lacks])
 
 
 @dataclass(frozen=True)
@@ -47,21 +93,12 @@ class Target:
     subset: str = "npu"         # the graphs it takes: npu (wai-ops/1-npu) or full (all acc32)
     profile: str = "acc32"      # the profile its graphs meet: acc32, or acc64 (int64 tensors,
     #                             128-bit values where a certified interval passes 64 bits)
-    inexact: tuple = ()         # ONNX (operator, input type) pairs its runtime does not compute
-    #                             exactly in integers, each with what it does instead, measured
-    #                             by values (the probes, targets/onnx/probes.py)
-    lacks: tuple = ()           # ONNX operators its runtime does not take, with why
-    conv_integer: bool = True   # its runtime takes ConvInteger (else convolutions go to
-    #                             MatMulInteger or int32 MatMul over an im2col)
     checked_on: str = ""        # the engine that self-checks its exports where that is not
     #                             the format's judge: the target's own runtime
-    nhwc_sums: bool = True      # a signed int8 conv whose sum a pixel_shuffle alone reads
-    #                             takes the x-first product, for its NHWC sum (the realistic
-    #                             int_synth 0.90x on onnxruntime, 2.2x on TVM untuned, measured)
-    skips_digits: bool = False  # its runtime runs ONNX If: the x-first product's high digits
-    #                             (gathers, GEMMs) run only where one is not 0 (onnxruntime)
     side_limit: tuple = ()      # (the longest side of a tensor its runtime computes exactly,
     #                             what it does past it), measured; (): any side §3 allows
+    options: FormatOptions = field(default_factory=OnnxOptions)
+    #                             what one format's export reads of its runtime (fmt's)
 
     @property
     def mult_range(self) -> tuple[int, int]:
@@ -107,24 +144,10 @@ class Target:
         if self.side_limit:
             lines.append(f"  tensor sides:         at most {self.side_limit[0]:,}; past it "
                          f"{self.side_limit[1]}")
-        for (op, dtype), what in self.inexact:
-            lines.append(f"  not exact:            {op} on {dtype}: {what}")
-        for op, why in self.lacks:
-            lines.append(f"  not taken:            {op}: {why}")
+        lines += self.options.lines()
         if self.measured:
             lines.append(f"  limits from:          {self.measured}")
         return "\n".join(lines)
-
-    def cannot(self, op: str, dtype: str) -> str | None:
-        """Why this target's runtime cannot compute ONNX ``op`` on ``dtype`` exactly, or
-        ``None`` where it can."""
-        for (o, d), what in self.inexact:
-            if o == op and d in (dtype, "*"):
-                return f"{op} on {dtype}, which its runtime computes {what}"
-        for o, why in self.lacks:
-            if o == op:
-                return f"{op}, which its runtime does not take ({why})"
-        return None
 
 
 TARGETS = {t.name: t for t in (
@@ -136,7 +159,7 @@ TARGETS = {t.name: t for t in (
         shift_range=(0, 63), mult_bits=64, mult_signed=True, post_bias=True,
         transposed_conv=False, depth_to_space=CRD, padding=("zero", "replicate"),
         table_lookup=True, row_select=True, state=True, engine="ort-cpu", subset="full",
-        skips_digits=True),
+        options=OnnxOptions(skips_digits=True)),
     Target(
         name="npu-int8",
         summary="a strict fixed-function unit: 8-bit MACs, one half_up requantisation pattern",
@@ -151,7 +174,7 @@ TARGETS = {t.name: t for t in (
         mac_bits=8, mac_signed=True, roundings=("half_up",), shift_range=(0, 62),
         mult_bits=32, mult_signed=False, post_bias=True, transposed_conv=True,
         depth_to_space=CRD, padding=("zero",), table_lookup=True, row_select=True,
-        state=True, mac_digits=True, fmt="tosa", engine="tosa-ref"),
+        state=True, mac_digits=True, fmt="tosa", engine="tosa-ref", options=FormatOptions()),
 )}
 
 TARGETS["ort-cpu-acc64"] = replace(
@@ -200,32 +223,31 @@ _MEASURED = ("measured by values on this kind of machine (AMD EPYC, AVX2, no VNN
 
 TARGETS.update({t.name: t for t in (
     replace(TARGETS["ort-cpu"], name="openvino-cpu", engine="openvino-cpu",
-            checked_on="openvino-cpu",
-            skips_digits=False,
+            checked_on="openvino-cpu", options=OnnxOptions(inexact=_OPENVINO_INEXACT),
             summary="OpenVINO's CPU plugin (our ONNX export, f32 inference precision) in the "
                     "integer operations it keeps: convolutions as int32 Mul and Add trees, "
                     "roundings by bits, no int64 tensor",
-            inexact=_OPENVINO_INEXACT, measured=f"OpenVINO 2026.4.1, {_MEASURED}",
+            measured=f"OpenVINO 2026.4.1, {_MEASURED}",
             side_limit=(1 << 24, "a convolution's last row or column is wrong (a 3x3 conv "
                                  "of side 2^24 + 1, measured on the decode's own shapes)")),
     # padding zero only: its frontend takes no Pad whose pads are a run-time input, so
     # replication is built from Slice, Expand and Concat (§9.4)
     replace(TARGETS["ort-cpu"], name="tvm-llvm", engine="tvm-llvm", checked_on="tvm-llvm",
-            conv_integer=False,
-            padding=("zero",), nhwc_sums=False, skips_digits=False,
+            padding=("zero",),
             summary="Apache TVM, relax ONNX frontend, llvm for this CPU (our ONNX export, static "
                     "shapes per decode): convolutions without ConvInteger",
-            lacks=(("ConvInteger", "no ConvInteger in its relax ONNX frontend"),),
+            options=OnnxOptions(conv_integer=False, nhwc_sums=False, lacks=(
+                ("ConvInteger", "no ConvInteger in its relax ONNX frontend"),)),
             measured=f"Apache TVM 0.27.0, {_MEASURED}"),
     replace(TARGETS["ort-cpu"], name="tract", engine="tract", checked_on="tract",
-            skips_digits=False,
             summary="tract, Sonos' Rust ONNX runtime (our ONNX export, concrete shapes per "
                     "decode): graphs it loads and computes exactly",
-            inexact=((("MatMul", "int64"), "by panicking (Can't build a WeightType from TDim)"),
-                     (("ReduceSum", "int64"), "in int32 (int64 narrowed, it wraps)"))
-            + tuple(((op, "int64"), "with its int64 constants narrowed to int32 after a Cast "
-                                    "from int32 (2^31 becomes -2^31)")
-                    for op in ("Mul", "Add", "Div")),
+            options=OnnxOptions(inexact=(
+                (("MatMul", "int64"), "by panicking (Can't build a WeightType from TDim)"),
+                (("ReduceSum", "int64"), "in int32 (int64 narrowed, it wraps)"))
+                + tuple(((op, "int64"), "with its int64 constants narrowed to int32 after a "
+                                        "Cast from int32 (2^31 becomes -2^31)")
+                        for op in ("Mul", "Add", "Div"))),
             measured=f"tract 0.23.9, {_MEASURED}"),
 )})
 

@@ -77,7 +77,8 @@ class Emitter:
         """Whether the target's runtime computes ONNX ``op`` on ``dtype`` exactly in integers
         (its description's ``inexact`` and ``lacks``, measured by the probes); a lowering
         that has another form takes it where this is false."""
-        return self.target is None or self.target.cannot(op, np.dtype(_NP[dtype]).name) is None
+        return self.target is None or \
+            self.target.options.cannot(op, np.dtype(_NP[dtype]).name) is None
 
     def per_channel(self, values) -> np.ndarray:
         """One value per channel, shaped to broadcast on :attr:`channel_axis`."""

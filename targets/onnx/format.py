@@ -160,13 +160,13 @@ class OnnxFormat(Format):
 def _runtime_fits(exp) -> None:
     """Raise :class:`DoesNotFit` naming each node (by our graph's label) whose lowering uses
     an ONNX operator the target's runtime cannot compute exactly, or does not take (its
-    description's ``inexact`` and ``lacks``)."""
+    description's ONNX options: ``inexact`` and ``lacks``)."""
     t = exp.target
-    if not (t.inexact or t.lacks):
+    if not (t.options.inexact or t.options.lacks):
         return
     found: dict = {}
     for name, op, dtype in typed_nodes(exp.model):
-        why = t.cannot(op, dtype)
+        why = t.options.cannot(op, dtype)
         if why and name.startswith("op"):
             reasons = found.setdefault(int(name[2:].split("/")[0]), [])
             if why not in reasons:

@@ -74,7 +74,7 @@ def test_a_runtime_target_s_facts_are_its_probes(engine):
     found = make(engine, isolate=True)._probed
     wrong = {(p.op, p.dtype) for p in PROBES
              if found[p.name] and not found[p.name].startswith("cannot run")}
-    assert wrong == {pair for pair, _ in target(engine).inexact}
+    assert wrong == {pair for pair, _ in target(engine).options.inexact}
 
 
 @with_extra("openvino", "openvino")

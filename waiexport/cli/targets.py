@@ -48,9 +48,11 @@ def targets_show(name, as_json):
     """
     import dataclasses
     t = target_named(name, given_as="NAME")
+    fields = {k: v for k, v in dataclasses.asdict(t).items() if k != "options"}
+    fields.update(dataclasses.asdict(t.options))    # one object, as the report says them
     click.echo(report_json({_KEYS.get(k, k): [ascii_text(str(x)) for x in v] if isinstance(v, tuple)
                       else ascii_text(v) if isinstance(v, str) else v
-                      for k, v in dataclasses.asdict(t).items()})
+                      for k, v in fields.items()})
                if as_json else t.report())
 
 

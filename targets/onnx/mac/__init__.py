@@ -57,7 +57,7 @@ def mac_sum(e: Emitter, x: str, x_range: tuple[int, int], w: np.ndarray, target,
         return weights_first_sum(e, x, x_range, w, strides=strides, pads=pads, dtype=dtype)
     if path == "x-first":
         return im2col_sum(e, x, x_range, w, strides=strides, pads=pads, dtype=dtype)
-    if target is not None and not target.conv_integer and groups == 1 and \
+    if target is not None and not target.options.conv_integer and groups == 1 and \
             subset_sums_fit_i32(x_range, w):
         return im2col_i32_sum(e, x, w, strides=strides, pads=pads, dtype=dtype)
     trims = support(w, pads) if groups == 1 else [(0, 0, 0, 0)] * w.shape[0]
@@ -93,7 +93,7 @@ def matmul_path(e: Emitter, x_range: tuple[int, int], w: np.ndarray, target, gro
             (u8s8_exact() if u8s8 is None else u8s8)):
         return None
     if x_range[0] < 0 and fits_i8(x_range) and w[0].size * 128 * 128 <= I32_MAX and not (
-            nhwc_read and (target is None or target.nhwc_sums) and signs_join(w, 128)
+            nhwc_read and (target is None or target.options.nhwc_sums) and signs_join(w, 128)
             and all(e.exact(op, I64) for op in ("Add", "Mul", "Div"))):
         return "weights-first"
     return "x-first"
@@ -124,7 +124,8 @@ def u8s8_exact(provider: str = "CPUExecutionProvider") -> bool:
 def _on_matmul(x_range: tuple[int, int], w: np.ndarray, target, groups: int) -> bool:
     """Whether a convolution can take :func:`im2col_sum`: groups 1, int8 weights, an ``x``
     whose negation fits i32, a target not of 8-bit operands (the probe decides the rest)."""
-    return (target is None or target.mac_bits != 8 or not target.conv_integer) and groups == 1 and \
+    return (target is None or target.mac_bits != 8 or not target.options.conv_integer) and \
+        groups == 1 and \
         -(1 << 31) < x_range[0] and x_range[1] < 1 << 31 and -128 <= int(w.min()) and \
         int(w.max()) <= 127
 

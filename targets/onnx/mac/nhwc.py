@@ -109,7 +109,7 @@ def im2col_sum(e: Emitter, x: str, x_range: tuple[int, int], w: np.ndarray, *,
     base = 256 if np.abs(w).max() <= 64 else 128
     last = min(base, 255)                       # the most one u8 digit of ``base`` holds
     few = (max(x_range[0], -last), min(x_range[1], last))
-    if few == x_range or e.target is None or not e.target.skips_digits:
+    if few == x_range or e.target is None or not e.target.options.skips_digits:
         nhwc = _nhwc_sum(e, x, x_range, w, base, strides=strides, pads=pads, dtype=dtype)
     else:
         seen = e.nhwc.get(x) or x
