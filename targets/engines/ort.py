@@ -18,7 +18,6 @@ from waiexport.graph import Graph
 
 from ..errors import EngineFailure, EngineUnavailable, NotForEngine
 from ..format import graph_outputs, host_feed
-from ..onnx.export import every_node_model
 from ..onnx.format import ONNX, CpuSession, ort_failure, quiet
 from .base import Loaded, ModelEngine, versions
 
@@ -265,7 +264,9 @@ class OrtEngine(ModelEngine):
             return run_session(exp.graph, s, inputs, scalars, every=True)
 
         def inside(op_index, inputs, scalars):
-            from onnx.reference import ReferenceEvaluator    # 120 ms, for --locate alone
+            from onnx.reference import ReferenceEvaluator    # onnx: for --locate alone
+
+            from ..onnx.export import every_node_model
             model = made("nodes", lambda: every_node_model(exp.model))
             s = made("nodes_s", lambda: self._session(model.SerializeToString()))
             feed = host_feed(exp.graph, inputs, scalars, exp.built().inputs)

@@ -11,22 +11,18 @@ from functools import cached_property
 from importlib.util import find_spec
 
 import numpy as np
-import onnx
-from onnx import helper
 
 from waiexport.caches import cpu_key
 
 from ..errors import DoesNotFit, EngineFailure, EngineUnavailable
 from ..format import Format, Model, host_feed
 from ..stored import optimised
-from .emit import subgraph_nodes
-from .export import build_model
-from .probes import PROBES, SATURATION, Joined, typed_nodes, used
 
 __all__ = ["ONNX", "OnnxFormat", "CpuSession", "THREADED", "ort_failure"]
 
 
 def _types(values) -> dict:
+    from onnx import helper     # onnx: 0.8 s to import fresh; a warm load needs none
     return {v.name: np.dtype(helper.tensor_dtype_to_np_dtype(v.type.tensor_type.elem_type)).name
             for v in values}
 
@@ -42,6 +38,7 @@ class _Read(Model):
 
     @cached_property
     def native(self):
+        import onnx                 # onnx: 0.8 s to import fresh; a warm load needs none
         return onnx.load_from_string(self.data)
 
     @property
@@ -64,6 +61,8 @@ class OnnxFormat(Format):
                 "install 'waiexport[ort]', or the onnxruntime build of your execution provider")
 
     def prepare(self, exp, chosen: dict) -> None:
+        from .export import build_model     # onnx: at export alone (a warm load needs none)
+        from .probes import SATURATION
         exp.u8s8 = u8s8 = chosen.get(SATURATION)
         exp.model = build_model(exp.graph, exp.metadata, target=exp.target,
                                 label=exp.outcome.label, u8s8=u8s8,
@@ -74,6 +73,7 @@ class OnnxFormat(Format):
         """The export's model with every graph tensor ``t`` an output ``tensor<t>`` too
         (:func:`~.export.build_model`'s ``expose``), built as the export's own model is,
         once."""
+        from .export import build_model     # onnx: at export alone (a warm load needs none)
         if "exposed" not in exp._models:
             exp._models["exposed"] = build_model(
                 exp.graph, exp.metadata, expose=True, target=exp.target,
@@ -81,6 +81,7 @@ class OnnxFormat(Format):
         return exp._models["exposed"]
 
     def prefix(self, exp, t: int) -> Model:
+        import onnx                 # onnx: 0.8 s to import fresh; a warm load needs none
         m = onnx.ModelProto()
         m.CopyFrom(self.exposed(exp))
         keep = [o for o in m.graph.output if o.name in (f"tensor{t}",) or
@@ -92,16 +93,20 @@ class OnnxFormat(Format):
 
     @property
     def probes(self) -> tuple:
+        from .probes import PROBES      # onnx: 0.8 s to import fresh; a warm load needs none
         return PROBES
 
     @property
     def choices(self) -> tuple:
+        from .probes import SATURATION  # onnx: 0.8 s to import fresh; a warm load needs none
         return (SATURATION,)
 
     def joined(self, probes: tuple):
+        from .probes import Joined      # onnx: 0.8 s to import fresh; a warm load needs none
         return Joined(probes)
 
     def chosen_words(self, found: dict) -> str:
+        from .probes import SATURATION  # onnx: 0.8 s to import fresh; a warm load needs none
         if SATURATION not in found:
             return ""
         return ("; MatMulInteger u8 x s8 at the worst case of our digits: "
@@ -109,6 +114,7 @@ class OnnxFormat(Format):
                    else "not exact, so convolutions use u8 x u8 ConvInteger"))
 
     def used(self, model) -> set:
+        from .probes import used        # onnx: 0.8 s to import fresh; a warm load needs none
         return used(model.native)
 
     def build(self, exp, shapes=None) -> Model:
@@ -130,6 +136,7 @@ class OnnxFormat(Format):
         one)."""
         if isinstance(model, _Read) and model.count is not None:
             return model.count       # a kept model's count: no onnx imported for it
+        from .emit import subgraph_nodes    # onnx: imported only where a model is read
         return sum(1 for _ in subgraph_nodes(model.native.graph.node))
 
     def run(self, model, feed) -> dict:
@@ -161,6 +168,7 @@ def _runtime_fits(exp) -> None:
     """Raise :class:`DoesNotFit` naming each node (by our graph's label) whose lowering uses
     an ONNX operator the target's runtime cannot compute exactly, or does not take (its
     description's ONNX options: ``inexact`` and ``lacks``)."""
+    from .probes import typed_nodes     # onnx: at export alone (a warm load needs none)
     t = exp.target
     if not (t.options.inexact or t.options.lacks):
         return

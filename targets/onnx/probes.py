@@ -29,10 +29,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-import onnx
-from onnx import TensorProto, helper, numpy_helper
-
-from .emit import graphs, subgraph_nodes
 
 __all__ = ["Probe", "Joined", "PROBES", "SATURATION", "used", "typed_nodes", "FLOAT32",
            "NARROWED", "NEAREST", "FUSED", "WRITTEN", "CLAMP", "SPLIT_CLAMP",
@@ -59,6 +55,7 @@ _TYPES = {np.dtype(np.int8): "INT8", np.dtype(np.uint8): "UINT8", np.dtype(np.in
 
 
 def _onnx_type(dtype) -> int:
+    from onnx import TensorProto    # onnx: kept probe models need none
     return getattr(TensorProto, _TYPES[np.dtype(dtype)])
 
 
@@ -86,6 +83,7 @@ class Probe:
     def parts(self, prefix: str = "") -> tuple:
         """The probe's nodes, constants, inputs and output, as onnx builds them, every name
         prefixed by ``prefix``."""
+        from onnx import helper, numpy_helper    # onnx: kept probe models need none
         inputs = [helper.make_tensor_value_info(prefix + k, _onnx_type(v.dtype), v.shape)
                   for k, v in self.feed.items()]
         out = helper.make_tensor_value_info(prefix + "out0", _onnx_type(self.want.dtype),
@@ -109,6 +107,7 @@ class Probe:
 
 def _model(parts: list) -> bytes:
     """One ONNX model of the probes' ``parts`` (:meth:`Probe.parts`)."""
+    from onnx import helper    # onnx: a load whose probe models are kept imports none
     g = helper.make_graph([n for p in parts for n in p[0]], "probe",
                           [i for p in parts for i in p[2]], [o for p in parts for o in p[3]],
                           [c for p in parts for c in p[1]])
@@ -304,6 +303,9 @@ def typed_nodes(model) -> list[tuple[str, str, str]]:
     as ``(name, operator, its first input's type)``, the types inferred; a node of sizes
     alone (from ``Shape`` or ``Size`` and constants, a tensor's dimensions, each below 2^31)
     is left out, since no runtime's narrowing of those can change a value."""
+    import onnx    # onnx: a load whose probe models are kept imports none
+    from onnx import helper
+    from .emit import graphs, subgraph_nodes
     inferred = onnx.shape_inference.infer_shapes(model, strict_mode=False)
     every = list(graphs(inferred.graph))
     types = {v.name: v.type.tensor_type.elem_type for g in every for v in
@@ -341,6 +343,8 @@ def folded_patterns(model) -> set[tuple[str, str]]:
     """``{(FOLDED, its type)}`` where a bitwise operator of ``model`` reads a tensor a runtime
     folds at fixed shapes from an ``Expand`` of a constant: computed from constants and
     shapes alone, through that ``Expand`` (:data:`FOLDED`); else nothing."""
+    from onnx import helper    # onnx: a load whose probe models are kept imports none
+    from .emit import subgraph_nodes
     static = {t.name for t in model.graph.initializer}
     expanded: dict = {}      # a folded tensor downstream of an Expand: its constant's type
     types = {t.name: t.data_type for t in model.graph.initializer}
@@ -364,6 +368,8 @@ def clamp_patterns(model) -> set[tuple[str, str]]:
     ``Max`` of constant bounds one after the other, directly (:data:`CLAMP`) or through a
     ``BitwiseOr`` with 0 (:data:`SPLIT_CLAMP`), where a bound is no float32 value; as
     ``(pattern, the bounds' type)``."""
+    from onnx import numpy_helper    # onnx: a load whose probe models are kept imports none
+    from .emit import subgraph_nodes
     nodes = list(subgraph_nodes(model.graph.node))
     consts = {t.name: numpy_helper.to_array(t) for t in model.graph.initializer}
     consts.update({n.output[0]: numpy_helper.to_array(a.t) for n in nodes

@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 import waiexport.caches as caches
-import waiexport.targets.exporter as exporter
+import waiexport.targets.engines.base as engine_base
 import waiexport.targets.stored as stored
 from waiexport import Refusal, write
 from waiexport import params as P
@@ -41,14 +41,14 @@ def kept(tmp_path, monkeypatch):
 
 @pytest.fixture
 def exports(monkeypatch):
-    """Every export made from here on, by the file it exported."""
+    """Every export an engine made from here on, by the file it exported."""
     made = []
-    real = exporter.export
+    real = engine_base.export
 
     def counted(data, *args, **kw):
         made.append(data)
         return real(data, *args, **kw)
-    monkeypatch.setattr(exporter, "export", counted)
+    monkeypatch.setattr(engine_base, "export", counted)
     return made
 
 
@@ -192,7 +192,8 @@ def test_another_target_verdict_or_code_is_not_served_the_entry(kept, exports, m
 
     def kept_for(t, u8s8):
         chosen = {SATURATION: u8s8}
-        return stored.exported(SMALL, t, chosen, lambda: exporter.export(SMALL, t, chosen=chosen))
+        return stored.exported(SMALL, t, chosen,
+                               lambda: engine_base.export(SMALL, t, chosen=chosen))
     kept_for(ort, True)
     for t, u8s8 in ((npu, True), (ort, False)):
         assert not isinstance(kept_for(t, u8s8), stored.Stored)
@@ -382,10 +383,12 @@ def test_a_graph_kept_for_another_cpu_is_not_opened(kept, sessions, monkeypatch)
     # onnxruntime's offline mode asks for the same hardware: a machine of the same model name
     # whose features differ (a virtual machine's) makes its own
     import onnxruntime as ort
+
+    import waiexport.targets.onnx.format as onnx_format
     from waiexport.targets.onnx.format import ONNX
     model = engine("ort-cpu").export(SMALL).built()
     ONNX.runner(model)
-    monkeypatch.setattr(caches, "cpu_key", lambda: caches.host_cpu() + " other features")
+    monkeypatch.setattr(onnx_format, "cpu_key", lambda: caches.host_cpu() + " other features")
     sessions.clear()
     ONNX.runner(model)
     assert sessions[-1][1] == ort.GraphOptimizationLevel.ORT_ENABLE_ALL and len(graphs(kept)) == 2

@@ -12,11 +12,10 @@ from waiexport.descriptions import target as described
 from waiexport.jsonio import report_json
 from waiexport.plan import run_plan
 from waiexport.refusal import Refusal
-from waiexport.targets.engines import engine
+from waiexport.targets import engines, exporter
 from waiexport.targets.engines.base import Engine
 from waiexport.targets.errors import EngineFailure, EngineUnavailable
-from waiexport.targets.exporter import Export, check_size, self_check
-from waiexport.targets.exporter import export as export_graph
+from waiexport.targets.exporter import Export
 from waiexport.targets.format import Format, format_of
 
 from .source import Progress, Source, member_of
@@ -102,7 +101,7 @@ def export(source: Source, output: str | Path, *, target: str = "ort-cpu",
     fmt.require()
     member = member_of(source)
     stem = Path(source).stem if isinstance(source, (str, Path)) else member.name
-    exp = export_graph(member, tgt, stem)
+    exp = exporter.export(member, tgt, stem)
     rewrites = tuple(f"{exp.outcome.changed(c)} {c.op}: {c.rewrite}"
                      for c in exp.outcome.changes if c.applied)
     shapes = _static_shapes(exp, sizes) if fmt.static else None
@@ -145,7 +144,7 @@ def _check_sizes(exp: Export, shapes: list | None) -> tuple:
     if not shapes or len({tuple(s[1:]) for s in shapes}) != 1:
         return (tuple(shapes[0][1:]),) * 2 if shapes else (None, None)
     size = tuple(shapes[0][1:])
-    return size, check_size(exp.graph, size)
+    return size, exporter.check_size(exp.graph, size)
 
 
 def _self_check(exp: Export, size: tuple | None, judge: Engine | None, where: str,
@@ -153,7 +152,7 @@ def _self_check(exp: Export, size: tuple | None, judge: Engine | None, where: st
     """:func:`~waiexport.targets.exporter.self_check` at ``size``: how many decodes matched;
     raises :class:`SelfCheckFailed`."""
     bar = (lambda n: progress(f"self-check {where.split(',')[0]}", n)) if progress else None
-    probes, difference = self_check(exp, sizes=[size] if size else None, engine=judge,
+    probes, difference = exporter.self_check(exp, sizes=[size] if size else None, engine=judge,
                                     progress=bar)
     if difference:
         raise SelfCheckFailed(where, difference)
@@ -174,7 +173,7 @@ def _at_size(exp: Export, tgt: Target, fmt: Format, size: tuple | None, checked:
         return {"on": None,
                 "said": f"not run (no engine here runs {tgt.name}'s models at this size); {same}"}
     try:
-        judge = engine(fmt.judge_at_size, isolate=True, target=tgt.name)
+        judge = engines.engine(fmt.judge_at_size, isolate=True, target=tgt.name)
     except (EngineUnavailable, EngineFailure) as e:     # not here, or failed to start
         return {"on": None, "said": f"not run ({fmt.judge_at_size}: {e}); {same}"}
     probes = _self_check(exp, size, judge, f"at {_hw(size)} on {fmt.judge_at_size}", progress)
@@ -189,7 +188,7 @@ def _judge(tgt: Target, fmt: Format) -> tuple[Engine | None, str, str | None]:
     if not tgt.checked_on:
         return None, fmt.judge, None
     try:
-        judge = engine(tgt.checked_on, isolate=True)
+        judge = engines.engine(tgt.checked_on, isolate=True)
     except (EngineUnavailable, EngineFailure) as e:     # not here, or failed to start
         return None, fmt.judge, f"{tgt.checked_on}: {e}"
     return judge, f"{tgt.checked_on}, {judge.describe()['runs_on']}", None

@@ -14,7 +14,7 @@ from waiexport.files import npy_bytes, output_folder, read_bounded
 from waiexport.jsonio import report_json
 from waiexport.reference.stage import StageRefusal
 from waiexport.refusal import Refusal
-from waiexport.targets.engines import engine as named
+from waiexport.targets import engines
 from waiexport.targets.engines.base import Engine, Loaded
 from waiexport.targets.errors import DoesNotFit, EngineFailure, NotForEngine
 from waiexport.whg1 import write
@@ -111,8 +111,8 @@ def jpegai_decode(bundle: str | Path, soz: Payload, sorp: Payload, sors: Payload
                                       f"GRFS flags of plane {plane}")
         except Refusal as r:
             raise InputRefused(f"grfs_{plane}", r, r.where) from None
-    eng = named(engine, isolate=True) if isinstance(engine, str) else engine
-    sides = {"engine": eng} | ({"reference": named("reference")} if compare else {})
+    eng = engines.engine(engine, isolate=True) if isinstance(engine, str) else engine
+    sides = {"engine": eng} | ({"reference": engines.engine("reference")} if compare else {})
     hyper = {}
     for plane in PLANES:            # what can be refused is refused before any graph runs
         try:

@@ -11,7 +11,7 @@ from waiexport.codes import reported_code
 from waiexport.files import READ_LIMIT, read_bounded
 from waiexport.jsonio import BadInput, loads, parse_decode, report_json, tensor_json
 from waiexport.refusal import Refusal
-from waiexport.targets.engines import engine as named
+from waiexport.targets import engines
 from waiexport.targets.engines.base import Loaded
 from waiexport.targets.errors import EngineFailure, ExportError, NotForEngine
 
@@ -98,4 +98,4 @@ def run(source: Source | Loaded, decodes: Sequence | dict | str | Path, *,
 
 def _loaded(source: Source, engine: str, target: str | None) -> Loaded:
     """``source`` loaded by the engine called ``engine``."""
-    return named(engine, isolate=True, target=target).load(data_of(source))
+    return engines.engine(engine, isolate=True, target=target).load(data_of(source))

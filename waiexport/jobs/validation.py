@@ -12,7 +12,7 @@ from waiexport.conformance.validate import NO_CLAIM, files_under, read_all, rend
 from waiexport.conformance.validate import validate as run_all
 from waiexport.descriptions import target as described
 from waiexport.jsonio import report_json
-from waiexport.targets.engines import engine as named
+from waiexport.targets import engines
 from waiexport.targets.engines.base import Engine
 
 __all__ = ["Validated", "NothingToValidate", "validate", "vectors"]
@@ -94,7 +94,7 @@ def validate(paths: Sequence[str | Path] | list = (), *, engine: str | Engine = 
     if isinstance(engine, str):
         if target is not None:
             described(target)
-        engine = named(engine, fallback=allow_fallback, isolate=True, target=target,
+        engine = engines.engine(engine, fallback=allow_fallback, isolate=True, target=target,
                        time_limit=time_limit, memory_limit=int(memory_limit * 2**30))
     read = paths if paths and isinstance(paths[0], tuple) else vectors(paths)
     outcomes = run_all(engine, read, progress=progress, locate=locate)
