@@ -107,9 +107,9 @@ def real_sizes(rounds: int = 5) -> None:
 
     from _graphs import int_synth_full
     from waiexport.cli import main as cli
-    import waiexport.cli.export as export_command
+    import waiexport.jobs.exporting as export_job
     import waiexport.targets.exporter as exporter
-    import waiexport.targets.vela.format as vela_format
+    import waiexport.targets.vela.step as vela_step
     spent: dict = {"vela": [], "at size": [], "its reference": []}
     inside: list = []    # non-empty while the check at the model's size runs
 
@@ -127,8 +127,8 @@ def real_sizes(rounds: int = 5) -> None:
                 if counted:
                     spent[into].append(time.perf_counter() - t)
         setattr(module, name, timed)
-    spy(vela_format, "compile_vela", "vela")
-    spy(export_command, "_at_size", "at size", mark=True)
+    spy(vela_step, "compile_vela", "vela")
+    spy(export_job, "_at_size", "at size", mark=True)
     spy(exporter, "decode", "its reference", when=lambda: bool(inside))
     folder = Path(tempfile.mkdtemp())
     (folder / "synth.whg1").write_bytes(write(int_synth_full()))

@@ -3,6 +3,10 @@ model format, so that none of them branches on a format's name. A format is one 
 ``targets/<format>/``, whose ``format.py`` provides one :class:`Format`; :data:`FORMATS` names
 them (a table, imported only when asked for).
 
+A target whose models a compiler takes further for its hardware (Vela, for an Ethos-U NPU)
+names that compile step (:class:`Step`, :data:`STEPS`); its models are the format's,
+compiled after each is saved (:class:`Compiled`).
+
 A format builds the model of an export (once, or per decode shape where its shapes are
 static), says its inputs and outputs by name with their numpy types, feeds it the host's
 inputs (§4's run steps 1–3 and the input policies, :func:`host_feed`) in its layout and
@@ -13,6 +17,7 @@ a result back in CHW, and says what a saved export and a pack hold.
 from __future__ import annotations
 
 import hashlib
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import partial
@@ -24,17 +29,21 @@ import numpy as np
 from waiexport.reference import apply_policy
 from waiexport.reference.arrays import compact
 
-from waiexport.files import write_atomic
+from waiexport.files import output_folder, write_atomic
 from waiexport.graph import Graph
 from waiexport.plan import run_plan
+
+from .errors import EngineUnavailable
+from .forked import cores
 
 __all__ = ["Model", "Format", "FORMATS", "format_named", "format_of", "host_feed",
            "graph_outputs"]
 
 #: Each format's name → where its :class:`Format` lives.
 FORMATS = {"onnx": "waiexport.targets.onnx.format:ONNX",
-           "tosa": "waiexport.targets.tosa.format:TOSA",
-           "vela": "waiexport.targets.vela.format:VELA"}
+           "tosa": "waiexport.targets.tosa.format:TOSA"}
+#: Each compile step's name → where its :class:`Step` lives.
+STEPS = {"vela": "waiexport.targets.vela.step:VELA"}
 
 
 @dataclass
@@ -181,6 +190,93 @@ class Format:
         return {"path": rel, "sha256": hashlib.sha256(model.data).hexdigest()}
 
 
+class Step:
+    """A compiler run on a format's saved model for one configuration of the hardware
+    (:attr:`~waiexport.descriptions.Target.compiler_config`): Vela after TOSA, for an Ethos-U.
+    Its numerics are not checked where nothing here runs its output; a board or an FVP does,
+    on the vectors (``waiexport vectors pack``)."""
+
+    name = ""          # as targets' descriptions and STEPS name it
+    needs = ""         # what to install where the format it follows is missing, in words
+
+    def require(self) -> None:
+        """Raise :class:`~.errors.EngineUnavailable`, naming the extra to install, when the
+        compiler is not installed."""
+
+    def compile(self, model: Path, config: str, outdir: Path):
+        """Compile the saved ``model`` for ``config`` into ``outdir``, nothing else there read
+        or overwritten; a report with ``output`` (the compiled file), ``cpu_ops`` (operators
+        left to the host's CPU), ``as_dict()`` and ``lines()``. Raises
+        :class:`~.errors.CompileError` with the compiler's message."""
+        raise NotImplementedError
+
+
+class Compiled:
+    """``base``'s models, each compiled by ``step`` after it is saved, for the target's
+    configuration: an export writes a folder (the model, its provenance, the compiled model
+    and the compiler's summary), whole or not at all; a pack holds the compiled model beside
+    the one it came from. Everything else is ``base``'s."""
+
+    writes_folder = "export"
+    judge_at_size = ""    # the base format's engine runs its own target's models, not these
+
+    def __init__(self, base: Format, step: Step):
+        self.base, self.step, self.name = base, step, step.name
+
+    def __getattr__(self, name: str):
+        return getattr(self.base, name)
+
+    def require(self) -> None:
+        try:
+            self.base.require()
+        except EngineUnavailable:
+            raise EngineUnavailable(self.step.needs) from None
+        self.step.require()
+
+    def save(self, exp, model: Model, output: Path, stem: str) -> dict:
+        with output_folder(output, self.writes_folder) as work:
+            saved = work / f"{stem}{self.base.suffix}"
+            for name, data in self.base.files(exp, model, saved.name).items():
+                (work / name).write_bytes(data)
+            report = self.step.compile(saved, exp.target.compiler_config, work)
+        report.output = output / report.output.name
+        name = exp.target.name
+        lines = [f"every node fits {name} (its limits: waiexport targets show {name})",
+                 *report.lines()]
+        if report.cpu_ops:
+            lines.append(f"  {report.cpu_ops} operators are not on the NPU")
+        return {"model": str(output / saved.name), "bytes": len(model.data),
+                "report": {self.step.name: report.as_dict()}, "lines": lines}
+
+    @contextmanager
+    def packing(self):
+        """The compiles of a pack's models run beside the rest of the packing, one a core
+        (each is a process of its own: Vela's take 0.35 s, most of a pack's time); each
+        model's entry is filled in when every compile has ended. A compile the compiler
+        refuses ends the pack with its message (:class:`~.errors.CompileError`)."""
+        compiles: list = []
+        with ThreadPoolExecutor(cores()) as pool:
+            try:
+                yield pool, compiles
+                for entry, folder, job in compiles:
+                    source, made = entry[self.base.name], job.result().output
+                    entry.clear()
+                    entry.update({"path": str(made.relative_to(folder)), self.base.name: source,
+                                  "sha256": hashlib.sha256(made.read_bytes()).hexdigest()})
+            except BaseException:     # nothing more is compiled for a pack that will not be
+                pool.shutdown(cancel_futures=True)
+                raise
+
+    def packed(self, exp, model: Model, folder: Path, stem: str, later) -> dict:
+        source = self.base.packed(exp, model, folder, stem, None)
+        pool, compiles = later
+        entry = {self.base.name: source}
+        compiles.append((entry, folder, pool.submit(
+            self.step.compile, folder / source["path"], exp.target.compiler_config,
+            folder / "models")))
+        return entry
+
+
 def format_named(name: str) -> Format:
     """The format called ``name`` (:data:`FORMATS`); ``KeyError`` for another."""
     module, attr = FORMATS[name].split(":")
@@ -188,8 +284,13 @@ def format_named(name: str) -> Format:
 
 
 def format_of(target) -> Format:
-    """The format a target's models are written in."""
-    return format_named("vela" if target.vela else target.fmt)
+    """The format a target's models are written in: its format's, compiled by its compile
+    step where it names one."""
+    fmt = format_named(target.fmt)
+    if not target.compiler:
+        return fmt
+    module, attr = STEPS[target.compiler].split(":")
+    return Compiled(fmt, getattr(import_module(module), attr))
 
 
 def host_feed(g: Graph, inputs, scalars, dtype=np.int32) -> dict:

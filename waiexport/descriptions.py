@@ -88,7 +88,9 @@ class Target:
     engine: str = ""            # the engine that runs this target's models here ("": none)
     transposed_strides: tuple = ()   # the strides the transposed-convolution unit takes (all)
     max_in_channels: int = 0    # the most input channels a convolution takes (0: no limit)
-    vela: str = ""              # Vela's --accelerator-config, for an Ethos-U NPU
+    compiler: str = ""          # a compile step after the format, by name (vela), for an NPU
+    compiler_config: str = ""   # the configuration it compiles for (Vela's
+    #                             --accelerator-config)
     measured: str = ""          # where the limits come from
     subset: str = "npu"         # the graphs it takes: npu (wai-ops/1-npu) or full (all acc32)
     profile: str = "acc32"      # the profile its graphs meet: acc32, or acc64 (int64 tensors,
@@ -131,7 +133,8 @@ class Target:
             f"  run-time row select:  {'yes' if self.row_select else 'no'}",
             f"  state across decodes: {'yes' if self.state else 'no'}",
             f"  model format:         {self.fmt}"
-            + (f", compiled by Vela for {self.vela}" if self.vela else "")
+            + (f", compiled by {self.compiler.capitalize()} for {self.compiler_config}"
+               if self.compiler else "")
             + (f", run here by engine {self.engine}" if self.engine else
                "; no engine here runs it: its numerics are checked on a board or an FVP "
                "(waiexport vectors pack)"),
@@ -193,10 +196,11 @@ TARGETS.update({t.name: t for t in (
                     "GATHER or EQUAL/SELECT, transposed strides 1 and 2",
             table_lookup=False, row_select=False, transposed_strides=(1, 2),
             max_in_channels=65536,
-            engine="", vela="ethos-u55-128", measured=_VELA),
+            engine="", compiler="vela", compiler_config="ethos-u55-128", measured=_VELA),
     replace(_TOSA, name="ethos-u85-256",
             summary="Arm Ethos-U85, 256 MACs/cycle, through Vela: the tosa target",
-            max_in_channels=65536, engine="", vela="ethos-u85-256", measured=_VELA),
+            max_in_channels=65536, engine="", compiler="vela", compiler_config="ethos-u85-256",
+            measured=_VELA),
 )})
 
 

@@ -140,11 +140,12 @@ class ModelEngine(Engine):
 
     def __init__(self, target_name: str):
         self.target = target(target_name)
-        if self.target.fmt not in self.formats or self.target.vela:
+        if self.target.fmt not in self.formats or self.target.compiler:
             raise EngineUnavailable(f"{self.name or type(self).__name__} runs "
                                     f"{' or '.join(self.formats)} models; target "
                                     f"{self.target.name}'s are {self.target.fmt}"
-                                    + (" compiled by Vela" if self.target.vela else ""))
+                                    + (f" compiled by {self.target.compiler.capitalize()}"
+                                       if self.target.compiler else ""))
         self.profile, self.subset = self.target.profile, self.target.subset
         self._cache: dict = {}
         self._probed: dict | None = None

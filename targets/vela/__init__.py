@@ -1,2 +1,2 @@
-"""Arm's Vela on our TOSA models, for the Ethos-U NPUs: the compile (``compile``) and the
-format an Ethos-U target's models are written in (``format``)."""
+"""Arm's Vela on our TOSA models, for the Ethos-U NPUs: the compile and its report
+(``compile``), and the compile step an Ethos-U target names (``step``)."""

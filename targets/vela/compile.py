@@ -30,7 +30,7 @@ UNCHECKED = ("Vela's numerics are not checked by this command: the evidence is t
 class VelaReport:
     """What Vela said of one compile."""
 
-    tflite: Path
+    output: Path        # Vela's .tflite
     npu_ops: int
     cpu_ops: int
     cycles_npu: int
@@ -42,7 +42,7 @@ class VelaReport:
     vela: str
 
     def as_dict(self) -> dict:
-        return {"tflite": str(self.tflite), "npu_operators": self.npu_ops,
+        return {"tflite": str(self.output), "npu_operators": self.npu_ops,
                 "cpu_operators": self.cpu_ops, "cycles_npu": self.cycles_npu,
                 "cycles_total": self.cycles_total, "sram_kib": f"{self.sram_kib:g}",
                 "off_chip_flash_kib": f"{self.flash_kib:g}", "dram_kib": f"{self.dram_kib:g}",
@@ -55,7 +55,7 @@ class VelaReport:
                 f"({share:.0%} on the NPU); {self.cycles_npu} NPU cycles, {self.cycles_total} "
                 f"in all ({self.inference_s * 1e3:.3f} ms at Vela's clock); SRAM "
                 f"{self.sram_kib:g} KiB, off-chip flash {self.flash_kib:g} KiB, DRAM "
-                f"{self.dram_kib:g} KiB", f"  {self.tflite}", f"  {UNCHECKED}"]
+                f"{self.dram_kib:g} KiB", f"  {self.output}", f"  {UNCHECKED}"]
 
 
 class VelaError(CompileError):

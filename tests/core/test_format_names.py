@@ -1,7 +1,7 @@
-"""Formats are plug-ins in fact: nothing outside a format's folder (``targets/onnx``,
-``targets/tosa``, ``targets/vela``) imports it or compares against a format's name, but an
-engine whose class declares that format and the registries (``targets/format.py`` names
-each format's module as text)."""
+"""Formats and compile steps are plug-ins in fact: nothing outside a format's folder
+(``targets/onnx``, ``targets/tosa``) or a compile step's (``targets/vela``) imports it or
+compares against its name, but an engine whose class declares that format and the registries
+(``targets/format.py`` names each one's module as text)."""
 
 import ast
 from importlib import import_module

@@ -47,7 +47,7 @@ def _runs_for(target: str) -> set:
     reference model and IREE every corpus vector, tests/targets/test_iree.py)."""
     t = TARGETS[target]
     return {name for k, name in enumerate(GRAPHS)
-            if not (t.checked_on or t.vela or format_of(t).forks)
+            if not (t.checked_on or t.compiler or format_of(t).forks)
             or ":" in name or name == "tiny_synth" or k % 8 == 0}
 
 

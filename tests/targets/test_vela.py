@@ -193,9 +193,9 @@ PACKED = ("conv.jsonl", "relu.jsonl", "pixel_shuffle.jsonl")
 
 def test_a_packs_vela_compiles_side_by_side_write_what_one_after_another_writes(
         tmp_path, monkeypatch):
-    import waiexport.targets.vela.format as vela_format
+    import waiexport.targets.format as compiled
     for cores in (1, 2):
-        monkeypatch.setattr(vela_format, "cores", lambda c=cores: c)
+        monkeypatch.setattr(compiled, "cores", lambda c=cores: c)
         r = _pack(tmp_path, f"pack{cores}", *PACKED)
         assert r.exit_code == 0, r.output
     one, two = ({p.relative_to(tmp_path / f"pack{c}"): p.read_bytes()
@@ -205,7 +205,7 @@ def test_a_packs_vela_compiles_side_by_side_write_what_one_after_another_writes(
 
 def test_a_model_vela_refuses_in_a_pack_ends_it_in_one_line_and_writes_nothing(
         tmp_path, monkeypatch):
-    import waiexport.targets.vela.format as vela_format
+    import waiexport.targets.vela.step as vela_step
     from waiexport.targets.vela.compile import VelaError, compile_vela
     seen = []
 
@@ -214,7 +214,7 @@ def test_a_model_vela_refuses_in_a_pack_ends_it_in_one_line_and_writes_nothing(
         if len(seen) == 2:
             raise VelaError("Unsupported operator (a test double's refusal)")
         return compile_vela(tosa, accelerator, outdir)
-    monkeypatch.setattr(vela_format, "compile_vela", refuses_the_second)
+    monkeypatch.setattr(vela_step, "compile_vela", refuses_the_second)
     r = _pack(tmp_path, "pack", *PACKED)
     assert r.exit_code == 2, r.output
     assert "Vela refused a model: Unsupported operator (a test double's refusal)" in r.output
