@@ -108,15 +108,17 @@ def export(source: Source, output: str | Path, *, target: str = "ort-cpu",
     judge, judged_on, unchecked = _judge(tgt, fmt)
     size, checked = _check_sizes(exp, shapes)
     model = exp.built(shapes)
-    probes = _self_check(exp, checked, judge, f"on {judged_on}", progress)
-    at_size = _at_size(exp, tgt, fmt, size, checked, progress)
+    probes = _self_check(exp, checked, judge, f"on {judged_on}", progress) \
+        if judge is not None or fmt.judge else 0
+    at_size = _at_size(exp, tgt, fmt, size, checked, progress) if probes else None
     try:
         saved = fmt.save(exp, model, Path(output), stem)
     except OSError as e:
         raise Unwritten(str(output), e) from e
     report = {**fmt.report(exp, model), "bytes": len(model.data), "model": saved["model"],
               "rewrites": exp.rewrites,
-              "self_check": {"bit_exact": True, "decodes": probes, "on": judged_on,
+              "self_check": {"bit_exact": True if probes else None, "decodes": probes,
+                             "on": judged_on or None,
                              **({"not_on": unchecked} if unchecked else {}),
                              **({"size": _hw(checked), "at_model_size": at_size}
                                 if at_size is not None else {})},
@@ -125,6 +127,10 @@ def export(source: Source, output: str | Path, *, target: str = "ort-cpu",
              + (f" (on {judged_on})" if tgt.checked_on else "")]
     if unchecked:
         lines.append(f"not self-checked on the target's own runtime: {unchecked}")
+    if not probes:
+        lines.append(f"not self-checked: no runtime here judges {fmt.name.upper()} models "
+                     "exactly but the target's own" + (f" ({tgt.checked_on})" if tgt.checked_on
+                                                       else ", and this target names none"))
     if at_size is not None:
         lines.append(f"self-checked at {_hw(checked)}, where every node's edges and interior "
                      f"occur; at the model's {_hw(size)}: {at_size['said']}")
@@ -162,23 +168,23 @@ def _self_check(exp: Export, size: tuple | None, judge: Engine | None, where: st
 def _at_size(exp: Export, tgt: Target, fmt: Format, size: tuple | None, checked: tuple | None,
              progress: Progress | None) -> dict | None:
     """The static model run at its own size too, on the format's engine for that
-    (``judge_at_size``, IREE for TOSA) where it is installed: what it found, in words and
+    (``judge_at_size``, IREE for TOSA) or else the target's own runtime where it is installed: what it found, in words and
     counts; a difference there raises :class:`SelfCheckFailed` as one at the check size
     does."""
     if size is None or checked == size:
         return None
     same = ("it differs from the checked model only in its shapes and the constants that "
             "follow from them")
-    if not fmt.judge_at_size:
+    on = fmt.judge_at_size or tgt.checked_on
+    if not on:
         return {"on": None,
                 "said": f"not run (no engine here runs {tgt.name}'s models at this size); {same}"}
     try:
-        judge = engines.engine(fmt.judge_at_size, isolate=True, target=tgt.name)
+        judge = engines.engine(on, isolate=True, target=tgt.name)
     except (EngineUnavailable, EngineFailure) as e:     # not here, or failed to start
-        return {"on": None, "said": f"not run ({fmt.judge_at_size}: {e}); {same}"}
-    probes = _self_check(exp, size, judge, f"at {_hw(size)} on {fmt.judge_at_size}", progress)
-    return {"on": fmt.judge_at_size, "decodes": probes,
-            "said": f"{probes} decodes bit-exact on {fmt.judge_at_size}"}
+        return {"on": None, "said": f"not run ({on}: {e}); {same}"}
+    probes = _self_check(exp, size, judge, f"at {_hw(size)} on {on}", progress)
+    return {"on": on, "decodes": probes, "said": f"{probes} decodes bit-exact on {on}"}
 
 
 def _judge(tgt: Target, fmt: Format) -> tuple[Engine | None, str, str | None]:
