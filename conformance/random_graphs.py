@@ -338,24 +338,28 @@ def case(c: Choices, name: str, r: dict = FULL):
     return d.b.build(), inputs, scalars
 
 
-def requantisation(c: Choices):
+def requantisation(c: Choices, eight_bit: bool = False):
     """``(graph, decodes)``: a ``conv`` or ``rescale`` whose rq takes every rounding and bias
     placement the rewrites bring to half_up, shifts 0..63, multipliers up to 2^31 − 1, 8- and
-    16-bit operands; inputs at the range's ends and on rounding ties of both signs."""
-    bits = c.pick([8, 16])
+    16-bit operands; inputs at the range's ends and on rounding ties of both signs. With
+    ``eight_bit``, what an 8-bit NPU takes: int8 operands, shifts 0..24, no multiplier or a
+    power of two, the output clamped to int8."""
+    bits = 8 if eight_bit else c.pick([8, 16])
     lo, hi = -(1 << (bits - 1)), (1 << (bits - 1)) - 1
-    shift = c.integer(0, 63)
-    mult = c.pick([None, c.integer(0, I32[1]), I32[1]])
-    bias = c.integer(-(1 << 20), 1 << 20)
+    shift = c.integer(0, 24 if eight_bit else 63)
+    mult = c.pick([None, 1 << c.integer(0, 6)] if eight_bit else
+                  [None, c.integer(0, I32[1]), I32[1]])
+    bias = c.integer(-(1 << 12), 1 << 12) if eight_bit else c.integer(-(1 << 20), 1 << 20)
     b = GraphBuilder()
     x = b.input(2, lo, hi, max_h=2, max_w=3)
     block = rq(shift=shift, mult=mult, bias=[bias, -bias], bias_kind=c.pick(["pre", "post"]),
                round=c.pick(P.ROUNDS))
+    out = dict(lo=-128, hi=127, policy="clamp") if eight_bit else {}
     if c.integer(0, 1):
-        y = b.op("rescale", x, P.Rescale(block))
+        y = b.op("rescale", x, P.Rescale(block), **out)
     else:
         w = [c.integer(-128, 127) for _ in range(8)]
-        y = b.op("conv", x, conv(np.array(w).reshape(2, 2, 2, 1), pad=0, rq=block))
+        y = b.op("conv", x, conv(np.array(w).reshape(2, 2, 2, 1), pad=0, rq=block), **out)
     b.output(y)
     half = (1 << (shift - 1)) if shift else 0
     ties = [v for v in (half, -half, 3 * half, -3 * half, half + 1, -half - 1) if lo <= v <= hi]

@@ -19,6 +19,6 @@ def case(draw, name: str, r=FULL):
 
 
 @st.composite
-def requantisation(draw):
+def requantisation(draw, eight_bit: bool = False):
     """``(graph, decodes)``: a requantisation at its ties (:func:`random_graphs.requantisation`)."""
-    return R.requantisation(R.Drawn(draw))
+    return R.requantisation(R.Drawn(draw), eight_bit)
