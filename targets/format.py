@@ -41,7 +41,8 @@ __all__ = ["Model", "Format", "FORMATS", "format_named", "format_of", "host_feed
 
 #: Each format's name → where its :class:`Format` lives.
 FORMATS = {"onnx": "waiexport.targets.onnx.format:ONNX",
-           "tosa": "waiexport.targets.tosa.format:TOSA"}
+           "tosa": "waiexport.targets.tosa.format:TOSA",
+           "qdq": "waiexport.targets.onnx.qdq.format:QDQ"}
 #: Each compile step's name → where its :class:`Step` lives.
 STEPS = {"vela": "waiexport.targets.vela.step:VELA"}
 

@@ -37,7 +37,8 @@ FOLDERS = {"waiexport": ROOT / "waiexport", "waiexport.reference": ROOT / "refer
 EXTRAS = {"ort": "onnxruntime", "tosa": "tosa-tools",
           "iree": "IREE (iree-base-compiler, iree-base-runtime)",
           "vela": "Arm's Vela (ethos-u-vela)", "notebooks": "the notebook kernel (nbclient)",
-          "openvino": "OpenVINO", "tract": "tract", "tvm": "Apache TVM"}
+          "openvino": "OpenVINO", "tract": "tract", "tvm": "Apache TVM",
+          "qnn": "onnxruntime's QNN provider (onnxruntime-qnn)"}
 
 
 def needs(module: str, extra: str):

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
-__all__ = ["Target", "TARGETS", "target", "CRD", "DCR", "FormatOptions", "OnnxOptions"]
+__all__ = ["Target", "TARGETS", "target", "CRD", "DCR", "FormatOptions", "OnnxOptions",
+           "QdqOptions"]
 
 CRD = "c·r² + i·r + j"   # §5.10's pixel_shuffle order (ONNX DepthToSpace mode CRD)
 DCR = "(i·r + j)·C′ + c"  # ONNX DepthToSpace mode DCR
@@ -62,6 +63,33 @@ class OnnxOptions(FormatOptions):
         return ([f"  not exact:            {op} on {dtype}: {what}"
                  for (op, dtype), what in self.inexact]
                 + [f"  not taken:            {op}: {why}" for op, why in self.lacks])
+
+
+@dataclass(frozen=True)
+class QdqOptions(FormatOptions):
+    """What the QDQ export reads of an NPU's runtime, measured by values on the patterns it
+    emits (shared notes, npu-runtimes)."""
+
+    exact: bool = True          # exact scales (powers of two) and the limits below; False: a
+    #                             generic export, one float32 scale m/2^s per requantisation
+    #                             as quantisation tools write it, which claims nothing
+    exponents: tuple = (-7, 23)  # the scales 2^-e the requantisation is exact at
+    acc_limit: int = 1 << 24    # |acc + bias| stays below it (ties misround past it)
+    per_channel_bias: bool = False   # per-channel scales beside a bias are exact
+    one_type: bool = True       # a convolution's input and output must be one 8-bit type
+    patterns: tuple = ("Conv", "Add", "Relu", "Abs", "Clip", "Identity", "Concat", "Slice",
+                       "Pad", "DepthToSpace")   # the float operators of its QDQ patterns
+
+    def lines(self) -> list[str]:
+        if not self.exact:
+            return ["  scales:               one float32 m/2^s per requantisation, as "
+                    "quantisation tools write them: no exactness claim"]
+        return [f"  exact scales:         2^{-self.exponents[1]} to 2^{-self.exponents[0]}, "
+                f"|acc + bias| < 2^{self.acc_limit.bit_length() - 1}, 8-bit activations"
+                + (", one type in and out of a convolution" if self.one_type else "")
+                + ("" if self.per_channel_bias else
+                   ", one scale for every channel where a bias is present"),
+                f"  QDQ patterns:         {', '.join(self.patterns)}"]
 
 
 @dataclass(frozen=True)
@@ -202,6 +230,26 @@ TARGETS.update({t.name: t for t in (
             max_in_channels=65536, engine="", compiler="vela", compiler_config="ethos-u85-256",
             measured=_VELA),
 )})
+
+
+_QNN = ("QNN SDK 2.51 through onnxruntime-qnn 2.7.0, the HTP emulated on x86 (shared notes, "
+        "npu-runtimes; probes of the patterns the export emits)")
+TARGETS.update({t.name: t for t in (
+    Target(
+        name="qnn-htp",
+        summary="Qualcomm's Hexagon NPU (HTP) through onnxruntime's QNN execution provider (our "
+                "QDQ export): int8 convolutions, power-of-two requantisations rounding half_up",
+        mac_bits=8, mac_signed=True, roundings=("half_up",), shift_range=(0, 31),
+        mult_bits=32, mult_signed=False, post_bias=False, transposed_conv=False,
+        depth_to_space=CRD, padding=("zero", "replicate"), table_lookup=False,
+        row_select=False, state=True, fmt="qdq", engine="qnn-htp", checked_on="qnn-htp",
+        options=QdqOptions(), measured=_QNN),
+)})
+TARGETS["onnx-qdq"] = replace(
+    TARGETS["qnn-htp"], name="onnx-qdq", engine="", checked_on="", measured="",
+    options=QdqOptions(exact=False),
+    summary="a generic QDQ export (one float32 scale m/2^s per requantisation, as quantisation "
+            "tools write it): the before row, which claims nothing on any engine")
 
 
 _OV_FLOAT = "through float32 (exact only below 2^24)"

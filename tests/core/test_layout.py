@@ -99,7 +99,7 @@ def test_help_imports_no_command(module):
 #: The optional runtimes (the extras' packages, and the tests' hypothesis): imported where
 #: they run, so that the product works without them.
 OPTIONAL = {"onnxruntime", "openvino", "tvm", "tract", "tosa", "tosa_serializer",
-            "tosa_reference_model", "iree", "ethosu", "hypothesis"}
+            "tosa_reference_model", "iree", "ethosu", "hypothesis", "onnxruntime_qnn"}
 
 
 def _inside_functions(tree):

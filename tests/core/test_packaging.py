@@ -22,7 +22,8 @@ def test_every_product_folder_is_a_listed_package():
 
 #: The modules the optional extras install (``pyproject.toml``), as code imports them.
 OPTIONAL = {"onnxruntime", "tosa_serializer", "tosa_reference_model", "iree", "ethosu",
-            "openvino", "tract", "tvm", "nbclient", "nbformat", "ipykernel", "matplotlib"}
+            "openvino", "tract", "tvm", "nbclient", "nbformat", "ipykernel", "matplotlib",
+            "onnxruntime_qnn"}
 
 
 def test_a_test_module_imports_no_optional_module_at_its_top():

@@ -1,0 +1,72 @@
+"""The QDQ exporter: a graph in ``wai-ops/1-npu`` (after the target's rewrites), on the shapes
+of one decode, to an ONNX model in QDQ form whose every graph tensor is an 8-bit integer
+tensor holding its values (scale 1, zero point 0) and whose every operator is a QDQ pattern
+(:mod:`.lower`).
+
+Inputs are named as the ONNX export names them (``in0, …``, ``state0, …``; scalars are the
+host's: the npu subset's crops are constant), static ``[1, C, H, W]``; outputs ``out0, …``.
+An NPU's execution provider takes static shapes only (onnxruntime's QNN provider refuses a
+symbolic one, measured), so a model is built per decode shape."""
+
+from __future__ import annotations
+
+import onnx
+from onnx import helper
+
+from waiexport import __version__
+from waiexport.bounds import certify_graph
+from waiexport.graph import Graph
+from waiexport.plan import run_plan
+
+from ...lowering import lower_ops
+from ..export import lowest_opset
+from .check import check_qdq
+from .emit import QdqEmitter, storage
+from .lower import LOWER
+from .lower._common import QdqCtx, clip
+
+__all__ = ["build_qdq"]
+
+
+def build_qdq(g: Graph, shapes: list, metadata: dict, target, label=lambda k: f"operator {k}",
+              bounds=None) -> onnx.ModelProto:
+    """The QDQ model of ``g`` on these input shapes (``(C, H, W)`` each, in input-table
+    order), for ``target`` (its options: exact scales or a generic tool's). Raises
+    :class:`~...errors.ExportError` (:class:`~...errors.DoesNotFit` for what the NPU does
+    not compute exactly) naming the node by ``label(index)``."""
+    gb = bounds or certify_graph(g)
+    plan = run_plan(g, list(shapes), [s.lo for s in g.scalars])
+    e = QdqEmitter()
+    e.target = target
+    names, inputs, counts = {}, [], {"data": 0, "state": 0}
+    for inp in g.inputs:
+        name = f"{'in' if inp.kind == 'data' else 'state'}{counts[inp.kind]}"
+        counts[inp.kind] += 1
+        rec = g.tensor(inp.tensor)
+        e.types[name] = storage((rec.lo, rec.hi), f"input {name}")
+        names[inp.tensor] = name
+        inputs.append(helper.make_tensor_value_info(name, e.types[name],
+                                                    [1, *plan[inp.tensor]]))
+    ctx = QdqCtx(gb.tensors, [], g, target, {}, {n.op.index: n.result for n in gb.nodes},
+                 shapes=plan)
+    lower_ops(g, LOWER, e, ctx, names, label=label, fmt="QDQ",
+              clamp=lambda x, rec: clip(e, x, rec.lo, rec.hi),
+              before=lambda op: setattr(e, "scope", f"op{op.index}"), bounds=gb)
+    e.scope = "model"
+    outputs = []
+    for k, t in enumerate(g.outputs):
+        e.nodes.append(helper.make_node("Identity", [names[t]], [f"out{k}"]))
+        outputs.append(helper.make_tensor_value_info(f"out{k}", e.types[names[t]],
+                                                     [1, *plan[t]]))
+    e.pruned([o.name for o in outputs])
+    graph = helper.make_graph(e.nodes, "wai-ops", inputs, outputs, e.inits)
+    opset = [helper.make_opsetid("", max(lowest_opset(e.nodes), 13))]   # per-axis scales: 13
+    model = helper.make_model(graph, opset_imports=opset, producer_name="waiexport",
+                              producer_version=__version__,
+                              ir_version=helper.find_min_ir_version_for(opset))
+    for key, value in sorted(metadata.items()):
+        model.metadata_props.add(key=key, value=value)
+    onnx.checker.check_model(model, full_check=True)
+    check_qdq(model, target.options)
+    return model
+

@@ -1,0 +1,154 @@
+"""The QDQ export and Qualcomm's HTP (engine ``qnn-htp``, emulated here): what the export
+takes runs bit-exact on the HTP, what the HTP does not compute exactly is refused by node and
+reason, a generic QDQ export's odd multiplier is ±1 there, and the export's own check holds a
+QDQ model to its patterns."""
+
+import os
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from onnx import TensorProto, helper, numpy_helper
+
+from waiexport import params as P
+from waiexport import write
+from waiexport.builder import GraphBuilder, conv, rq
+from waiexport.descriptions import target
+from waiexport.probes import probe_inputs
+from waiexport.reference import decode
+from waiexport.targets.errors import DoesNotFit, ExportError
+from waiexport.targets.exporter import export
+
+from _helpers import examples, exact_or_refused, needs
+from _strategies import NARROW, case, requantisation
+
+#: Examples per property: each model is a session of the emulated HTP (about 0.1 s). The long
+#: run is WAIEXPORT_QNN_EXAMPLES=300 python -m pytest tests/targets/test_qnn.py.
+EXAMPLES = int(os.environ.get("WAIEXPORT_QNN_EXAMPLES", "12"))
+#: The operators the QDQ export lowers.
+LOWERED = ("conv", "rescale", "add", "relu", "abs", "clamp", "concat", "split", "crop",
+           "crop_to", "pad_rep", "pixel_shuffle")
+
+
+def _conv(shift: int, mult=None, bias=None, rnd="half_up", weights=None):
+    b = GraphBuilder()
+    x = b.input(2, -128, 127, max_h=3, max_w=4)
+    w = np.array([3, -7, 11, -128, 127, 5, -1, 9]).reshape(2, 2, 2, 1) if weights is None \
+        else weights
+    block = rq(shift=shift, mult=mult, round=rnd,
+               **({"bias": bias, "bias_kind": "pre"} if bias is not None else {}))
+    b.output(b.op("conv", x, conv(w, pad=0, rq=block), lo=-128, hi=127, policy="clamp"))
+    return b.build()
+
+
+def _refusal(g, name="qnn-htp") -> str:
+    with pytest.raises(DoesNotFit) as e:
+        export(write(g), target(name)).built([(2, 3, 4)])
+    return str(e.value)
+
+
+def test_what_the_htp_does_not_compute_exactly_is_refused_by_node_and_reason():
+    assert "node 0 (conv): a multiplier of 3, not a power of two" in _refusal(_conv(4, mult=3))
+    assert "a scale of 2^-30" in _refusal(_conv(30))
+    weights = np.full((2, 2, 2, 1), 127)
+    assert "an accumulator of up to" in _refusal(_conv(18, weights=weights,
+                                                       bias=[1 << 24, 0]))
+    assert "per-channel scales beside a bias" in _refusal(_conv([3, 5], bias=[1, 2]))
+
+
+def test_the_generic_qdq_export_writes_any_multiplier_as_a_float_scale():
+    model = export(write(_conv(4, mult=3)), target("onnx-qdq")).built([(2, 3, 4)]).native
+    scales = {float(numpy_helper.to_array(t)) for t in model.graph.initializer
+              if t.data_type == TensorProto.FLOAT and t.dims == []}
+    assert {3.0, 16.0} <= scales
+
+
+def _model(nodes, inits, out_type=TensorProto.INT8):
+    g = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", TensorProto.INT8,
+                                                                     [1, 1, 2, 2])],
+                          [helper.make_tensor_value_info("y", out_type, [1, 1, 2, 2])], inits)
+    return helper.make_model(g, opset_imports=[helper.make_opsetid("", 21)])
+
+
+def test_the_export_s_check_holds_a_qdq_model_to_its_patterns():
+    from waiexport.targets.onnx.qdq.check import check_qdq
+    one = numpy_helper.from_array(np.array(1.0, np.float32), "one")
+    third = numpy_helper.from_array(np.array(1 / 3, np.float32), "third")
+    zero = numpy_helper.from_array(np.array(0, np.int8), "zero")
+    dq = helper.make_node("DequantizeLinear", ["x", "one", "zero"], ["xf"])
+    options = target("qnn-htp").options
+    check_qdq(_model([dq, helper.make_node("Relu", ["xf"], ["yf"]),
+                      helper.make_node("QuantizeLinear", ["yf", "one", "zero"], ["y"])],
+                     [one, zero]), options)
+    for nodes, inits, out, said in (
+            ([dq, helper.make_node("Sigmoid", ["xf"], ["yf"]),
+              helper.make_node("QuantizeLinear", ["yf", "one", "zero"], ["y"])],
+             [one, zero], TensorProto.INT8, "outside the QDQ patterns"),
+            ([dq, helper.make_node("Relu", ["xf"], ["y"])], [one, zero], TensorProto.FLOAT,
+             "is floating point"),
+            ([helper.make_node("DequantizeLinear", ["x", "third", "zero"], ["xf"]),
+              helper.make_node("QuantizeLinear", ["xf", "one", "zero"], ["y"])],
+             [one, third, zero], TensorProto.INT8, "not a power of two")):
+        with pytest.raises(ExportError, match=said):
+            check_qdq(_model(nodes, inits, out), options)
+
+
+# --- on the HTP -------------------------------------------------------------------------
+
+def _engine():
+    needs("onnxruntime_qnn", "qnn")
+    from waiexport.targets.engines.qnn import QnnEngine
+    return QnnEngine
+
+
+@pytest.mark.parametrize("arch", ["68", "73"])
+def test_ties_of_both_signs_are_bit_exact_on_two_generations(arch):
+    engine = _engine()
+    g = _conv(3, bias=[4, -4])
+    values = np.array([4, -4, 12, -12, 5, -5, 127, -128, 0, 1, -1, 3] * 2).reshape(2, 3, 4)
+    assert exact_or_refused(g, [([values], [])] + probe_inputs(g), lambda: engine(arch=arch))
+
+
+def test_an_odd_multiplier_of_the_generic_export_is_wrong_on_the_htp_and_a_power_of_two_is_not():
+    engine = _engine()
+    odd, even = (engine("onnx-qdq").load(write(_conv(5, mult=m))) for m in (3, 4))
+    x = np.arange(-128, 128, 11)[:24].reshape(2, 3, 4)
+    wrong = 0
+    for loaded, g in ((odd, _conv(5, mult=3)), (even, _conv(5, mult=4))):
+        got = loaded.decode([x], [])[0]
+        differs = int((got != decode(g, [x], [])[0]).sum())
+        wrong += differs
+        assert (differs == 0) == (loaded is even)
+    assert wrong
+
+
+@settings(max_examples=examples(EXAMPLES), deadline=None, suppress_health_check=list(HealthCheck))
+@given(requantisation(eight_bit=True))
+def test_requantisations_at_their_ties_are_bit_exact_on_the_htp_or_refused(drawn):
+    g, decodes = drawn
+    exact_or_refused(g, decodes + probe_inputs(g), _engine())
+
+
+@pytest.mark.parametrize("name", LOWERED)
+def test_each_lowered_operator_is_bit_exact_on_the_htp_or_refused(name):
+    engine = _engine()
+    exported = 0
+
+    @settings(max_examples=examples(EXAMPLES), deadline=None,
+              suppress_health_check=list(HealthCheck))
+    @given(case(name, dict(NARROW, values=(-128, 127))))
+    def check(drawn):
+        nonlocal exported
+        g, inputs, scalars = drawn
+        exported += exact_or_refused(g, [(inputs, scalars)] + probe_inputs(g), engine)
+    check()
+    print(f"{name}: {exported} drawn graphs exported for qnn-htp, the rest refused by name")
+
+
+def test_a_rescale_by_a_power_of_two_runs_on_the_htp():
+    engine = _engine()
+    b = GraphBuilder()
+    b.output(b.op("rescale", b.input(1, -128, 127), P.Rescale(rq(shift=2, round="half_up"))))
+    g = b.build()
+    x = np.arange(-128, 128).reshape(1, 16, 16)
+    assert exact_or_refused(g, [([x], [])], engine)
