@@ -19,10 +19,11 @@ import time
 from collections import Counter
 
 #: Each runtime on our ort-cpu model (before its own target) and on its own target (after),
-#: then on the npu-int8 models.
+#: then on the npu-int8 models; Qualcomm's HTP on a generic QDQ export (before) and on its own
+#: target's (after).
 DEFAULT = ["onnx-reference", "openvino-cpu:ort-cpu", "openvino-cpu", "tract:ort-cpu", "tract",
            "tvm-llvm:ort-cpu", "tvm-llvm", "openvino-cpu:npu-int8", "tract:npu-int8",
-           "tvm-llvm:npu-int8"]
+           "tvm-llvm:npu-int8", "qnn-htp:onnx-qdq", "qnn-htp"]
 COLUMNS = ["pass", "fail", "crashed", "timed_out", "declined", "skip"]
 
 
