@@ -57,7 +57,7 @@ class OrtSession:
         try:
             self._s = CpuSession(ort, model) if providers == [CPU] and not profiled else \
                 ort.InferenceSession(model, self._options(ort, provider, fallback, profiled),
-                                     providers=providers)
+                                     providers=providers, enable_fallback=int(fallback))
         except Exception as e:  # onnxruntime's own error types, one per failure kind
             raise NotForEngine(f"{provider} cannot take this model"
                                f"{'' if fallback else ' without CPU fallback'}: "

@@ -74,11 +74,13 @@ class QnnEngine(ModelEngine):
         opts.add_session_config_entry("session.disable_cpu_ep_fallback", "1")
         opts.add_provider_for_devices(self.devices, {"backend_path": self.oq.get_qnn_htp_path(),
                                                      "htp_arch": self.arch})
-        try:
-            session = self.ort.InferenceSession(model.data, opts)
+        try:    # no fallback: onnxruntime's Python session would redo a failed load or run
+            session = self.ort.InferenceSession(model.data, opts, enable_fallback=0)
         except Exception as e:     # onnxruntime's own error, of its own types
             raise EngineFailure.said("QNN", f"the model does not load on HTP v{self.arch}: "
                                      + str(e).strip().splitlines()[0][:300]) from None
+        if self.oq.get_ep_name() not in session.get_providers():
+            raise EngineFailure(f"QNN: the session holds no HTP ({session.get_providers()})")
         names = [o.name for o in session.get_outputs()]
 
         def run(feed):

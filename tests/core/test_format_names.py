@@ -8,7 +8,7 @@ from importlib import import_module
 
 from _modules import MODULES, imports
 
-FORMATS = ("onnx", "tosa", "vela")
+FORMATS = ("onnx", "tosa", "vela", "qdq")
 
 
 def _declared() -> dict[str, set[str]]:

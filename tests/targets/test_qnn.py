@@ -7,7 +7,7 @@ import os
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from onnx import TensorProto, helper, numpy_helper
 
 from waiexport import params as P
@@ -19,7 +19,7 @@ from waiexport.reference import decode
 from waiexport.targets.errors import DoesNotFit, ExportError
 from waiexport.targets.exporter import export
 
-from _helpers import examples, exact_or_refused, needs
+from _helpers import examples, exact_or_refused, in_npu_acc32, needs
 from _strategies import NARROW, case, requantisation
 
 #: Examples per property: each model is a session of the emulated HTP (about 0.1 s). The long
@@ -110,22 +110,30 @@ def test_ties_of_both_signs_are_bit_exact_on_two_generations(arch):
 
 
 def test_an_odd_multiplier_of_the_generic_export_is_wrong_on_the_htp_and_a_power_of_two_is_not():
+    # the RGB8 output step's multiplier, 255 (§5.1): the HTP is ±1 near its ties (7 % of these
+    # outputs, measured), and exact at 256
     engine = _engine()
-    odd, even = (engine("onnx-qdq").load(write(_conv(5, mult=m))) for m in (3, 4))
-    x = np.arange(-128, 128, 11)[:24].reshape(2, 3, 4)
-    wrong = 0
-    for loaded, g in ((odd, _conv(5, mult=3)), (even, _conv(5, mult=4))):
-        got = loaded.decode([x], [])[0]
-        differs = int((got != decode(g, [x], [])[0]).sum())
-        wrong += differs
-        assert (differs == 0) == (loaded is even)
-    assert wrong
+
+    def graph(m):
+        b = GraphBuilder()
+        x = b.input(2, -128, 127, max_h=16, max_w=16)
+        w = np.ones((2, 2, 2, 1), np.int64) * np.array([1, -1]).reshape(2, 1, 1, 1)
+        b.output(b.op("conv", x, conv(w, pad=0, rq=rq(shift=10, mult=m, round="half_up")),
+                      lo=-128, hi=127, policy="clamp"))
+        return b.build()
+    x = np.stack([np.arange(-128, 128).reshape(16, 16), np.zeros((16, 16), np.int64)])
+    wrong = {}
+    for m in (255, 256):
+        got = engine("onnx-qdq").load(write(graph(m))).decode([x], [])[0]
+        wrong[m] = int((got != decode(graph(m), [x], [])[0]).sum())
+    assert wrong[255] > 0 and wrong[256] == 0, wrong
 
 
 @settings(max_examples=examples(EXAMPLES), deadline=None, suppress_health_check=list(HealthCheck))
 @given(requantisation(eight_bit=True))
 def test_requantisations_at_their_ties_are_bit_exact_on_the_htp_or_refused(drawn):
     g, decodes = drawn
+    assume(in_npu_acc32(g))
     exact_or_refused(g, decodes + probe_inputs(g), _engine())
 
 
@@ -136,10 +144,11 @@ def test_each_lowered_operator_is_bit_exact_on_the_htp_or_refused(name):
 
     @settings(max_examples=examples(EXAMPLES), deadline=None,
               suppress_health_check=list(HealthCheck))
-    @given(case(name, dict(NARROW, values=(-128, 127))))
+    @given(case(name, dict(NARROW, values=(-64, 63) if name == "add" else (-128, 127))))
     def check(drawn):
         nonlocal exported
         g, inputs, scalars = drawn
+        assume(in_npu_acc32(g))
         exported += exact_or_refused(g, [(inputs, scalars)] + probe_inputs(g), engine)
     check()
     print(f"{name}: {exported} drawn graphs exported for qnn-htp, the rest refused by name")
@@ -152,3 +161,21 @@ def test_a_rescale_by_a_power_of_two_runs_on_the_htp():
     g = b.build()
     x = np.arange(-128, 128).reshape(1, 16, 16)
     assert exact_or_refused(g, [([x], [])], engine)
+
+
+def test_a_model_the_htp_fails_to_run_is_an_engine_failure_never_a_run_on_the_cpu():
+    # onnxruntime's Python session reruns a failed run on its CPU provider, printing the
+    # error, unless told not to: that would be float32 on a graph value claimed as the HTP's
+    from types import SimpleNamespace
+
+    from waiexport.targets.errors import EngineFailure
+    one = numpy_helper.from_array(np.array(1.0, np.float32), "one")
+    zero = numpy_helper.from_array(np.array(0, np.int8), "zero")
+    bounds = [numpy_helper.from_array(np.array(0.0, np.float32), n) for n in ("lo", "hi")]
+    model = _model([helper.make_node("DequantizeLinear", ["x", "one", "zero"], ["xf"]),
+                    helper.make_node("Clip", ["xf", "lo", "hi"], ["yf"]),
+                    helper.make_node("QuantizeLinear", ["yf", "one", "zero"], ["y"])],
+                   [one, zero, *bounds])
+    run = _engine()().open(SimpleNamespace(data=model.SerializeToString()))
+    with pytest.raises(EngineFailure, match="QNN"):
+        run({"x": np.ones((1, 1, 2, 2), np.int8)})

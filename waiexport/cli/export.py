@@ -113,10 +113,13 @@ def _options_fit(tgt, fmt, output: str, sizes) -> None:
         fail("--size", "usage", "-", f"{tgt.name}'s {fmt.name.upper()} models take any input "
              "size; --size is for the formats whose shapes are static (tosa, Ethos-U)")
     suffix = Path(output).suffix.lower()
-    files = {f.suffix: f.name for f in map(format_named, FORMATS) if not f.writes_folder}
-    if not fmt.writes_folder and files.get(suffix, fmt.name) != fmt.name:
+    files: dict = {}     # a suffix → the formats that write it (ONNX and QDQ both .onnx)
+    for f in map(format_named, FORMATS):
+        if not f.writes_folder:
+            files.setdefault(f.suffix, []).append(f.name)
+    if not fmt.writes_folder and fmt.name not in files.get(suffix, [fmt.name]):
         fail(output, "usage", "-o", f"target {tgt.name} writes {fmt.name.upper()} "
-             f"({fmt.suffix}), not {files[suffix].upper()}")
+             f"({fmt.suffix}), not {' or '.join(files[suffix]).upper()}")
 
 
 def _sizes_given(graph: str, g, fmt, given: int) -> None:

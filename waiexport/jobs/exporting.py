@@ -168,9 +168,9 @@ def _self_check(exp: Export, size: tuple | None, judge: Engine | None, where: st
 def _at_size(exp: Export, tgt: Target, fmt: Format, size: tuple | None, checked: tuple | None,
              progress: Progress | None) -> dict | None:
     """The static model run at its own size too, on the format's engine for that
-    (``judge_at_size``, IREE for TOSA) or else the target's own runtime where it is installed: what it found, in words and
-    counts; a difference there raises :class:`SelfCheckFailed` as one at the check size
-    does."""
+    (``judge_at_size``, IREE for TOSA) or else the target's own runtime, where installed:
+    what it found, in words and counts; a difference there raises :class:`SelfCheckFailed`
+    as one at the check size does."""
     if size is None or checked == size:
         return None
     same = ("it differs from the checked model only in its shapes and the constants that "

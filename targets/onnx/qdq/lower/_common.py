@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from waiexport.graph import Op
 
 from ...lower._common import LowerCtx
+from ....errors import DoesNotFit
 from ..emit import WINDOW, QdqEmitter, storage
 
 __all__ = ["QdqCtx", "out_type", "clip"]
@@ -32,4 +33,7 @@ def clip(e: QdqEmitter, x: str, lo: int, hi: int) -> str:
     if WINDOW[dtype] == (lo, hi):
         return x
     lo, hi = max(lo, WINDOW[dtype][0]), min(hi, WINDOW[dtype][1])
+    if lo >= hi:
+        raise DoesNotFit(f"a clamp to the one value {lo}: the NPU's Clip fails on it (its "
+                         "limits must differ, measured)")
     return e.pattern("Clip", [x], dtype, [e.scale(lo), e.scale(hi)])
