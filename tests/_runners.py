@@ -14,6 +14,22 @@ def on_onnxruntime(path, feed, order):
     return dict(zip([o.name for o in s.get_outputs()], s.run(None, feed)))
 
 
+def on_qnn_htp(path, feed, order):
+    """As a Snapdragon device's runner would: onnxruntime with Qualcomm's QNN provider
+    registered, its HTP backend, no fallback to the CPU (here the HTP is emulated)."""
+    import onnxruntime as ort
+    import onnxruntime_qnn as oq
+    if oq.get_ep_name() not in {d.ep_name for d in ort.get_ep_devices()}:
+        ort.register_execution_provider_library(oq.get_ep_name(), oq.get_library_path())
+    opts = ort.SessionOptions()
+    opts.add_session_config_entry("session.disable_cpu_ep_fallback", "1")
+    opts.add_provider_for_devices([d for d in ort.get_ep_devices()
+                                   if d.ep_name == oq.get_ep_name()],
+                                  {"backend_path": oq.get_qnn_htp_path()})
+    s = ort.InferenceSession(str(path), opts, enable_fallback=0)
+    return dict(zip([o.name for o in s.get_outputs()], s.run(None, feed)))
+
+
 def on_tosa_reference(path, feed, order):
     import tosa_reference_model as rm
     outs, status = rm.run(path.read_bytes(), [feed[n] for n in order])
