@@ -241,16 +241,15 @@ class ModelEngine(Engine):
     def _load(self, data: bytes) -> Loaded:
         exp = self.export(data)
         fmt, g, opened = exp.format, exp.graph, {}
+        wrong = []
         if fmt.static:    # a static model is built at load on the probe's shapes, so a
             probes = probe_inputs(g)     # node it cannot take is found here, not mid-run
             try:
                 if probes:
-                    exp.built([x.shape for x in probes[0][0]])
+                    wrong = self._wrong_probes(fmt, exp.built([x.shape for x in probes[0][0]]))
             except ExportError as e:
                 raise NotForEngine(f"{fmt.name} export refuses it: {e}") from None
-
-        wrong = []
-        if not fmt.static:     # one model: opened now, so what its runtime says of it counts
+        else:     # one model: opened now, so what its runtime says of it counts
             opened[None] = self.open(exp.built())
             wrong = self._wrong_probes(fmt, exp.built()) + list(getattr(opened[None], "floating",
                                                                         []))
