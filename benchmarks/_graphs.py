@@ -17,9 +17,14 @@ def transpose_stack(rng: np.random.Generator):
     b = GraphBuilder()
     t = b.input(64, -128, 127)
     for _ in range(3):
-        t = b.op("conv_transpose", t, conv_transpose(rng.integers(-16, 16, (64, 64, 4, 4)),
-                                                      stride=2, pad=1, rq=rq(shift=10)),
-                 policy="clamp", lo=-128, hi=127)
+        t = b.op(
+            "conv_transpose",
+            t,
+            conv_transpose(rng.integers(-16, 16, (64, 64, 4, 4)), stride=2, pad=1, rq=rq(shift=10)),
+            policy="clamp",
+            lo=-128,
+            hi=127,
+        )
     b.output(t)
     return b.build()
 
@@ -27,8 +32,13 @@ def transpose_stack(rng: np.random.Generator):
 def conv_64(rng: np.random.Generator):
     """A ``conv`` 3×3 64→64 with padding 1."""
     b = GraphBuilder()
-    b.output(b.op("conv", b.input(64, -128, 127), conv(rng.integers(-128, 128, (64, 64, 3, 3)),
-                                                       pad=1, rq=rq(shift=8))))
+    b.output(
+        b.op(
+            "conv",
+            b.input(64, -128, 127),
+            conv(rng.integers(-128, 128, (64, 64, 3, 3)), pad=1, rq=rq(shift=8)),
+        )
+    )
     return b.build()
 
 
@@ -37,6 +47,7 @@ def int_synth_full():
     it: three ``conv_transpose`` k5 s2, 192→128→64→3."""
     from waiexport.capabilities.examples import int_synth_source
     from waiexport.capabilities.lower import lower_set
+
     with tempfile.TemporaryDirectory() as d:
         path = Path(d) / "int_synth.json"
         path.write_bytes(int_synth_source())

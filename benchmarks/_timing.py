@@ -34,8 +34,10 @@ def interleaved(fns: dict, rounds: int) -> dict:
 def ratio(times: dict, over: str, under: str, digits: int = 1) -> str:
     """``over``'s time against ``under``'s, pair by pair: the median and the spread."""
     r = sorted(a / b for a, b in zip(times[over], times[under]))
-    return (f"{statistics.median(r):.{digits}f}x (spread {r[0]:.{digits}f}-{r[-1]:.{digits}f}x, "
-            f"{len(r)} pairs)")
+    return (
+        f"{statistics.median(r):.{digits}f}x (spread {r[0]:.{digits}f}-{r[-1]:.{digits}f}x, "
+        f"{len(r)} pairs)"
+    )
 
 
 def fresh(cmd: list):
@@ -49,4 +51,5 @@ def fresh(cmd: list):
     def run():
         r = subprocess.run(cmd, capture_output=True, text=True, env=env)
         assert r.returncode == 0, r.stderr
+
     return run

@@ -28,21 +28,44 @@ def main() -> None:
     rng = np.random.default_rng(0)
     b = GraphBuilder()
     x = b.input(1024, -128, 127, max_h=64, max_w=64)
-    h = b.op("conv", x, conv(rng.integers(-128, 128, (1024, 1024, 3, 3)), pad=1,
-                             rq=rq(shift=[12] * 1024, bias=rng.integers(-999, 999, 1024))),
-             policy="clamp", lo=-128, hi=127)
+    h = b.op(
+        "conv",
+        x,
+        conv(
+            rng.integers(-128, 128, (1024, 1024, 3, 3)),
+            pad=1,
+            rq=rq(shift=[12] * 1024, bias=rng.integers(-999, 999, 1024)),
+        ),
+        policy="clamp",
+        lo=-128,
+        hi=127,
+    )
     h = b.op("split", h, Split(0, 256))
-    b.output(b.op("conv_transpose", h, conv_transpose(rng.integers(-128, 128, (256, 256, 4, 4)),
-                                                       stride=2, pad=1, rq=rq(shift=10))))
+    b.output(
+        b.op(
+            "conv_transpose",
+            h,
+            conv_transpose(
+                rng.integers(-128, 128, (256, 256, 4, 4)), stride=2, pad=1, rq=rq(shift=10)
+            ),
+        )
+    )
     data = write(b.graph())
     n_weights = 1024 * 1024 * 9 + 256 * 256 * 16
     g = read(data)
-    times = interleaved({"read": lambda: read(data), "certify": lambda: certificate_bytes(
-        certify([Member.of("set", data, g)]))}, 7)
-    print(f"{n_weights / 1e6:.1f}·10^6 weights, {len(data) / 2**20:.1f} MiB: read "
-          f"{statistics.median(times['read']):.3f} s, certify "
-          f"{statistics.median(times['certify']):.3f} s, certify/read = "
-          f"{ratio(times, 'certify', 'read')} interleaved; goal: within 3x")
+    times = interleaved(
+        {
+            "read": lambda: read(data),
+            "certify": lambda: certificate_bytes(certify([Member.of("set", data, g)])),
+        },
+        7,
+    )
+    print(
+        f"{n_weights / 1e6:.1f}·10^6 weights, {len(data) / 2**20:.1f} MiB: read "
+        f"{statistics.median(times['read']):.3f} s, certify "
+        f"{statistics.median(times['certify']):.3f} s, certify/read = "
+        f"{ratio(times, 'certify', 'read')} interleaved; goal: within 3x"
+    )
     fabrics()
 
 
@@ -51,6 +74,7 @@ def fabrics(rounds: int = 9) -> None:
     import os
     from _graphs import int_synth_full
     from waiexport.targets.engines import engine
+
     data = write(int_synth_full())
     loaded = {name: engine(name).load(data) for name in ("ort-cpu", "ort-cpu-acc64")}
     x = np.random.default_rng(1).integers(-128, 128, (192, 16, 16))
@@ -58,11 +82,13 @@ def fabrics(rounds: int = 9) -> None:
     for call in calls.values():
         call()
     times = interleaved(calls, rounds)
-    print(f"realistic int_synth, latent 16x16, {rounds} rounds interleaved, load "
-          f"{os.getloadavg()[0]:.1f}: ort-cpu-acc64 "
-          f"{statistics.median(times['ort-cpu-acc64']) * 1e3:.1f} ms, ort-cpu "
-          f"{statistics.median(times['ort-cpu']) * 1e3:.1f} ms, acc64/acc32 = "
-          f"{ratio(times, 'ort-cpu-acc64', 'ort-cpu')}")
+    print(
+        f"realistic int_synth, latent 16x16, {rounds} rounds interleaved, load "
+        f"{os.getloadavg()[0]:.1f}: ort-cpu-acc64 "
+        f"{statistics.median(times['ort-cpu-acc64']) * 1e3:.1f} ms, ort-cpu "
+        f"{statistics.median(times['ort-cpu']) * 1e3:.1f} ms, acc64/acc32 = "
+        f"{ratio(times, 'ort-cpu-acc64', 'ort-cpu')}"
+    )
 
 
 if __name__ == "__main__":

@@ -39,12 +39,13 @@ import sys
 import time
 from pathlib import Path
 
-LIMIT = 16 << 30    # bytes of address space a child may map
+LIMIT = 16 << 30  # bytes of address space a child may map
 BATCH = 150
 
 
 def _graphs() -> list:
     from waiexport.conformance.generate import CORPUS
+
     out = []
     for path in [*sorted((CORPUS / "vectors").glob("*.jsonl")), CORPUS / "graphs" / "graphs.jsonl"]:
         for line in path.read_text().splitlines():
@@ -66,18 +67,20 @@ def _mutant(rng: random.Random, data: bytes) -> bytes:
             b[i] = rng.choice([0, 1, 2, 0x3F, 0x40, 0x7F, 0x80, 0xFE, 0xFF])
         else:
             word = rng.choice([0, 1, 2, 3, 2**31 - 1, 2**31, 2**32 - 1, rng.getrandbits(32)])
-            b[i & ~3:(i & ~3) + 4] = word.to_bytes(4, "little")
+            b[i & ~3 : (i & ~3) + 4] = word.to_bytes(4, "little")
     return bytes(b)
 
 
 def _same(want, got) -> bool:
     import numpy as np
+
     if want[0] != got[0]:
         return False
     if want[0] != "ok":
         return want[1] == got[1]
-    return len(want[1]) == len(got[1]) and all(np.array_equal(a, b)
-                                               for a, b in zip(want[1], got[1]))
+    return len(want[1]) == len(got[1]) and all(
+        np.array_equal(a, b) for a, b in zip(want[1], got[1])
+    )
 
 
 def _child(args):
@@ -87,8 +90,13 @@ def _child(args):
     from waiexport.reference import Decoder, decode
     from waiexport.refusal import Refusal
     from waiexport.targets.engines import engine
-    from waiexport.targets.errors import (DoesNotFit, EngineFailure, EngineUnavailable,
-                                          ExportError, NotForEngine)
+    from waiexport.targets.errors import (
+        DoesNotFit,
+        EngineFailure,
+        EngineUnavailable,
+        ExportError,
+        NotForEngine,
+    )
     from waiexport.conformance.random_graphs import Seeded, graph as random_graph, sequence
     from waiexport.whg1 import read, write
 
@@ -97,8 +105,9 @@ def _child(args):
             return ("ok", fn())
         except Refusal as r:
             return ("refuse", r.code)
-        except (EngineFailure, MemoryError) as e:   # the runtime's error, or the limit's
+        except (EngineFailure, MemoryError) as e:  # the runtime's error, or the limit's
             return ("fail", str(e)[:160])
+
     engines = {}
     for name in names:
         try:
@@ -129,7 +138,7 @@ def _child(args):
             want = [run(lambda: decode(g, i, s)) for i, s in probes]
             ref = Decoder(g)
             want += [run(lambda: ref.step(i, s)) for i, s in steps]
-        except MemoryError:     # the child's address-space limit, which the runtimes share
+        except MemoryError:  # the child's address-space limit, which the runtimes share
             counts["reference past the address-space limit"] += 1
             continue
         for name, e in engines.items():
@@ -138,54 +147,77 @@ def _child(args):
             except (Refusal, NotForEngine, DoesNotFit, ExportError):
                 counts[f"{name} declined"] += 1
                 continue
-            except Exception as x:       # the property broken: reported, never hidden
+            except Exception as x:  # the property broken: reported, never hidden
                 got = [("raised", f"at load: {type(x).__name__}: {str(x)[:120]}")]
             else:
                 got, seq = [], loaded.sequence()
-                calls = [(loaded.decode, i, s) for i, s in probes] + \
-                    [(seq.step, i, s) for i, s in steps]
+                calls = [(loaded.decode, i, s) for i, s in probes] + [
+                    (seq.step, i, s) for i, s in steps
+                ]
                 for call, i, s in calls:
                     try:
                         got.append(run(lambda: call(i, s)))
-                    except NotForEngine as x:     # a decode its runtime is not exact on
+                    except NotForEngine as x:  # a decode its runtime is not exact on
                         got.append(("decline", str(x)[:160]))
                     except Exception as x:
                         got.append(("raised", f"{type(x).__name__}: {str(x)[:120]}"))
             kinds = {k for k, _ in got}
-            if len(got) == len(want) and all(_same(w, x) or x[0] in ("fail", "decline")
-                                             for w, x in zip(want, got)):
-                counts[f"{name} " + ("failed a decode" if "fail" in kinds else
-                                     "declined a decode" if "decline" in kinds else "agreed")] += 1
+            if len(got) == len(want) and all(
+                _same(w, x) or x[0] in ("fail", "decline") for w, x in zip(want, got)
+            ):
+                counts[
+                    f"{name} "
+                    + (
+                        "failed a decode"
+                        if "fail" in kinds
+                        else "declined a decode"
+                        if "decline" in kinds
+                        else "agreed"
+                    )
+                ] += 1
                 continue
             counts[f"{name} DIFFERED"] += 1
             keep = Path(out) / f"{name}_{seed}_{n}.whg1"
             keep.write_bytes(data)
-            k, w, x = next((k, w, x) for k, (w, x) in enumerate(zip(want, got))
-                           if not _same(w, x))
-            found.append(f"{name} on {op if op.startswith('a ') else 'a mutant of ' + op} "
-                         f"({keep}): decode {k}: the reference "
-                         f"{w[0]}, the engine {x[0]}" + (f" {x[1]}" if x[0] != "ok" else ""))
+            k, w, x = next((k, w, x) for k, (w, x) in enumerate(zip(want, got)) if not _same(w, x))
+            found.append(
+                f"{name} on {op if op.startswith('a ') else 'a mutant of ' + op} "
+                f"({keep}): decode {k}: the reference "
+                f"{w[0]}, the engine {x[0]}" + (f" {x[1]}" if x[0] != "ok" else "")
+            )
     return dict(counts), found
 
 
-def main(n: int = 2_000, names: str = "ort-cpu,ort-cpu-acc64,npu-int8,tosa-ref",
-         out: str = "/tmp/waiexport-differential", first: int = 0, source: str = "both") -> None:
+def main(
+    n: int = 2_000,
+    names: str = "ort-cpu,ort-cpu-acc64,npu-int8,tosa-ref",
+    out: str = "/tmp/waiexport-differential",
+    first: int = 0,
+    source: str = "both",
+) -> None:
     Path(out).mkdir(parents=True, exist_ok=True)
     ctx = mp.get_context("spawn")
     t0 = time.perf_counter()
-    batches = [(first + k, min(BATCH, n - k * BATCH), names.split(","), out, source)
-               for k in range(-(-n // BATCH))]
+    batches = [
+        (first + k, min(BATCH, n - k * BATCH), names.split(","), out, source)
+        for k in range(-(-n // BATCH))
+    ]
     counts = collections.Counter()
     with ctx.Pool(1, maxtasksperchild=1) as pool:
         for k, (c, found) in enumerate(pool.imap(_child, batches, chunksize=1), 1):
             counts.update(c)
             for line in found:
                 print(line)
-            print(f"batch {k} of {len(batches)}: {time.perf_counter() - t0:.0f} s, "
-                  f"{sum(v for key, v in counts.items() if 'DIFFERED' in key)} differences",
-                  file=sys.stderr, flush=True)
-    print(f"{n} draws ({source}) in {time.perf_counter() - t0:.0f} s: "
-          + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())))
+            print(
+                f"batch {k} of {len(batches)}: {time.perf_counter() - t0:.0f} s, "
+                f"{sum(v for key, v in counts.items() if 'DIFFERED' in key)} differences",
+                file=sys.stderr,
+                flush=True,
+            )
+    print(
+        f"{n} draws ({source}) in {time.perf_counter() - t0:.0f} s: "
+        + ", ".join(f"{k} {v}" for k, v in sorted(counts.items()))
+    )
 
 
 if __name__ == "__main__":

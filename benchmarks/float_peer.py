@@ -42,8 +42,7 @@ def _session(model: bytes):
 
 
 def _channel(values, name: str, inits: list) -> str:
-    inits.append(numpy_helper.from_array(np.asarray(values, np.float32).reshape(1, -1, 1, 1),
-                                         name))
+    inits.append(numpy_helper.from_array(np.asarray(values, np.float32).reshape(1, -1, 1, 1), name))
     return name
 
 
@@ -64,19 +63,25 @@ def _float_op(k: int, op, g, ins: list, nodes: list, inits: list) -> str:
     p, c = op.params, g.tensor(op.outputs[0]).channels
     if op.name in ("conv", "conv_transpose"):
         inits.append(numpy_helper.from_array(p.weights.astype(np.float32), f"w{k}"))
-        inits.append(numpy_helper.from_array(
-            np.array([p.rq.pre_bias(o) for o in range(p.cout)], np.float32), f"pre{k}"))
+        inits.append(
+            numpy_helper.from_array(
+                np.array([p.rq.pre_bias(o) for o in range(p.cout)], np.float32), f"pre{k}"
+            )
+        )
         attrs = dict(pads=[p.ph, p.pw, p.ph, p.pw], strides=[p.sh, p.sw])
         attrs.update(group=p.groups) if op.name == "conv" else attrs.update(
-            output_padding=[p.oph, p.opw])
+            output_padding=[p.oph, p.opw]
+        )
         kind = "Conv" if op.name == "conv" else "ConvTranspose"
         nodes.append(helper.make_node(kind, [ins[0], f"w{k}", f"pre{k}"], [f"a{k}"], **attrs))
         return _epilogue(k, p.rq, c, f"a{k}", nodes, inits)
     if op.name == "rescale":
         return _epilogue(k, p.rq, c, ins[0], nodes, inits)
     if op.name == "clamp":
-        inits += [numpy_helper.from_array(np.array(v, np.float32), f"{t}{k}")
-                  for t, v in (("lo", p.lo), ("hi", p.hi))]
+        inits += [
+            numpy_helper.from_array(np.array(v, np.float32), f"{t}{k}")
+            for t, v in (("lo", p.lo), ("hi", p.hi))
+        ]
         nodes.append(helper.make_node("Clip", [ins[0], f"lo{k}", f"hi{k}"], [f"c{k}"]))
         return f"c{k}"
     if op.name == "pixel_shuffle":
@@ -96,22 +101,29 @@ def _float_model(g) -> bytes:
         name = _float_op(k, op, g, [names[t] for t in op.inputs], nodes, inits)
         rec = g.tensor(op.outputs[0])
         if rec.policy == "clamp":
-            inits += [numpy_helper.from_array(np.array(v, np.float32), f"{t}{k}p")
-                      for t, v in (("lo", rec.lo), ("hi", rec.hi))]
+            inits += [
+                numpy_helper.from_array(np.array(v, np.float32), f"{t}{k}p")
+                for t, v in (("lo", rec.lo), ("hi", rec.hi))
+            ]
             nodes.append(helper.make_node("Clip", [name, f"lo{k}p", f"hi{k}p"], [f"p{k}"]))
             name = f"p{k}"
         names[op.outputs[0]] = name
     c = g.tensor(g.inputs[0].tensor).channels
-    graph = helper.make_graph(nodes, "float",
-                              [helper.make_tensor_value_info("x", F32, [1, c, None, None])],
-                              [helper.make_tensor_value_info(names[g.outputs[0]], F32,
-                                                             None)], inits)
-    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21)],
-                             ir_version=10).SerializeToString()
+    graph = helper.make_graph(
+        nodes,
+        "float",
+        [helper.make_tensor_value_info("x", F32, [1, c, None, None])],
+        [helper.make_tensor_value_info(names[g.outputs[0]], F32, None)],
+        inits,
+    )
+    return helper.make_model(
+        graph, opset_imports=[helper.make_opsetid("", 21)], ir_version=10
+    ).SerializeToString()
 
 
-def compare(label: str, g, x: np.ndarray, rounds: int, role: str = "",
-            tgt=target("ort-cpu")) -> None:
+def compare(
+    label: str, g, x: np.ndarray, rounds: int, role: str = "", tgt=target("ort-cpu")
+) -> None:
     """Print the exported exact model of ``g`` for ``tgt`` against its float32 peer on
     ``x``."""
     exp = export(write(g), tgt, role)
@@ -121,17 +133,22 @@ def compare(label: str, g, x: np.ndarray, rounds: int, role: str = "",
     run_peer = lambda: peer.run(None, fx)  # noqa: E731
     run_exact(), run_peer()
     times = interleaved({"exact": run_exact, "float": run_peer}, rounds)
-    print(f"{label}: exact {statistics.median(times['exact']) * 1e3:.1f} ms, float32 "
-          f"{statistics.median(times['float']) * 1e3:.1f} ms, exact/float = "
-          f"{ratio(times, 'exact', 'float', 2)} interleaved, load {os.getloadavg()[0]:.1f}")
+    print(
+        f"{label}: exact {statistics.median(times['exact']) * 1e3:.1f} ms, float32 "
+        f"{statistics.median(times['float']) * 1e3:.1f} ms, exact/float = "
+        f"{ratio(times, 'exact', 'float', 2)} interleaved, load {os.getloadavg()[0]:.1f}"
+    )
 
 
 def main() -> None:
     rng = np.random.default_rng(0)
-    compare("conv 3x3 64->64, 128x128", conv_64(rng), rng.integers(-128, 128, (64, 128, 128)),
-            25)
-    compare("3 x conv_transpose k4 s2 p1 64->64, 32x32 -> 256x256", transpose_stack(rng),
-            rng.integers(-128, 128, (64, 32, 32)), 15)
+    compare("conv 3x3 64->64, 128x128", conv_64(rng), rng.integers(-128, 128, (64, 128, 128)), 25)
+    compare(
+        "3 x conv_transpose k4 s2 p1 64->64, 32x32 -> 256x256",
+        transpose_stack(rng),
+        rng.integers(-128, 128, (64, 32, 32)),
+        15,
+    )
     g = int_synth_full()
     rec = g.tensor(g.inputs[0].tensor)
     cpu = target("ort-cpu")
@@ -142,10 +159,21 @@ def main() -> None:
         kept = decode(g, [x], [], keep=True)
         peaks = " and ".join(str(int(kept[t].max())) for t in relus)
         label = f"realistic int_synth 192->128->64->3, {n}x{n}"
-        compare(f"{label} (its relu outputs peak at {peaks}: one u8 digit)", g, x,
-                25 if n == 16 else 15, "synth")
-        compare(f"{label}, every digit (the model where no If skips a high one)", g, x,
-                25 if n == 16 else 15, "synth", every)
+        compare(
+            f"{label} (its relu outputs peak at {peaks}: one u8 digit)",
+            g,
+            x,
+            25 if n == 16 else 15,
+            "synth",
+        )
+        compare(
+            f"{label}, every digit (the model where no If skips a high one)",
+            g,
+            x,
+            25 if n == 16 else 15,
+            "synth",
+            every,
+        )
 
 
 if __name__ == "__main__":

@@ -16,8 +16,8 @@ import resource
 import sys
 import time
 
-LIMIT = 4 << 30   # bytes of address space a child may map: a hostile count that allocated
-                  # in proportion to itself would die here instead of passing
+LIMIT = 4 << 30  # bytes of address space a child may map: a hostile count that allocated
+# in proportion to itself would die here instead of passing
 
 
 def _child(args):
@@ -25,6 +25,7 @@ def _child(args):
     resource.setrlimit(resource.RLIMIT_AS, (LIMIT, LIMIT))
     import random
     from waiexport.conformance.fuzz import FAMILIES, mutate, outcome, seeds
+
     start = seeds()
     rng = random.Random(seed)
     counts = collections.Counter()
@@ -35,7 +36,7 @@ def _child(args):
         t = time.perf_counter()
         try:
             code = outcome(family, item, start["_graph"][0])
-        except Exception as e:   # the property broken: reported, never hidden
+        except Exception as e:  # the property broken: reported, never hidden
             code = f"CRASH {type(e).__name__}: {str(e)[:100]}"
         dt = time.perf_counter() - t
         counts[f"{family} {code}"] += 1
@@ -47,6 +48,7 @@ def _child(args):
 
 def _baseline(_):
     from waiexport.conformance.fuzz import seeds
+
     seeds()
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 
@@ -56,22 +58,27 @@ def main(n: int = 100_000, batch: int = 2_000) -> None:
     t0 = time.perf_counter()
     with ctx.Pool(1, maxtasksperchild=1) as pool:
         base = pool.map(_baseline, [0])[0]
-        runs = pool.map(_child, [(seed, min(batch, n - seed * batch))
-                                 for seed in range(-(-n // batch))])
+        runs = pool.map(
+            _child, [(seed, min(batch, n - seed * batch)) for seed in range(-(-n // batch))]
+        )
     counts = collections.Counter()
     for c, _, _ in runs:
         counts.update(c)
     worst = max(w for _, w, _ in runs)
     peak = max(r for _, _, r in runs)
     total = sum(counts.values())
-    print(f"{total} inputs in {time.perf_counter() - t0:.0f} s, {len(runs)} children of "
-          f"{batch}, each under RLIMIT_AS {LIMIT >> 30} GiB")
+    print(
+        f"{total} inputs in {time.perf_counter() - t0:.0f} s, {len(runs)} children of "
+        f"{batch}, each under RLIMIT_AS {LIMIT >> 30} GiB"
+    )
     for key, k in sorted(counts.items()):
         print(f"  {k:>7}  {key}")
     crashes = sum(k for key, k in counts.items() if " CRASH " in f" {key}")
-    print(f"worst time per input {worst[0] * 1e3:.0f} ms ({worst[1]}); peak child memory "
-          f"{peak / 1024:.0f} MiB against {base / 1024:.0f} MiB for a child that only "
-          f"imported; {crashes} inputs broke the property")
+    print(
+        f"worst time per input {worst[0] * 1e3:.0f} ms ({worst[1]}); peak child memory "
+        f"{peak / 1024:.0f} MiB against {base / 1024:.0f} MiB for a child that only "
+        f"imported; {crashes} inputs broke the property"
+    )
     print(json.dumps({"crashes": crashes, "inputs": total}))
 
 

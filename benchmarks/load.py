@@ -35,8 +35,10 @@ def main(rounds: int = 7) -> None:
             times[n].append(time.perf_counter() - t)
     med = {n: statistics.median(times[n]) for n in sizes}
     for n in sizes:
-        print(f"{n:>6} operators, {len(files[n]):>9,} bytes: load {med[n]:.3f} s "
-              f"(spread {min(times[n]):.3f}-{max(times[n]):.3f} s)")
+        print(
+            f"{n:>6} operators, {len(files[n]):>9,} bytes: load {med[n]:.3f} s "
+            f"(spread {min(times[n]):.3f}-{max(times[n]):.3f} s)"
+        )
     for a, b in zip(sizes, sizes[1:]):
         print(f"growth {a} -> {b}: {med[b] / med[a]:.1f}x per tenfold")
 

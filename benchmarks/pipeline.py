@@ -42,16 +42,19 @@ def stages(label: str, lower, hw) -> None:
         _, t_cert = once(lambda: certificate_bytes(certify([Member.of(role, data, g)])))
         _, t_rw = once(lambda: rewrite_for(g, target("ort-cpu"), role))
         exp, t_exp = once(lambda: export(data, target("ort-cpu"), role))
-        session = ort.InferenceSession(exp.model.SerializeToString(),
-                                       providers=["CPUExecutionProvider"])
+        session = ort.InferenceSession(
+            exp.model.SerializeToString(), providers=["CPUExecutionProvider"]
+        )
         rec = g.tensor(0)
         shape = (rec.channels, *hw)
         x = [np.random.default_rng(0).integers(rec.lo, rec.hi + 1, shape)]
         t_ort = median_time(lambda: run_session(exp.graph, session, x, []), 3)
         t_ref = median_time(lambda: decode(g, x, []), 3)
-        print(f"{label} {role} on {list(shape)}: lower {t_lower:.2f} s, certify {t_cert:.2f} s, "
-              f"rewrite {t_rw:.2f} s, export {t_exp:.2f} s, onnxruntime {t_ort * 1e3:.0f} ms, "
-              f"reference {t_ref * 1e3:.0f} ms, reference/onnxruntime = {t_ref / t_ort:.1f}×")
+        print(
+            f"{label} {role} on {list(shape)}: lower {t_lower:.2f} s, certify {t_cert:.2f} s, "
+            f"rewrite {t_rw:.2f} s, export {t_exp:.2f} s, onnxruntime {t_ort * 1e3:.0f} ms, "
+            f"reference {t_ref * 1e3:.0f} ms, reference/onnxruntime = {t_ref / t_ort:.1f}×"
+        )
         compare(f"{label} {role} against float32", g, x[0], 15, role)
 
 
@@ -59,8 +62,11 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         make(root, full=True)
-        stages("int_synth", lambda: {"synth": lower_int_synth((root / "int_synth.json")
-                                                                .read_bytes())}, (16, 16))
+        stages(
+            "int_synth",
+            lambda: {"synth": lower_int_synth((root / "int_synth.json").read_bytes())},
+            (16, 16),
+        )
         stages("jpegai", lambda: lower_jpegai(root / "jpegai"), (4, 4))
 
 

@@ -60,8 +60,10 @@ def main() -> None:
     exact = export(write(g), target("ort-cpu"), "synth")
     ours, peer = _session(exact.model.SerializeToString()), _session(_float_model(g))
     fx = x[None].astype(np.float32)
-    fns = {"ort-cpu": lambda: run_session(exact.graph, ours, [x], []),
-           "float32": lambda: peer.run(None, {"x": fx})}
+    fns = {
+        "ort-cpu": lambda: run_session(exact.graph, ours, [x], []),
+        "float32": lambda: peer.run(None, {"x": fx}),
+    }
     for name in RUNTIMES:
         fn, why = _on_runtime(name, g, x)
         if fn is None:
@@ -72,14 +74,23 @@ def main() -> None:
         fn()
     times = interleaved(fns, args.rounds)
     load = os.getloadavg()[0]
-    print(f"int_synth (realistic), latent {h}x{w}, {args.rounds} rounds interleaved, "
-          f"load {load:.1f}:")
+    print(
+        f"int_synth (realistic), latent {h}x{w}, {args.rounds} rounds interleaved, load {load:.1f}:"
+    )
     for name in fns:
-        print(f"  {name}: {statistics.median(times[name]) * 1e3:.1f} ms"
-              + ("" if name in ("ort-cpu", "float32") else
-                 f", against ort-cpu on onnxruntime {ratio(times, name, 'ort-cpu')}")
-              + ("" if name == "float32" else
-                 f", against onnxruntime float32 {ratio(times, name, 'float32')}"))
+        print(
+            f"  {name}: {statistics.median(times[name]) * 1e3:.1f} ms"
+            + (
+                ""
+                if name in ("ort-cpu", "float32")
+                else f", against ort-cpu on onnxruntime {ratio(times, name, 'ort-cpu')}"
+            )
+            + (
+                ""
+                if name == "float32"
+                else f", against onnxruntime float32 {ratio(times, name, 'float32')}"
+            )
+        )
     print(json.dumps({n: statistics.median(v) for n, v in times.items()}))
 
 

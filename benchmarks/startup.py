@@ -27,22 +27,27 @@ def main(rounds: int = 9) -> None:
     exe = shutil.which("waiexport") or "waiexport"
     small = Path(tempfile.mkdtemp()) / "small.whg1"
     small.write_bytes((ROOT / "examples" / "tiny_synth.whg1").read_bytes())
-    commands = {"import numpy": [sys.executable, "-c", "import numpy"],
-                "import numpy, onnxruntime": [sys.executable, "-c",
-                                              "import numpy, onnxruntime"],
-                "waiexport --help": [exe, "--help"],
-                "waiexport check": [exe, "check", str(small)],
-                "waiexport export": [exe, "export", str(small), "-o",
-                                     str(small.with_suffix(".onnx"))],
-                "waiexport examples run": [exe, "examples", "run"]}
-    fresh(commands["waiexport examples run"])()          # numba's kernels compiled
+    commands = {
+        "import numpy": [sys.executable, "-c", "import numpy"],
+        "import numpy, onnxruntime": [sys.executable, "-c", "import numpy, onnxruntime"],
+        "waiexport --help": [exe, "--help"],
+        "waiexport check": [exe, "check", str(small)],
+        "waiexport export": [exe, "export", str(small), "-o", str(small.with_suffix(".onnx"))],
+        "waiexport examples run": [exe, "examples", "run"],
+    }
+    fresh(commands["waiexport examples run"])()  # numba's kernels compiled
     times = interleaved({name: fresh(cmd) for name, cmd in commands.items()}, rounds)
-    for name, peer in (("waiexport --help", "import numpy"), ("waiexport check", "import numpy"),
-                       ("waiexport export", "import numpy, onnxruntime"),
-                       ("waiexport examples run", "import numpy, onnxruntime")):
-        print(f"{name}: {statistics.median(times[name]) * 1e3:.0f} ms, "
-              f"{ratio(times, name, peer)} {peer} "
-              f"({statistics.median(times[peer]) * 1e3:.0f} ms)")
+    for name, peer in (
+        ("waiexport --help", "import numpy"),
+        ("waiexport check", "import numpy"),
+        ("waiexport export", "import numpy, onnxruntime"),
+        ("waiexport examples run", "import numpy, onnxruntime"),
+    ):
+        print(
+            f"{name}: {statistics.median(times[name]) * 1e3:.0f} ms, "
+            f"{ratio(times, name, peer)} {peer} "
+            f"({statistics.median(times[peer]) * 1e3:.0f} ms)"
+        )
     print(f"load average {os.getloadavg()[0]:.1f}")
     validations()
 
@@ -56,6 +61,7 @@ def validations() -> None:
     from waiexport.conformance.generate import CORPUS
     from waiexport.conformance.validate import files_under, read_all, validate
     from waiexport.targets.engines import engine
+
     t = time.perf_counter()
     read = read_all(files_under([CORPUS]))
     parts = [f"reading the corpus {time.perf_counter() - t:.2f} s"]

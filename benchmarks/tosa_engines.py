@@ -28,8 +28,11 @@ ENGINES = ("ort-cpu", "tosa-ref", "iree-cpu")
 def graph():
     b = GraphBuilder()
     w = np.random.default_rng(0).integers(-128, 128, (32, 32, 3, 3))
-    y = b.op("conv", b.input(32, -128, 127, max_h=32, max_w=32),
-             conv(w, pad=1, rq=rq(shift=12, bias=list(range(32)), round="half_up")))
+    y = b.op(
+        "conv",
+        b.input(32, -128, 127, max_h=32, max_w=32),
+        conv(w, pad=1, rq=rq(shift=12, bias=list(range(32)), round="half_up")),
+    )
     b.output(b.op("relu", y))
     return b.build()
 
@@ -37,7 +40,7 @@ def graph():
 def main(repeat: int = 15) -> None:
     data = write(graph())
     x = [np.random.default_rng(1).integers(-128, 128, (32, 32, 32))]
-    os.environ["XDG_CACHE_HOME"] = tempfile.mkdtemp()   # IREE compiles from a cold cache
+    os.environ["XDG_CACHE_HOME"] = tempfile.mkdtemp()  # IREE compiles from a cold cache
     runs = {name: engine(name).load(data).decode for name in ENGINES}
     t = time.perf_counter()
     first = [o.tolist() for o in runs["iree-cpu"](x, [])]
@@ -50,12 +53,16 @@ def main(repeat: int = 15) -> None:
             run(x, [])
             times[name].append(time.perf_counter() - t)
     med = {name: statistics.median(ts) * 1e3 for name, ts in times.items()}
-    print(f"conv 3x3 32->32, 32x32, int8, {repeat} interleaved rounds: " + ", ".join(
-        f"{name} {med[name]:.1f} ms" for name in ENGINES))
+    print(
+        f"conv 3x3 32->32, 32x32, int8, {repeat} interleaved rounds: "
+        + ", ".join(f"{name} {med[name]:.1f} ms" for name in ENGINES)
+    )
     for name in ENGINES[1:]:
         ratios = sorted(b / a for a, b in zip(times["ort-cpu"], times[name]))
-        print(f"  {name}/onnxruntime = {statistics.median(ratios):.1f}x "
-              f"(spread {ratios[0]:.1f}-{ratios[-1]:.1f}x)")
+        print(
+            f"  {name}/onnxruntime = {statistics.median(ratios):.1f}x "
+            f"(spread {ratios[0]:.1f}-{ratios[-1]:.1f}x)"
+        )
     print(f"  IREE: first decode, tosa-opt and compile included, {compile_s:.2f} s")
 
 

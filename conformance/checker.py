@@ -29,8 +29,9 @@ class FileCheck:
 
 def _rebuild(v: dict) -> dict:
     if "stage" in v:
-        return make_stage_vector(v["id"], v["op"], v["stage"]["in"], v["stage"]["modes"],
-                                 literal=True)
+        return make_stage_vector(
+            v["id"], v["op"], v["stage"]["in"], v["stage"]["modes"], literal=True
+        )
     data = v["graph_bytes"]
     decodes = []
     if v["load"] == "ok":
@@ -48,15 +49,20 @@ def check_file(path: Path) -> FileCheck:
     for v in vectors:
         where = f"vector {v['id'][:60]!a}"
         if v.get("op") in ELSEWHERE:
-            return FileCheck(path, False, f"{where}: {v['op']} is defined in "
-                                          f"{ELSEWHERE[v['op']]}, which this checker does not "
-                                          "hold: not recomputed")
+            return FileCheck(
+                path,
+                False,
+                f"{where}: {v['op']} is defined in "
+                f"{ELSEWHERE[v['op']]}, which this checker does not "
+                "hold: not recomputed",
+            )
         rebuilt = _rebuild(v)
         try:
             lines.append(write_lines([rebuilt]))
-        except ValueError:    # text outside printable ASCII (jsonio.dumps)
-            return FileCheck(path, False, f"{where}: text outside printable ASCII has no "
-                                          "canonical form (§8.5)")
+        except ValueError:  # text outside printable ASCII (jsonio.dumps)
+            return FileCheck(
+                path, False, f"{where}: text outside printable ASCII has no canonical form (§8.5)"
+            )
     again = b"".join(lines)
     if again == original:
         return FileCheck(path, True)

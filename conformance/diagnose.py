@@ -87,8 +87,10 @@ def nearest(p, s, mode: str, delta, mask) -> str | None:
         want = 1 if r > half else 0
         if int(dk) != want and not (r == half and int(dk) in (0, 1)):
             return None
-    return (f"quotients rounded to nearest instead of {mode}, as a division fused into a float "
-            "op and rounded gives")
+    return (
+        f"quotients rounded to nearest instead of {mode}, as a division fused into a float "
+        "op and rounded gives"
+    )
 
 
 def _float64_not_32(exact, delta, s, result) -> bool:
@@ -98,7 +100,7 @@ def _float64_not_32(exact, delta, s, result) -> bool:
     ss = [None] * len(es) if s is None else _ints(np.broadcast_to(s, np.shape(exact)))
     for v, dv, k in zip(es, ds, ss):
         v, got = int(v), result(int(v), k) + int(dv)
-        if abs(v) >= 1 << 127:      # past float32's range
+        if abs(v) >= 1 << 127:  # past float32's range
             continue
         if result(int(np.float64(v)), k) == got != result(int(np.float32(v)), k):
             return True
@@ -120,24 +122,29 @@ def magnitude(exact, delta, mask, s=None, mode: str = "floor") -> str | None:
     def result(v, k):
         return v if k is None else r_round(v, int(k), mode)
 
-    def wrong(v, dv, k):   # the engine's result at this element
+    def wrong(v, dv, k):  # the engine's result at this element
         return result(v, k) + dv
+
     low = min(abs(int(v)) for v in e)
     els = list(zip((int(v) for v in e), (int(v) for v in d), s_))
     if low >= I32 and all(wrong(v, dv, k) == result(wrap32(v), k) for v, dv, k in els):
         return "values that agree below 2^31 and not above, as int64 narrowed to int32 gives"
 
-    def floats(bits, slack):   # every wrong result is that of a value within slack·ulp
+    def floats(bits, slack):  # every wrong result is that of a value within slack·ulp
         def near(v, dv, k):
             step = slack << max(abs(v).bit_length() - bits, 0)
             return result(v - step, k) <= wrong(v, dv, k) <= result(v + step, k)
+
         return all(near(v, dv, k) for v, dv, k in els)
+
     if low > F64 and floats(53, 1):
         if _float64_not_32(exact, delta, s, result):
             return "values that agree below 2^53 and not above, as float64 arithmetic gives"
-        return ("values past 2^53 differ, as float32 or float64 arithmetic gives (no element "
-                "here tells the two apart)")
-    if low > F32 and floats(24, 1 << 14):   # a float32 sum of many terms: each adds an error
+        return (
+            "values past 2^53 differ, as float32 or float64 arithmetic gives (no element "
+            "here tells the two apart)"
+        )
+    if low > F32 and floats(24, 1 << 14):  # a float32 sum of many terms: each adds an error
         return "sums that agree below 2^24 and not above, as float32 accumulation gives"
     return None
 
@@ -152,5 +159,7 @@ def float32_values(exact, delta, mask) -> str | None:
     for v, dv in zip(_ints(exact)[mask], _ints(delta)[mask]):
         if abs(int(v)) >= 1 << 127 or int(np.float32(int(v))) != int(v) + int(dv):
             return None
-    return ("values rounded to float32 past 2^24, as a runtime that fuses a clamp's Min and "
-            "Max into one float32 Clamp gives")
+    return (
+        "values rounded to float32 past 2^24, as a runtime that fuses a clamp's Min and "
+        "Max into one float32 Clamp gives"
+    )

@@ -43,10 +43,35 @@ from waiexport.whg1 import read, write
 __all__ = ["FAMILIES", "mutate", "outcome", "seeds"]
 
 #: Values a hostile writer reaches for, as integers and as JSON text.
-HOSTILE = [0, 1, -1, 2**7, 2**15, 2**26, 2**26 + 1, 2**31 - 1, 2**31, 2**32 - 1, 2**63 - 1,
-           -(2**63), 2**64, 10**400]
-TEXT = ["1" * 4301, "-" + "9" * 5000, "1e309", "NaN", "[]", "{}", '"x"', "null", "true",
-        "[" * 2000 + "]" * 2000, ""]
+HOSTILE = [
+    0,
+    1,
+    -1,
+    2**7,
+    2**15,
+    2**26,
+    2**26 + 1,
+    2**31 - 1,
+    2**31,
+    2**32 - 1,
+    2**63 - 1,
+    -(2**63),
+    2**64,
+    10**400,
+]
+TEXT = [
+    "1" * 4301,
+    "-" + "9" * 5000,
+    "1e309",
+    "NaN",
+    "[]",
+    "{}",
+    '"x"',
+    "null",
+    "true",
+    "[" * 2000 + "]" * 2000,
+    "",
+]
 
 
 def seeds() -> dict:
@@ -62,14 +87,26 @@ def seeds() -> dict:
         "whg1": [small, write(tiny_synth())],
         "decode": [json.dumps({"inputs": [{"data": [1] * 72, "shape": [2, 6, 6]}]})],
         "int_synth": [int_synth_source((3, 2, 3), seed=5).decode()],
-        "jpegai": [{p.relative_to(bundle).as_posix(): p.read_text()
-                    for p in bundle.rglob("*.json")}],
-        "vectors": [line for f in ("vectors/relu.jsonl", "vectors/clamp.jsonl",
-                                   "stage/block_stat.jsonl", "stage/coding_order.jsonl",
-                                   "stage/residual_step.jsonl", "stage/band_lookup.jsonl")
-                    for line in (CORPUS / f).read_text().splitlines()[:2]] + [
-            line for line in (CORPUS / "stage" / "mans_decode.jsonl").read_text().splitlines()
-            if '"mode":"fac"' in line][:2],
+        "jpegai": [
+            {p.relative_to(bundle).as_posix(): p.read_text() for p in bundle.rglob("*.json")}
+        ],
+        "vectors": [
+            line
+            for f in (
+                "vectors/relu.jsonl",
+                "vectors/clamp.jsonl",
+                "stage/block_stat.jsonl",
+                "stage/coding_order.jsonl",
+                "stage/residual_step.jsonl",
+                "stage/band_lookup.jsonl",
+            )
+            for line in (CORPUS / f).read_text().splitlines()[:2]
+        ]
+        + [
+            line
+            for line in (CORPUS / "stage" / "mans_decode.jsonl").read_text().splitlines()
+            if '"mode":"fac"' in line
+        ][:2],
         "results": [_results_seed()],
         "_graph": [small],
     }
@@ -90,8 +127,9 @@ def _results_seed() -> tuple:
             if "host_refuses" in d or kind != "outputs":
                 continue
             for spec, a in zip(d["outputs"], want):
-                out[spec["path"]] = npy_bytes(np.asarray(a).reshape(
-                    [int(n) for n in spec["shape"]]).astype(spec["dtype"]))
+                out[spec["path"]] = npy_bytes(
+                    np.asarray(a).reshape([int(n) for n in spec["shape"]]).astype(spec["dtype"])
+                )
     return out, pack, files
 
 
@@ -100,7 +138,7 @@ def _mutate_json(rng: random.Random, text: str) -> str:
     hostile one, or cut it."""
     kind = rng.random()
     if kind < 0.15:
-        return text[:rng.randrange(len(text) + 1)]
+        return text[: rng.randrange(len(text) + 1)]
     try:
         doc = json.loads(text)
     except ValueError:
@@ -115,6 +153,7 @@ def _mutate_json(rng: random.Random, text: str) -> str:
         elif isinstance(node, list) and node:
             for i in {0, len(node) - 1, rng.randrange(len(node))}:
                 walk(node[i], path + [i])
+
     walk(doc, [])
     path = rng.choice(paths)
     if not path:
@@ -140,15 +179,15 @@ def _mutate_bytes(rng: random.Random, data: bytes) -> bytes:
     data = bytearray(data)
     kind = rng.random()
     if kind < 0.2:
-        return bytes(data[:rng.randrange(len(data) + 1)])
+        return bytes(data[: rng.randrange(len(data) + 1)])
     for _ in range(rng.randrange(1, 4)):
         at = rng.randrange(len(data))
         if rng.random() < 0.5:
             data[at] = rng.randrange(256)
         else:
             value = rng.choice(HOSTILE) % 2**32
-            data[at:at + 4] = value.to_bytes(4, "little")
-    return bytes(data[:len(data)])
+            data[at : at + 4] = value.to_bytes(4, "little")
+    return bytes(data[: len(data)])
 
 
 def _mutate_results(rng: random.Random, seed: tuple) -> tuple:
@@ -165,7 +204,7 @@ def _mutate_results(rng: random.Random, seed: tuple) -> tuple:
         files[f"outputs/{where}/out{rng.randrange(3)}.npy"] = files[name]
     elif kind < 0.25:
         files[rng.choice([n for n in sorted(files) if n.endswith(".npy")])] = _npy_hostile(rng)
-    elif kind < 0.3:          # nested past Python's recursion limit
+    elif kind < 0.3:  # nested past Python's recursion limit
         files["outputs/" + "d/" * rng.choice([3, 1200]) + "out0.npy"] = files[name]
     elif name.endswith(".json"):
         files[name] = _mutate_json(rng, files[name].decode()).encode("utf-8", "surrogatepass")
@@ -203,10 +242,13 @@ def outcome(family: str, item, graph: bytes) -> str:
     try:
         if family == "whg1":
             g = read(item)
-            decode(g, [np.zeros((g.tensor(i.tensor).channels, 1, 1), np.int64)
-                       for i in g.inputs], [s.lo for s in g.scalars])
+            decode(
+                g,
+                [np.zeros((g.tensor(i.tensor).channels, 1, 1), np.int64) for i in g.inputs],
+                [s.lo for s in g.scalars],
+            )
         elif family == "decode":
-            try:   # the CLI's own reading of a decode file (one line on each of these)
+            try:  # the CLI's own reading of a decode file (one line on each of these)
                 doc = loads(item)
             except ValueError:
                 return "bad-input"
@@ -246,7 +288,7 @@ def _judged(files: dict, pack: Path, vector_files: list, correct: dict) -> str:
             path = tmp / name
             if path.resolve().is_relative_to(tmp.resolve()):
                 for folder in reversed(path.relative_to(tmp).parents[:-1]):
-                    (tmp / folder).mkdir(exist_ok=True)      # one at a time: 1,200 deep
+                    (tmp / folder).mkdir(exist_ok=True)  # one at a time: 1,200 deep
                 path.write_bytes(data)
         outcomes, _, problems = judge(pack, tmp, vector_files)
     finally:
@@ -256,8 +298,9 @@ def _judged(files: dict, pack: Path, vector_files: list, correct: dict) -> str:
     for name, data in correct.items():
         if name.endswith(".npy"):
             got, want = (np.load(io.BytesIO(b)) for b in (files[name], data))
-            assert got.dtype == want.dtype and got.shape == want.shape and \
-                (got == want).all(), f"a pass on a changed result {name}"
+            assert got.dtype == want.dtype and got.shape == want.shape and (got == want).all(), (
+                f"a pass on a changed result {name}"
+            )
     return "ok"
 
 

@@ -40,7 +40,8 @@ def generate(root: Path) -> list[Path]:
     (root / "stage").mkdir(parents=True, exist_ok=True)
     for name, cases in STAGE.items():
         path = root / "stage" / f"{name}.jsonl"
-        path.write_bytes(write_lines([make_stage_vector(vid, name, inp, modes)
-                                      for vid, inp, modes in cases]))
+        path.write_bytes(
+            write_lines([make_stage_vector(vid, name, inp, modes) for vid, inp, modes in cases])
+        )
         written.append(path)
     return written

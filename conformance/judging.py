@@ -29,10 +29,10 @@ from .vectors import parse_expect, read_vectors, vector_bytes
 
 __all__ = ["judge", "PackEngine"]
 
-MANIFEST_LIMIT = 64 << 20        # the largest manifest.json the judge reads
-RESULTS_LIMIT = 64 << 10         # results.json: a pack identity and a line of text
-ERROR_LIMIT = 4096               # what the report keeps of a runner's error file
-RAN_ON_LIMIT = 200               # the characters of ``ran_on`` the claim quotes
+MANIFEST_LIMIT = 64 << 20  # the largest manifest.json the judge reads
+RESULTS_LIMIT = 64 << 10  # results.json: a pack identity and a line of text
+ERROR_LIMIT = 4096  # what the report keeps of a runner's error file
+RAN_ON_LIMIT = 200  # the characters of ``ran_on`` the claim quotes
 _KEY = re.compile(r"[0-9]{4,}_[A-Za-z0-9_.-]{0,48}\Z")
 #: The most bytes a result's ``.npy`` header may hold (numpy writes a few dozen; it reads
 #: up to 10,000 by default).
@@ -52,11 +52,15 @@ class PackEngine:
     subset: str = "npu"
 
     def describe(self) -> dict:
-        return {"runs_on": f"as stated by the submitter, not verified: {self.ran_on}",
-                "machine": "the submitter's, as they state it (not this one)",
-                "where": "on the submitter's machine, as they state it",
-                "packages": {"waiexport (judge)": _version()},
-                "target": self.target, "pack": self.pack, "model_sha256": self.models}
+        return {
+            "runs_on": f"as stated by the submitter, not verified: {self.ran_on}",
+            "machine": "the submitter's, as they state it (not this one)",
+            "where": "on the submitter's machine, as they state it",
+            "packages": {"waiexport (judge)": _version()},
+            "target": self.target,
+            "pack": self.pack,
+            "model_sha256": self.models,
+        }
 
 
 def _version() -> str:
@@ -86,8 +90,14 @@ def _json(path: Path, limit: int, what: str):
 def _inside(root: Path, rel) -> Path:
     """``root/rel`` for a manifest's relative path that stays inside ``root`` through no
     symbolic link; ``BadInput`` otherwise."""
-    if not isinstance(rel, str) or not rel or rel.startswith("/") or "\\" in rel or \
-            any(part in ("", ".", "..") for part in rel.split("/")) or "\0" in rel:
+    if (
+        not isinstance(rel, str)
+        or not rel
+        or rel.startswith("/")
+        or "\\" in rel
+        or any(part in ("", ".", "..") for part in rel.split("/"))
+        or "\0" in rel
+    ):
         raise BadInput(f"{root}/manifest.json: {str(rel)[:80]!r} is not a path inside the pack")
     path = root
     for part in rel.split("/"):
@@ -97,8 +107,9 @@ def _inside(root: Path, rel) -> Path:
     return path
 
 
-def judge(pack: Path, results: Path, files: list[Path], expected: str | None = None
-          ) -> tuple[list[VectorOutcome], PackEngine, list[str]]:
+def judge(
+    pack: Path, results: Path, files: list[Path], expected: str | None = None
+) -> tuple[list[VectorOutcome], PackEngine, list[str]]:
     """The outcomes of the results under ``results`` for the pack at ``pack``, judged against
     the vector files ``files``; the engine that stands for them; and every result-file
     problem (missing, extra, mis-shaped, mistyped), one line each, each failing its vector.
@@ -112,9 +123,11 @@ def judge(pack: Path, results: Path, files: list[Path], expected: str | None = N
     blob = _bounded(pack / "manifest.json", MANIFEST_LIMIT, "the pack's manifest")
     ident = identity(blob)
     if expected is not None and ident != expected:
-        raise BadInput(f"{pack / 'manifest.json'}: its identity is {ident[:16]}..., not the "
-                       f"pack {expected[:16]}... given: it is not the manifest vectors pack "
-                       "wrote")
+        raise BadInput(
+            f"{pack / 'manifest.json'}: its identity is {ident[:16]}..., not the "
+            f"pack {expected[:16]}... given: it is not the manifest vectors pack "
+            "wrote"
+        )
     try:
         manifest = loads(blob)
         if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
@@ -123,17 +136,20 @@ def judge(pack: Path, results: Path, files: list[Path], expected: str | None = N
     except (KeyError, TypeError, IndexError, AttributeError, ValueError) as e:
         if isinstance(e, BadInput):
             raise
-        raise BadInput(f"{pack}/manifest.json: not a {FORMAT} manifest: "
-                       f"{type(e).__name__} {str(e)[:100]}") from None
+        raise BadInput(
+            f"{pack}/manifest.json: not a {FORMAT} manifest: {type(e).__name__} {str(e)[:100]}"
+        ) from None
 
 
 def _judge(pack, results, files, manifest, ident):
     try:
         fmt = format_named(manifest["model_format"])
     except KeyError:
-        raise BadInput(f"{pack}/manifest.json: model format "
-                       f"{ascii_text(str(manifest.get('model_format')))[:40]!r} is none this "
-                       "judge knows") from None
+        raise BadInput(
+            f"{pack}/manifest.json: model format "
+            f"{ascii_text(str(manifest.get('model_format')))[:40]!r} is none this "
+            "judge knows"
+        ) from None
     stated = _stated(results, ident)
     _same_files(pack, results, manifest)
     vectors = _given_vectors(manifest, files)
@@ -142,37 +158,58 @@ def _judge(pack, results, files, manifest, ident):
     for entry in manifest["vectors"]:
         v = vectors[(entry["file_sha256"], entry["id"])]
         if not _KEY.match(entry["key"]):
-            raise BadInput(f"{pack}/manifest.json: vector {entry['id'][:60]!r}: key "
-                           f"{entry['key'][:60]!r} is not one vectors pack writes")
+            raise BadInput(
+                f"{pack}/manifest.json: vector {entry['id'][:60]!r}: key "
+                f"{entry['key'][:60]!r} is not one vectors pack writes"
+            )
         out = VectorOutcome(entry["file"], entry["id"], "pass")
         outcomes.append(out)
         if "host_refuses_load" in entry or v["load"] != "ok":
             if entry.get("host_refuses_load") != v["load"]:
-                raise BadInput(f"{pack}/manifest.json: vector {entry['id'][:60]!r}: the pack "
-                               "and the vector disagree about its load")
+                raise BadInput(
+                    f"{pack}/manifest.json: vector {entry['id'][:60]!r}: the pack "
+                    "and the vector disagree about its load"
+                )
             continue
         if len(entry["decodes"]) != len(v["decodes"]):
-            raise BadInput(f"{pack}/manifest.json: vector {entry['id'][:60]!r}: "
-                           f"{len(entry['decodes'])} decodes, the vector has {len(v['decodes'])}")
+            raise BadInput(
+                f"{pack}/manifest.json: vector {entry['id'][:60]!r}: "
+                f"{len(entry['decodes'])} decodes, the vector has {len(v['decodes'])}"
+            )
         for k, (d, vd) in enumerate(zip(entry["decodes"], v["decodes"])):
             kind, want = parse_expect(vd)
             if "host_refuses" in d:
                 if (kind, want) != ("refuse", d["host_refuses"]):
-                    _fail(out, f"decode {k}: the host refuses with {d['host_refuses']}, the "
-                               f"vector expects {_expected(kind, want)}")
+                    _fail(
+                        out,
+                        f"decode {k}: the host refuses with {d['host_refuses']}, the "
+                        f"vector expects {_expected(kind, want)}",
+                    )
                 continue
             models[d["model"]["path"]] = d["model"]["sha256"]
             _judge_decode(results, entry, k, d, kind, want, fmt, out, errors, expected_files)
     _extra(results, expected_files, errors)
     for entry in manifest["not_packed"]:
         if entry.get("status") not in ("skip", "declined"):
-            raise BadInput(f"{pack}/manifest.json: vector {str(entry['id'])[:60]!r}: not "
-                           "packed, neither as not for the target nor as declined")
-        outcomes.append(VectorOutcome(entry["file"], entry["id"], entry["status"],
-                                      ascii_text(str(entry["reason"]))))
+            raise BadInput(
+                f"{pack}/manifest.json: vector {str(entry['id'])[:60]!r}: not "
+                "packed, neither as not for the target nor as declined"
+            )
+        outcomes.append(
+            VectorOutcome(
+                entry["file"], entry["id"], entry["status"], ascii_text(str(entry["reason"]))
+            )
+        )
     target = ascii_text(str(manifest["target"]))[:40]
-    engine = PackEngine(f"pack:{target}", target, stated, models, ident,
-                        str(manifest["profile"]), str(manifest["subset"]))
+    engine = PackEngine(
+        f"pack:{target}",
+        target,
+        stated,
+        models,
+        ident,
+        str(manifest["profile"]),
+        str(manifest["subset"]),
+    )
     return outcomes, engine, errors
 
 
@@ -192,16 +229,19 @@ def _stated(results: Path, ident: str) -> str:
         raise BadInput(f"{results / 'results.json'}: not an object {{pack, ran_on}}")
     if doc.get("pack") != ident:
         said = doc.get("pack")
-        raise BadInput(f"{results / 'results.json'}: these results are for pack "
-                       f"{str(said)[:16] + '...' if isinstance(said, str) else 'none named'}"
-                       f", not this pack {ident[:16]}... (results.json names the pack's "
-                       "identity as \"pack\")")
+        raise BadInput(
+            f"{results / 'results.json'}: these results are for pack "
+            f"{str(said)[:16] + '...' if isinstance(said, str) else 'none named'}"
+            f", not this pack {ident[:16]}... (results.json names the pack's "
+            'identity as "pack")'
+        )
     ran_on = doc.get("ran_on")
     if not isinstance(ran_on, str) or not ran_on.strip():
         return "not stated"
     text = ascii_text(" ".join(ran_on.split()))
-    return text if len(text) <= RAN_ON_LIMIT else \
-        f"{text[:RAN_ON_LIMIT]}...({len(text)} characters)"
+    return (
+        text if len(text) <= RAN_ON_LIMIT else f"{text[:RAN_ON_LIMIT]}...({len(text)} characters)"
+    )
 
 
 def _same_files(pack: Path, results: Path, manifest: dict) -> None:
@@ -212,14 +252,19 @@ def _same_files(pack: Path, results: Path, manifest: dict) -> None:
     if len(folders) == 2 and (results / "manifest.json").exists():
         theirs = _bounded(results / "manifest.json", MANIFEST_LIMIT, "a manifest")
         if theirs != _bounded(pack / "manifest.json", MANIFEST_LIMIT, "the pack's manifest"):
-            raise BadInput(f"{results / 'manifest.json'}: differs from the pack's manifest: "
-                           "the results folder's manifest is not the one vectors pack wrote")
+            raise BadInput(
+                f"{results / 'manifest.json'}: differs from the pack's manifest: "
+                "the results folder's manifest is not the one vectors pack wrote"
+            )
     listed = {}
     for entry in manifest["vectors"]:
         for d in entry["decodes"]:
             model = d.get("model") or {}
-            for f in [model, *(v for v in model.values() if isinstance(v, dict)),
-                      *d.get("inputs", [])]:
+            for f in [
+                model,
+                *(v for v in model.values() if isinstance(v, dict)),
+                *d.get("inputs", []),
+            ]:
                 if f:
                     listed[f["path"]] = f["sha256"]
     for rel, want in listed.items():
@@ -229,8 +274,10 @@ def _same_files(pack: Path, results: Path, manifest: dict) -> None:
                 continue
             got = sha(_bounded(path, MANIFEST_LIMIT, "a packed file"))
             if got != want:
-                raise BadInput(f"{path}: its bytes changed after packing (SHA-256 "
-                               f"{got[:16]}..., the pack says {want[:16]}...)")
+                raise BadInput(
+                    f"{path}: its bytes changed after packing (SHA-256 "
+                    f"{got[:16]}..., the pack says {want[:16]}...)"
+                )
 
 
 def _given_vectors(manifest: dict, files: list[Path]) -> dict:
@@ -238,27 +285,34 @@ def _given_vectors(manifest: dict, files: list[Path]) -> dict:
     ``(file digest, id)``; the manifest must list each once, packed or not."""
     given = {}
     for path in files:
-        raw = vector_bytes(path)          # the judge's own input: read as validate reads it
+        raw = vector_bytes(path)  # the judge's own input: read as validate reads it
         given[sha(raw)] = (path, read_vectors(path, raw))
     vectors = {}
     for f in manifest["vector_files"]:
         if f["sha256"] not in given:
-            raise BadInput(f"vector file {ascii_text(str(f['name']))[:80]} (SHA-256 "
-                           f"{str(f['sha256'])[:16]}...): the pack was made from it, and it "
-                           "is not among the vector files given (PATHS, default the "
-                           "committed corpus)")
+            raise BadInput(
+                f"vector file {ascii_text(str(f['name']))[:80]} (SHA-256 "
+                f"{str(f['sha256'])[:16]}...): the pack was made from it, and it "
+                "is not among the vector files given (PATHS, default the "
+                "committed corpus)"
+            )
         for v in given[f["sha256"]][1]:
             vectors[(f["sha256"], v["id"])] = v
     listed = [(e["file_sha256"], e["id"]) for e in manifest["vectors"] + manifest["not_packed"]]
     unknown = [i for i in listed if i not in vectors]
     missing = [i for i in vectors if i not in listed]
     twice = {i for i in listed if listed.count(i) > 1}
-    for what, ids in (("names vectors the files do not hold", unknown),
-                      ("leaves out vectors the files hold", missing),
-                      ("lists vectors twice", twice)):
+    for what, ids in (
+        ("names vectors the files do not hold", unknown),
+        ("leaves out vectors the files hold", missing),
+        ("lists vectors twice", twice),
+    ):
         if ids:
-            raise BadInput(f"manifest.json {what}: " + ", ".join(
-                str(vid)[:40] for _, vid in sorted(ids)[:5]) + (", ..." if len(ids) > 5 else ""))
+            raise BadInput(
+                f"manifest.json {what}: "
+                + ", ".join(str(vid)[:40] for _, vid in sorted(ids)[:5])
+                + (", ..." if len(ids) > 5 else "")
+            )
     return vectors
 
 
@@ -267,30 +321,41 @@ def _judge_decode(results, entry, k, d, kind, want, fmt, out, errors, expected_f
     models' ``check`` outputs, in graph order), then each output."""
     specs = [s for s in d["outputs"] if s["name"].startswith("out")]
     if kind == "outputs" and len(specs) != len(want):
-        raise BadInput(f"manifest.json: vector {entry['id'][:60]!r} decode {k}: "
-                       f"{len(specs)} outputs, the vector expects {len(want)}")
+        raise BadInput(
+            f"manifest.json: vector {entry['id'][:60]!r} decode {k}: "
+            f"{len(specs)} outputs, the vector expects {len(want)}"
+        )
     base = f"outputs/{entry['key']}/{k}"
     got = {}
     for spec in d["outputs"]:
         name = spec["name"]
         if not re.fullmatch(r"(out|check)[0-9]{1,6}", str(name)):
-            raise BadInput(f"manifest.json: vector {entry['id'][:60]!r}: output "
-                           f"{str(name)[:40]!r} is not one vectors pack writes")
+            raise BadInput(
+                f"manifest.json: vector {entry['id'][:60]!r}: output "
+                f"{str(name)[:40]!r} is not one vectors pack writes"
+            )
         rel = f"{base}/{name}.npy"
         expected_files.add(rel)
         got[name] = _result(results, rel, spec, errors)
     said = _runner_error(results, entry["key"], k)
     if any(a is None for a in got.values()):
-        _fail(out, f"decode {k}: no usable result for "
-                   + ", ".join(n for n, a in got.items() if a is None)
-                   + (f"; the runner says: {said}" if said else ""))
+        _fail(
+            out,
+            f"decode {k}: no usable result for "
+            + ", ".join(n for n, a in got.items() if a is None)
+            + (f"; the runner says: {said}" if said else ""),
+        )
         return
-    refused = any(s["name"].startswith("check") and not _within(got[s["name"]], s)
-                  for s in d["outputs"])
+    refused = any(
+        s["name"].startswith("check") and not _within(got[s["name"]], s) for s in d["outputs"]
+    )
     if refused or kind == "refuse":
         if (kind, want) != ("refuse", "field_range") or not refused:
-            _fail(out, f"decode {k}: expected {_expected(kind, want)}, got "
-                       + ("refuse field_range" if refused else "outputs"))
+            _fail(
+                out,
+                f"decode {k}: expected {_expected(kind, want)}, got "
+                + ("refuse field_range" if refused else "outputs"),
+            )
         return
     for j, spec in enumerate(specs):
         d_ = diff(want[j], fmt.chw(got[spec["name"]]).astype(np.int64))
@@ -330,15 +395,23 @@ def _result(results: Path, rel: str, spec: dict, errors: list):
         errors.append(ascii_text(f"{path}: missing"))
         return None
     try:
-        with open(path, "rb", opener=lambda p, f: os.open(p, f | getattr(os, "O_NOFOLLOW", 0)
-                                                          | getattr(os, "O_NONBLOCK", 0))) as f:
+        with open(
+            path,
+            "rb",
+            opener=lambda p, f: os.open(
+                p, f | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+            ),
+        ) as f:
             if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
                 raise ValueError("not a regular file")
             got_shape, fortran, got_type = npy_header(f, HEADER_LIMIT)
             if got_type != dtype or list(got_shape) != shape:
-                errors.append(ascii_text(
-                    f"{path}: {got_type} {list(got_shape)}, the model's output is "
-                    f"{dtype.name} {shape}"))
+                errors.append(
+                    ascii_text(
+                        f"{path}: {got_type} {list(got_shape)}, the model's output is "
+                        f"{dtype.name} {shape}"
+                    )
+                )
                 return None
             size = os.fstat(f.fileno()).st_size - f.tell()
             if size != int(np.prod(shape)) * dtype.itemsize:

@@ -26,9 +26,12 @@ def _rounding_of(op, env, scalars, g):
     def spy(p, s, mode):
         captured.append((np.asarray(p), np.asarray(s), mode))
         return rround(p, s, mode)
-    REFERENCE[op.name](op.params, [env[t] for t in op.inputs],
-                       OpCtx(tuple(scalars), tuple(g.tensor(t).channels for t in op.outputs),
-                             rounding=spy))
+
+    REFERENCE[op.name](
+        op.params,
+        [env[t] for t in op.inputs],
+        OpCtx(tuple(scalars), tuple(g.tensor(t).channels for t in op.outputs), rounding=spy),
+    )
     return captured[-1]
 
 
@@ -42,8 +45,9 @@ def _operator_diagnosis(op, want, got, env, scalars, g) -> dict:
         on_tie, pattern = ties(p, s, mode, delta, mask)
         if mode != "floor":
             out["on_a_tie"] = on_tie
-        out["diagnosis"] = pattern or nearest(p, s, mode, delta, mask) or \
-            magnitude(p, delta, mask, s, mode)
+        out["diagnosis"] = (
+            pattern or nearest(p, s, mode, delta, mask) or magnitude(p, delta, mask, s, mode)
+        )
     else:
         out["diagnosis"] = float32_values(want, delta, mask)
     return out
@@ -56,12 +60,16 @@ def _node(inside, op_index, inputs, scalars) -> dict | None:
         for want, got in pairs:
             a, b = np.asarray(want).astype(object), np.asarray(got).astype(object)
             if a.shape != b.shape:
-                return {"name": name, "op_type": op_type, "shape": [list(a.shape),
-                                                                      list(b.shape)]}
+                return {"name": name, "op_type": op_type, "shape": [list(a.shape), list(b.shape)]}
             mask = (a != b).astype(bool)
             if mask.any():
-                return {"name": name, "op_type": op_type, "differing": int(mask.sum()),
-                        "of": int(mask.size), "diagnosis": magnitude(a, b - a, mask)}
+                return {
+                    "name": name,
+                    "op_type": op_type,
+                    "differing": int(mask.sum()),
+                    "of": int(mask.size),
+                    "diagnosis": magnitude(a, b - a, mask),
+                }
     return None
 
 
@@ -78,12 +86,12 @@ def locate(loaded, inputs, scalars, rounding=None) -> dict | None:
         got = loaded.run_all(inputs, scalars)
     except Refusal:
         return None
-    if not isinstance(got, dict):    # an engine's mistake: nothing to tell by
+    if not isinstance(got, dict):  # an engine's mistake: nothing to tell by
         return None
     for op in g.ops:
         for slot, t in enumerate(op.outputs):
             a, b = want[t], got.get(t)
-            b = np.asarray(b) if isinstance(b, np.ndarray) else None   # as validate reads it
+            b = np.asarray(b) if isinstance(b, np.ndarray) else None  # as validate reads it
             if b is not None and a.shape == b.shape and (a == b).all():
                 continue
             found = {"operator": op.index, "op": op.name, "output": slot}
@@ -98,8 +106,10 @@ def locate(loaded, inputs, scalars, rounding=None) -> dict | None:
 def sentence(found: dict | None) -> str:
     """What :func:`locate` found, as one sentence."""
     if found is None:
-        return "no operator could be located (the engine exposes no intermediates, or every " \
-               "intermediate agrees)"
+        return (
+            "no operator could be located (the engine exposes no intermediates, or every "
+            "intermediate agrees)"
+        )
     text = f"operator {found['operator']} ({found['op']}) output {found['output']} differs"
     if "differing" in found:
         text += f" at {found['differing']} of {found['of']} elements"
@@ -107,14 +117,19 @@ def sentence(found: dict | None) -> str:
             text += f", {found['on_a_tie']} of them on a rounding tie"
     node = found.get("node")
     if node:
-        text += (f"; inside its lowering the first node that differs from onnx's reference "
-                 f"evaluator is {node['op_type']} {node['name']}")
+        text += (
+            f"; inside its lowering the first node that differs from onnx's reference "
+            f"evaluator is {node['op_type']} {node['name']}"
+        )
         if "differing" in node:
             text += f" ({node['differing']} of {node['of']} elements)"
             if node["diagnosis"]:
                 text += f": {node['diagnosis']}"
     elif "node" in found:
         text += "; every node of its lowering agrees with onnx's reference evaluator"
-    text += f"; diagnosis: {found['diagnosis']}" if found.get("diagnosis") else \
-        "; diagnosis: none of the known patterns"
+    text += (
+        f"; diagnosis: {found['diagnosis']}"
+        if found.get("diagnosis")
+        else "; diagnosis: none of the known patterns"
+    )
     return text + "."

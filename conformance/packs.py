@@ -69,19 +69,25 @@ def make_pack(target, files: list[Path], out: Path, progress=None) -> tuple[dict
     packed, with the reason and how ``validate`` counts it (:func:`_left_out`)."""
 
     read, seen = [], set()
-    for path in files:                   # a file given twice (by digest) is packed once
+    for path in files:  # a file given twice (by digest) is packed once
         raw = vector_bytes(path)
         if (digest := sha(raw)) not in seen:
             seen.add(digest)
             read.append((path, read_vectors(path, raw), raw))
     fmt = format_of(target)
-    manifest = {"format": FORMAT, "target": target.name, "profile": target.profile,
-                "subset": target.subset, "model_format": fmt.name, "layout": fmt.layout,
-                "vector_files": [{"name": path.name, "sha256": sha(raw)}
-                                 for path, _, raw in read],
-                "vectors": [], "not_packed": []}
+    manifest = {
+        "format": FORMAT,
+        "target": target.name,
+        "profile": target.profile,
+        "subset": target.subset,
+        "model_format": fmt.name,
+        "layout": fmt.layout,
+        "vector_files": [{"name": path.name, "sha256": sha(raw)} for path, _, raw in read],
+        "vectors": [],
+        "not_packed": [],
+    }
     with output_folder(out, COMMAND) as work:
-        with fmt.packing() as later:   # every model's entry complete at its end
+        with fmt.packing() as later:  # every model's entry complete at its end
             for path, vectors, raw in read:
                 for v in vectors:
                     if progress:
@@ -89,17 +95,19 @@ def make_pack(target, files: list[Path], out: Path, progress=None) -> tuple[dict
                     where = {"file": path.stem, "file_sha256": sha(raw), "id": v["id"]}
                     left_out, verdict = _left_out(target, v)
                     if left_out is not None:
-                        manifest["not_packed"].append({**where, "status": left_out[0],
-                                                       "reason": ascii_text(left_out[1])})
+                        manifest["not_packed"].append(
+                            {**where, "status": left_out[0], "reason": ascii_text(left_out[1])}
+                        )
                         continue
                     entry = {**where, "key": key(len(manifest["vectors"]), v["id"])}
                     manifest["vectors"].append(entry)
                     if v["load"] != "ok":
                         entry.update(host_refuses_load=v["load"], decodes=[])
                         continue
-                    entry.update(graph_sha256=sha(v["graph_bytes"]),
-                                 decodes=_pack_decodes(verdict.export, v, entry["key"], work,
-                                                       later))
+                    entry.update(
+                        graph_sha256=sha(v["graph_bytes"]),
+                        decodes=_pack_decodes(verdict.export, v, entry["key"], work, later),
+                    )
         blob = (dumps(manifest, strict=False) + "\n").encode()
         (work / "manifest.json").write_bytes(blob)
     return manifest, identity(blob)
@@ -111,8 +119,10 @@ def _left_out(target, v: dict) -> tuple:
     vector; ``("declined", why)`` for one its export cannot take; ``None`` for one it packs.
     With the fit verdict of a graph that loads (``None`` otherwise)."""
     if "stage" in v:
-        return ("skip", "a stage operator: it runs in the driver, not in a model (section "
-                        "5E)"), None
+        return (
+            "skip",
+            "a stage operator: it runs in the driver, not in a model (section 5E)",
+        ), None
     if target.profile not in v["profiles"]:
         return ("skip", f"profiles {', '.join(v['profiles'])}"), None
     if v["load"] != "ok":
@@ -133,8 +143,9 @@ def _pack_decodes(exp, v: dict, vkey: str, out: Path, later) -> list:
     carries the state; its values are not written. ``later``: what the format's
     ``packing`` yielded, for its models."""
     fmt, g = exp.format, exp.graph
-    state_src = {f"state{k}": inp.src
-                 for k, inp in enumerate(i for i in g.inputs if i.kind == "state")}
+    state_src = {
+        f"state{k}": inp.src for k, inp in enumerate(i for i in g.inputs if i.kind == "state")
+    }
     seq, last_ok, decodes, packed = Decoder(exp.source), None, [], {}
     for k, (inputs, scalars) in enumerate(vector_inputs(v, g)):
         try:
@@ -145,34 +156,59 @@ def _pack_decodes(exp, v: dict, vkey: str, out: Path, later) -> list:
             decodes.append({"host_refuses": r.code})
             continue
         if model.shapes not in packed:
-            stem = vkey if model.shapes is None else \
-                f"{vkey}_{every[0].shape[1]}x{every[0].shape[2]}"
+            stem = (
+                vkey if model.shapes is None else f"{vkey}_{every[0].shape[1]}x{every[0].shape[2]}"
+            )
             packed[model.shapes] = fmt.packed(exp, model, out, stem, later)
-        d = {"model": packed[model.shapes], "order": list(feed), "inputs": [], "outputs": [],
-             "state": []}
+        d = {
+            "model": packed[model.shapes],
+            "order": list(feed),
+            "inputs": [],
+            "outputs": [],
+            "state": [],
+        }
         for name, a in feed.items():
             if name in state_src and last_ok is not None:
-                d["state"].append({"name": name, "from_decode": last_ok,
-                                   "output": f"out{state_src[name]}"})
+                d["state"].append(
+                    {"name": name, "from_decode": last_ok, "output": f"out{state_src[name]}"}
+                )
                 continue
-            d["inputs"].append({"name": name, "dtype": str(a.dtype), "shape": list(a.shape),
-                                **_save(out, f"inputs/{vkey}/{k}/{name}.npy", npy_bytes(a))})
+            d["inputs"].append(
+                {
+                    "name": name,
+                    "dtype": str(a.dtype),
+                    "shape": list(a.shape),
+                    **_save(out, f"inputs/{vkey}/{k}/{name}.npy", npy_bytes(a)),
+                }
+            )
         planned = run_plan(g, [tuple(x.shape) for x in every], [int(s) for s in scalars])
         where = f"outputs/{vkey}/{k}"
         for name, dtype in model.outputs.items():
             if name.startswith("check"):
                 rec = g.tensor(int(name[5:]))
-                d["outputs"].append({"name": name, "dtype": dtype, "path": f"{where}/{name}.npy",
-                                     "shape": fmt.shape(planned[int(name[5:])]),
-                                     "lo": rec.lo, "hi": rec.hi})
+                d["outputs"].append(
+                    {
+                        "name": name,
+                        "dtype": dtype,
+                        "path": f"{where}/{name}.npy",
+                        "shape": fmt.shape(planned[int(name[5:])]),
+                        "lo": rec.lo,
+                        "hi": rec.hi,
+                    }
+                )
         for j, t in enumerate(g.outputs):
-            d["outputs"].append({"name": f"out{j}", "dtype": model.outputs[f"out{j}"],
-                                 "path": f"{where}/out{j}.npy",
-                                 "shape": fmt.shape(planned[t])})
+            d["outputs"].append(
+                {
+                    "name": f"out{j}",
+                    "dtype": model.outputs[f"out{j}"],
+                    "path": f"{where}/out{j}.npy",
+                    "shape": fmt.shape(planned[t]),
+                }
+            )
         try:
             seq.step(inputs, scalars)
             last_ok = k
-        except Refusal:       # refused inside the graph: the host's checks say so, no state
+        except Refusal:  # refused inside the graph: the host's checks say so, no state
             pass
         decodes.append(d)
     return decodes

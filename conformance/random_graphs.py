@@ -23,8 +23,17 @@ from typing import Callable, Protocol, Sequence
 import numpy as np
 
 from waiexport import params as P
-from waiexport.builder import (GraphBuilder, chscale, conv, conv_transpose, crop, igdn,
-                               layernorm, lut16, rq)
+from waiexport.builder import (
+    GraphBuilder,
+    chscale,
+    conv,
+    conv_transpose,
+    crop,
+    igdn,
+    layernorm,
+    lut16,
+    rq,
+)
 from waiexport.certificate import Verdict
 from waiexport.graph import Graph
 from waiexport.load import read_member
@@ -34,25 +43,62 @@ from waiexport.probes import probe_inputs
 from waiexport.refusal import Refusal
 from waiexport.whg1 import write
 
-__all__ = ["Choices", "Seeded", "Drawn", "case", "requantisation", "graph", "sequence",
-           "PARAMS", "BOUNDS", "FULL", "NARROW", "MID"]
+__all__ = [
+    "Choices",
+    "Seeded",
+    "Drawn",
+    "case",
+    "requantisation",
+    "graph",
+    "sequence",
+    "PARAMS",
+    "BOUNDS",
+    "FULL",
+    "NARROW",
+    "MID",
+]
 
 I64 = (-(1 << 63), (1 << 63) - 1)
 I32 = (-(1 << 31), (1 << 31) - 1)
 EDGES = (I64[0], I64[1], I32[0], I32[1], -1, 0, 1)
 #: Bounds a policy or a clamp takes: the int32 ends, each side of 2^24 (2^24 + 1 and
 #: 2^24 + 3 are no float32 values), and values past 2^30 that are none either.
-BOUNDS = (I32[0], I32[0] + 1, -(1 << 24) - 3, -(1 << 24) - 1, -(1 << 24), -1, 0, 1,
-          1 << 24, (1 << 24) + 1, (1 << 24) + 3, 1671950263, 1702881760, I32[1] - 1, I32[1])
+BOUNDS = (
+    I32[0],
+    I32[0] + 1,
+    -(1 << 24) - 3,
+    -(1 << 24) - 1,
+    -(1 << 24),
+    -1,
+    0,
+    1,
+    1 << 24,
+    (1 << 24) + 1,
+    (1 << 24) + 3,
+    1671950263,
+    1702881760,
+    I32[1] - 1,
+    I32[1],
+)
 
 #: Value, multiplier and bias ranges, and the widest weight and shift: anything ``wai-ops/1``
 #: allows, or ranges narrow enough that most graphs meet ``acc32`` (for engines of that profile).
 FULL = dict(values=I64, mults=I64, biases=I64, w_bytes=(1, 2, 4, 8), shift=127)
-NARROW = dict(values=(-(1 << 12), 1 << 12), mults=(-(1 << 10), 1 << 10),
-              biases=(-(1 << 16), 1 << 16), w_bytes=(1, 2), shift=40)
+NARROW = dict(
+    values=(-(1 << 12), 1 << 12),
+    mults=(-(1 << 10), 1 << 10),
+    biases=(-(1 << 16), 1 << 16),
+    w_bytes=(1, 2),
+    shift=40,
+)
 #: Ranges past 32 bits where most graphs still meet ``acc64`` (for engines of that profile).
-MID = dict(values=(-(1 << 40), 1 << 40), mults=(-(1 << 20), 1 << 20),
-           biases=(-(1 << 50), 1 << 50), w_bytes=(1, 2, 4), shift=127)
+MID = dict(
+    values=(-(1 << 40), 1 << 40),
+    mults=(-(1 << 20), 1 << 20),
+    biases=(-(1 << 50), 1 << 50),
+    w_bytes=(1, 2, 4),
+    shift=127,
+)
 RANGES = {"acc32": NARROW, "acc64": MID}
 
 
@@ -85,6 +131,7 @@ class Drawn:
 
     def __init__(self, draw: Callable):
         from hypothesis import strategies as st
+
         self.draw, self.st = draw, st
 
     def integer(self, lo: int, hi: int) -> int:
@@ -110,19 +157,27 @@ def tensor(c: Choices, shape, lo: int = I64[0], hi: int = I64[1]) -> np.ndarray:
     return np.array([ints(c, lo, hi) for _ in range(n)], dtype=object).reshape(shape)
 
 
-def rq_block(c: Choices, channels: int, r: dict, allow_bias: bool = True,
-             allow_mult: bool = True) -> P.RQ:
+def rq_block(
+    c: Choices, channels: int, r: dict, allow_bias: bool = True, allow_mult: bool = True
+) -> P.RQ:
     """A requantisation block (§5.1): no multiplier, one or one per channel; one shift or one
     per channel; no bias, pre or post; every rounding."""
     m_kind = c.integer(0, 2 if allow_mult else 0)
-    mult = [None, lambda: ints(c, *r["mults"]),
-            lambda: [ints(c, *r["mults"]) for _ in range(channels)]][m_kind]
-    shift = c.integer(0, r["shift"]) if c.integer(0, 1) else \
-        [c.integer(0, r["shift"]) for _ in range(channels)]
+    mult = [
+        None,
+        lambda: ints(c, *r["mults"]),
+        lambda: [ints(c, *r["mults"]) for _ in range(channels)],
+    ][m_kind]
+    shift = (
+        c.integer(0, r["shift"])
+        if c.integer(0, 1)
+        else [c.integer(0, r["shift"]) for _ in range(channels)]
+    )
     bias_kind = c.pick(["none", "pre", "post"] if allow_bias else ["none"])
     bias = None if bias_kind == "none" else [ints(c, *r["biases"]) for _ in range(channels)]
-    return rq(shift=shift, mult=mult and mult(), bias=bias, bias_kind=bias_kind,
-              round=c.pick(P.ROUNDS))
+    return rq(
+        shift=shift, mult=mult and mult(), bias=bias, bias_kind=bias_kind, round=c.pick(P.ROUNDS)
+    )
 
 
 def _weights(c: Choices, shape, r: dict):
@@ -161,8 +216,14 @@ def _conv(c: Choices, d: Site, r: dict):
     ph, pw = c.integer(0, 2), c.integer(0, 2)
     kh, kw = c.integer(1, min(3, d.h + 2 * ph)), c.integer(1, min(3, d.w + 2 * pw))
     wt, wb = _weights(c, (cout, d.c // groups, kh, kw), r)
-    return conv(wt, stride=(c.integer(1, 3), c.integer(1, 3)), pad=(ph, pw), groups=groups,
-                w_bytes=wb, rq=rq_block(c, cout, r))
+    return conv(
+        wt,
+        stride=(c.integer(1, 3), c.integer(1, 3)),
+        pad=(ph, pw),
+        groups=groups,
+        w_bytes=wb,
+        rq=rq_block(c, cout, r),
+    )
 
 
 def _conv_transpose(c: Choices, d: Site, r: dict):
@@ -173,14 +234,19 @@ def _conv_transpose(c: Choices, d: Site, r: dict):
     ph = c.integer(0, min(3, ((d.h - 1) * sh + kh + oph - 1) // 2))
     pw = c.integer(0, min(3, ((d.w - 1) * sw + kw + opw - 1) // 2))
     wt, wb = _weights(c, (d.c, cout, kh, kw), r)
-    return conv_transpose(wt, stride=(sh, sw), pad=(ph, pw), out_pad=(oph, opw), w_bytes=wb,
-                          rq=rq_block(c, cout, r))
+    return conv_transpose(
+        wt, stride=(sh, sw), pad=(ph, pw), out_pad=(oph, opw), w_bytes=wb, rq=rq_block(c, cout, r)
+    )
 
 
 def _chscale(c: Choices, d: Site, r: dict):
     n_rows = c.integer(1, 3)
-    return chscale(d.scalar(0, n_rows - 1), tensor(c, (n_rows, d.c), *r["mults"]),
-                   shift=c.integer(0, r["shift"]), round=c.pick(P.ROUNDS))
+    return chscale(
+        d.scalar(0, n_rows - 1),
+        tensor(c, (n_rows, d.c), *r["mults"]),
+        shift=c.integer(0, r["shift"]),
+        round=c.pick(P.ROUNDS),
+    )
 
 
 def _mul(c: Choices, d: Site, r: dict):
@@ -202,8 +268,10 @@ def _two_alike(c: Choices, d: Site, r: dict):
 
 def _gram(c: Choices, d: Site, r: dict):
     _two_alike(c, d, r)
-    return P.Contraction(c.pick([g for g in (1, 2, 4) if d.c % g == 0]),
-                         rq(shift=c.integer(0, 127), round=c.pick(P.ROUNDS)))
+    return P.Contraction(
+        c.pick([g for g in (1, 2, 4) if d.c % g == 0]),
+        rq(shift=c.integer(0, 127), round=c.pick(P.ROUNDS)),
+    )
 
 
 def _apply(c: Choices, d: Site, r: dict):
@@ -303,20 +371,37 @@ def _none(c: Choices, d: Site, r: dict):
 #: Each operator's parameters (and any other inputs, scalars or range it needs), drawn:
 #: ``(choices, site, ranges) → parameters``.
 PARAMS: dict[str, Callable] = {
-    "conv": _conv, "conv_transpose": _conv_transpose,
+    "conv": _conv,
+    "conv_transpose": _conv_transpose,
     "rescale": lambda c, d, r: P.Rescale(rq_block(c, d.c, r)),
-    "chscale": _chscale, "mul": _mul, "lut16": _lut16, "add": _two_alike, "gram": _gram,
-    "apply": _apply, "concat": _concat, "chunk_add": _chunk_add, "split": _split,
-    "pixel_shuffle": _pixel_shuffle, "pixel_unshuffle": _pixel_unshuffle, "clamp": _clamp,
+    "chscale": _chscale,
+    "mul": _mul,
+    "lut16": _lut16,
+    "add": _two_alike,
+    "gram": _gram,
+    "apply": _apply,
+    "concat": _concat,
+    "chunk_add": _chunk_add,
+    "split": _split,
+    "pixel_shuffle": _pixel_shuffle,
+    "pixel_unshuffle": _pixel_unshuffle,
+    "clamp": _clamp,
     "leaky": lambda c, d, r: P.Leaky(ints(c, *r["mults"]), c.integer(0, 63)),
     "pad_rep": lambda c, d, r: P.PadRep(c.integer(1, 4)),
-    "crop_to": _crop_to, "crop": _crop, "subpos_split": _subpos_split,
-    "subpos_merge": _subpos_merge, "fill": _fill,
-    "igdn": lambda c, d, r: igdn(tensor(c, (d.c, d.c), *_i32(r["mults"])),
-                                 tensor(c, (d.c,), *r["biases"]),
-                                 gf=c.integer(0, 127), frac=c.integer(0, 127)),
-    "layernorm_c": lambda c, d, r: layernorm(tensor(c, (d.c,), *_i32(r["mults"])),
-                                             tensor(c, (d.c,), *r["biases"]), eps=_epsilon(c)),
+    "crop_to": _crop_to,
+    "crop": _crop,
+    "subpos_split": _subpos_split,
+    "subpos_merge": _subpos_merge,
+    "fill": _fill,
+    "igdn": lambda c, d, r: igdn(
+        tensor(c, (d.c, d.c), *_i32(r["mults"])),
+        tensor(c, (d.c,), *r["biases"]),
+        gf=c.integer(0, 127),
+        frac=c.integer(0, 127),
+    ),
+    "layernorm_c": lambda c, d, r: layernorm(
+        tensor(c, (d.c,), *_i32(r["mults"])), tensor(c, (d.c,), *r["biases"]), eps=_epsilon(c)
+    ),
     "l2norm": lambda c, d, r: P.L2Norm(_epsilon(c)),
     "elu": lambda c, d, r: P.Elu(ints(c)),
     **dict.fromkeys(("relu", "abs", "softmax", "sigmoid"), _none),
@@ -330,10 +415,10 @@ def case(c: Choices, name: str, r: dict = FULL):
     where the drawn graph breaks a load check."""
     d = Site(GraphBuilder(), c.integer(1, 4), c.integer(1, 5), c.integer(1, 5), *r["values"])
     params = PARAMS[name](c, d, r)
-    xs = [d.b.input(s[0], d.lo, d.hi, max_h=s[1], max_w=s[2]) for s in d.shapes[:d.n_in]]
+    xs = [d.b.input(s[0], d.lo, d.hi, max_h=s[1], max_w=s[2]) for s in d.shapes[: d.n_in]]
     out = d.b.op(name, xs if d.n_in > 1 else xs[0], params, **d.extra)
     d.b.output(*(out if isinstance(out, tuple) else (out,)))
-    inputs = [tensor(c, s, d.lo, d.hi) for s in d.shapes[:d.n_in]]
+    inputs = [tensor(c, s, d.lo, d.hi) for s in d.shapes[: d.n_in]]
     scalars = [c.integer(s.lo, s.hi) if c.integer(0, 1) else s.hi for s in d.b.scalars]
     return d.b.build(), inputs, scalars
 
@@ -347,13 +432,19 @@ def requantisation(c: Choices, eight_bit: bool = False):
     bits = 8 if eight_bit else c.pick([8, 16])
     lo, hi = -(1 << (bits - 1)), (1 << (bits - 1)) - 1
     shift = c.integer(0, 24 if eight_bit else 63)
-    mult = c.pick([None, 1 << c.integer(0, 6)] if eight_bit else
-                  [None, c.integer(0, I32[1]), I32[1]])
+    mult = c.pick(
+        [None, 1 << c.integer(0, 6)] if eight_bit else [None, c.integer(0, I32[1]), I32[1]]
+    )
     bias = c.integer(-(1 << 12), 1 << 12) if eight_bit else c.integer(-(1 << 20), 1 << 20)
     b = GraphBuilder()
     x = b.input(2, lo, hi, max_h=2, max_w=3)
-    block = rq(shift=shift, mult=mult, bias=[bias, -bias], bias_kind=c.pick(["pre", "post"]),
-               round=c.pick(P.ROUNDS))
+    block = rq(
+        shift=shift,
+        mult=mult,
+        bias=[bias, -bias],
+        bias_kind=c.pick(["pre", "post"]),
+        round=c.pick(P.ROUNDS),
+    )
     out = dict(lo=-128, hi=127, policy="clamp") if eight_bit else {}
     if c.integer(0, 1):
         y = b.op("rescale", x, P.Rescale(block), **out)
@@ -364,15 +455,20 @@ def requantisation(c: Choices, eight_bit: bool = False):
     half = (1 << (shift - 1)) if shift else 0
     ties = [v for v in (half, -half, 3 * half, -3 * half, half + 1, -half - 1) if lo <= v <= hi]
     values = (ties + [lo, hi, 0, 1, -1] * 2 + [lo] * 12)[:12]
-    return b.build(), [([np.full((2, 2, 3), lo)], []), ([np.full((2, 2, 3), hi)], []),
-                       ([np.array(values).reshape(2, 2, 3)], [])]
+    return b.build(), [
+        ([np.full((2, 2, 3), lo)], []),
+        ([np.full((2, 2, 3), hi)], []),
+        ([np.array(values).reshape(2, 2, 3)], []),
+    ]
 
 
 def _bound_pair(c: Choices, lo: int, hi: int) -> tuple[int, int]:
     """Two bounds inside ``[lo, hi]``, in order: from :data:`BOUNDS` or anywhere."""
+
     def one() -> int:
         inside = [b for b in BOUNDS if lo <= b <= hi]
         return c.pick(inside) if inside and c.integer(0, 2) else c.integer(lo, hi)
+
     a, b = one(), one()
     return min(a, b), max(a, b)
 
@@ -399,7 +495,7 @@ class _Chain:
     def __init__(self, c: Choices, profile: str):
         self.c, self.profile, self.r, self.b = c, profile, RANGES[profile], GraphBuilder()
         self.shape: dict[int, tuple] = {}
-        self.loose: list[int] = []        # tensors no operator reads yet: graph outputs
+        self.loose: list[int] = []  # tensors no operator reads yet: graph outputs
 
     def input(self, shape, lo: int, hi: int) -> int:
         t = self.b.input(shape[0], lo, hi, max_h=shape[1], max_w=shape[2])
@@ -409,8 +505,7 @@ class _Chain:
     def _read(self, shape, lo: int, hi: int, avoid: int) -> int:
         """A tensor of ``shape`` that is there already, or a new input."""
         there = [t for t, s in self.shape.items() if s == tuple(shape) and t != avoid]
-        return self.c.pick(there) if there and self.c.integer(0, 1) else \
-            self.input(shape, lo, hi)
+        return self.c.pick(there) if there and self.c.integer(0, 1) else self.input(shape, lo, hi)
 
     def step(self, name: str, x: int) -> int:
         """Operator ``name`` reading ``x`` where a slot takes its shape, new inputs or earlier
@@ -419,19 +514,21 @@ class _Chain:
         c, b = self.c, self.b
         d = Site(b, *self.shape[x], *self.r["values"])
         params = PARAMS[name](c, d, self.r)
-        slots = d.shapes[:d.n_in]
+        slots = d.shapes[: d.n_in]
         at = next((k for k, s in enumerate(slots) if tuple(s) == self.shape[x]), None)
         if at is None:
             self.loose.append(x)
         elif (d.lo, d.hi) != tuple(self.r["values"]):
-            _restrict(b, x, "check" if b.tensors[x].policy == "check" else "clamp",
-                      d.lo, d.hi)
+            _restrict(b, x, "check" if b.tensors[x].policy == "check" else "clamp", d.lo, d.hi)
         ins = [x if k == at else self._read(s, d.lo, d.hi, x) for k, s in enumerate(slots)]
         self.loose = [t for t in self.loose if t not in ins]
         outs = b.op(name, ins if d.n_in > 1 else ins[0], params, **d.extra)
         outs = outs if isinstance(outs, tuple) else (outs,)
-        shapes = SHAPES[name](params, [self.shape[t] for t in ins],
-                              ShapeCtx(tuple(b.tensors[t].channels for t in outs), self._side))
+        shapes = SHAPES[name](
+            params,
+            [self.shape[t] for t in ins],
+            ShapeCtx(tuple(b.tensors[t].channels for t in outs), self._side),
+        )
         self.shape.update(zip(outs, map(tuple, shapes)))
         for t in outs:
             _policy(c, b, t, self.profile)
@@ -440,8 +537,9 @@ class _Chain:
         return y
 
     def _side(self, start: P.Operand, length: P.Operand, size: int) -> tuple[int, int]:
-        return tuple(o.value if o.kind == 0 else self.b.scalars[o.value].hi
-                     for o in (start, length))
+        return tuple(
+            o.value if o.kind == 0 else self.b.scalars[o.value].hi for o in (start, length)
+        )
 
     def carry(self, y: int) -> int:
         """``y`` plus a state input that carries that sum to the next decode, where ``y`` has
@@ -451,16 +549,24 @@ class _Chain:
             return y
         lo, hi = _bound_pair(self.c, *I32)
         src = len(self.b.outputs) + len(self.loose)
-        s = self.b.state(self.shape[y][0], lo, hi, src=src, init=self.c.integer(lo, hi),
-                         max_h=first.max_h, max_w=first.max_w)
+        s = self.b.state(
+            self.shape[y][0],
+            lo,
+            hi,
+            src=src,
+            init=self.c.integer(lo, hi),
+            max_h=first.max_h,
+            max_w=first.max_w,
+        )
         self.shape[s] = self.shape[y]
         out = self.b.op("add", [y, s])
         _policy(self.c, self.b, out, self.profile)
         return out
 
 
-def graph(c: Choices, profile: str = "acc32", longest: int = 4,
-          operators: Sequence[str] | None = None) -> Graph | None:
+def graph(
+    c: Choices, profile: str = "acc32", longest: int = 4, operators: Sequence[str] | None = None
+) -> Graph | None:
     """A chain of one to ``longest`` operators of ``operators`` (by default every operator
     the profile admits: under ``acc32`` those of ``wai-ops/1-i32``, §7.3) from one input (its
     range one of :data:`BOUNDS`' pairs, at least 4×4): each reads the last one's output where
@@ -483,7 +589,7 @@ def graph(c: Choices, profile: str = "acc32", longest: int = 4,
         x = chain.carry(x)
     chain.b.output(*chain.loose, x)
     try:
-        member = read_member(write(chain.b.graph()))   # the load checks, as build makes
+        member = read_member(write(chain.b.graph()))  # the load checks, as build makes
     except (Refusal, ValueError):
         return None
     return member.graph if Verdict.over([member]).meets(profile) else None
@@ -494,5 +600,8 @@ def sequence(g: Graph, seed: int = 0, steps: int = 3) -> list:
     the probe inputs (:func:`~waiexport.probes.probe_inputs`) in turn."""
     data = [k for k, i in enumerate(g.inputs) if i.kind == "data"]
     probes = probe_inputs(g, seed=seed)
-    return [([inputs[k] for k in data], scalars)
-            for inputs, scalars in (probes * steps)[:steps]] if probes else []
+    return (
+        [([inputs[k] for k in data], scalars) for inputs, scalars in (probes * steps)[:steps]]
+        if probes
+        else []
+    )

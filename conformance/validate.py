@@ -13,8 +13,13 @@ import numpy as np
 from waiexport.reference import Decoder
 from waiexport.reference.stage import ELSEWHERE, StageRefusal
 from waiexport.targets.engines.base import described, machine
-from waiexport.targets.errors import (EngineCrashed, EngineFailure, EngineTimedOut, ExportError,
-                                      NotForEngine)
+from waiexport.targets.errors import (
+    EngineCrashed,
+    EngineFailure,
+    EngineTimedOut,
+    ExportError,
+    NotForEngine,
+)
 
 from waiexport.certificate import Verdict
 from waiexport.jsonio import ascii_text, dumps, plain
@@ -25,16 +30,33 @@ from .locate import locate as find_first
 from .locate import sentence
 from .vectors import parse_expect, read_vectors, vector_inputs
 
-__all__ = ["VectorOutcome", "validate_vector", "validate_stage", "validate", "read_all", "diff",
-           "claim", "files_under", "report", "render", "STATUSES"]
+__all__ = [
+    "VectorOutcome",
+    "validate_vector",
+    "validate_stage",
+    "validate",
+    "read_all",
+    "diff",
+    "claim",
+    "files_under",
+    "report",
+    "render",
+    "STATUSES",
+]
 
 #: Each status a vector can end in, and how the report counts it: ``declined`` is a vector
 #: of the engine's profile and subset that the engine (its export, its runtime) could not
 #: take; ``skip``, one outside its profile or subset, or a stage vector of an engine that runs
 #: models.
-STATUSES = {"pass": "passed", "fail": "failed", "elsewhere": "ran elsewhere",
-            "crashed": "crashed", "timed_out": "timed out", "declined": "declined",
-            "skip": "not for this engine"}
+STATUSES = {
+    "pass": "passed",
+    "fail": "failed",
+    "elsewhere": "ran elsewhere",
+    "crashed": "crashed",
+    "timed_out": "timed out",
+    "declined": "declined",
+    "skip": "not for this engine",
+}
 #: The statuses that allow no claim.
 NO_CLAIM = ("fail", "elsewhere", "crashed", "timed_out")
 
@@ -59,7 +81,7 @@ def diff(expected: np.ndarray, got: np.ndarray) -> dict:
     if expected.shape != got.shape:
         return {"shape": [list(expected.shape), list(got.shape)]}
     e, g = expected.astype(object).reshape(-1), got.astype(object).reshape(-1)
-    if (e == g).all():       # Python integers compared, in one pass
+    if (e == g).all():  # Python integers compared, in one pass
         return {}
     delta = [int(b) - int(a) for a, b in zip(e, g)]
     bad = [i for i, d in enumerate(delta) if d]
@@ -67,9 +89,14 @@ def diff(expected: np.ndarray, got: np.ndarray) -> dict:
         return {}
     first = bad[0]
     c, h, w = expected.shape
-    return {"first": [first // (h * w), first // w % h, first % w], "expected": int(e[first]),
-            "got": int(g[first]), "count": len(bad), "largest": max(abs(delta[i]) for i in bad),
-            "histogram": dict(sorted(Counter(delta[i] for i in bad).items()))}
+    return {
+        "first": [first // (h * w), first // w % h, first % w],
+        "expected": int(e[first]),
+        "got": int(g[first]),
+        "count": len(bad),
+        "largest": max(abs(delta[i]) for i in bad),
+        "histogram": dict(sorted(Counter(delta[i] for i in bad).items())),
+    }
 
 
 def _elsewhere(engine, placement: dict | None) -> str | None:
@@ -87,11 +114,23 @@ def _elsewhere(engine, placement: dict | None) -> str | None:
 def _first_difference(want, got, where: str = "") -> str:
     """Where two stage results first differ, with both values."""
     if isinstance(want, dict) and isinstance(got, dict) and set(want) == set(got):
-        return next((_first_difference(want[k], got[k], f"{where}.{k}".lstrip("."))
-                     for k in sorted(want) if want[k] != got[k]), "")
+        return next(
+            (
+                _first_difference(want[k], got[k], f"{where}.{k}".lstrip("."))
+                for k in sorted(want)
+                if want[k] != got[k]
+            ),
+            "",
+        )
     if isinstance(want, list) and isinstance(got, list) and len(want) == len(got):
-        return next((_first_difference(a, b, f"{where}[{i}]")
-                     for i, (a, b) in enumerate(zip(want, got)) if a != b), "")
+        return next(
+            (
+                _first_difference(a, b, f"{where}[{i}]")
+                for i, (a, b) in enumerate(zip(want, got))
+                if a != b
+            ),
+            "",
+        )
     return f"{where or 'expect'}: expected {str(want)[:80]}, got {str(got)[:80]}"
 
 
@@ -102,8 +141,12 @@ def validate_stage(engine, file: str, v: dict) -> VectorOutcome:
     this engine"."""
     op, st = v["op"], v["stage"]
     if op in ELSEWHERE:
-        return VectorOutcome(file, v["id"], "skip", f"{op} is defined in {ELSEWHERE[op]}, which "
-                                              "this toolchain does not implement")
+        return VectorOutcome(
+            file,
+            v["id"],
+            "skip",
+            f"{op} is defined in {ELSEWHERE[op]}, which this toolchain does not implement",
+        )
     hook = getattr(engine, "stage", None)
     if hook is None:
         return VectorOutcome(file, v["id"], "skip", "the engine runs no stage operators")
@@ -114,22 +157,36 @@ def validate_stage(engine, file: str, v: dict) -> VectorOutcome:
     except EngineFailure as e:
         return VectorOutcome(file, v["id"], "fail", str(e))
     except (TypeError, ValueError, KeyError, IndexError) as e:
-        return VectorOutcome(file, v["id"], "fail", f"the operator could not read this in: "
-                                              f"{type(e).__name__}: {str(e)[:120]}")
+        return VectorOutcome(
+            file,
+            v["id"],
+            "fail",
+            f"the operator could not read this in: {type(e).__name__}: {str(e)[:120]}",
+        )
     try:
         got = plain(got, "result")
-    except TypeError as e:   # a value of another type; a list inside itself
+    except TypeError as e:  # a value of another type; a list inside itself
         return VectorOutcome(file, v["id"], "fail", f"its result is not a stage result: {e}")
     if dumps(got, strict=False) == dumps(st["expect"], strict=False):
         return VectorOutcome(file, v["id"], "pass")
-    return VectorOutcome(file, v["id"], "fail", _first_difference(st["expect"], got) or
-                         "the values expected, of other types (a boolean for an integer)")
+    return VectorOutcome(
+        file,
+        v["id"],
+        "fail",
+        _first_difference(st["expect"], got)
+        or "the values expected, of other types (a boolean for an integer)",
+    )
 
 
 def _broke(file: str, vid: str, e: EngineFailure, where: str = "") -> VectorOutcome:
     """A vector whose engine crashed or timed out (its own result), or failed."""
-    status = "crashed" if isinstance(e, EngineCrashed) else \
-        "timed_out" if isinstance(e, EngineTimedOut) else "fail"
+    status = (
+        "crashed"
+        if isinstance(e, EngineCrashed)
+        else "timed_out"
+        if isinstance(e, EngineTimedOut)
+        else "fail"
+    )
     return VectorOutcome(file, vid, status, f"{where}{e}")
 
 
@@ -139,7 +196,7 @@ def validate_vector(engine, file: str, v: dict, locate: bool = False) -> VectorO
     runtime that crashes or times out is that vector's result; the caller goes on."""
     try:
         return _validate_vector(engine, file, v, locate)
-    except EngineFailure as e:        # at load, or in locating
+    except EngineFailure as e:  # at load, or in locating
         return _broke(file, v["id"], e)
 
 
@@ -155,8 +212,9 @@ def _validate_vector(engine, file: str, v: dict, locate: bool) -> VectorOutcome:
         except Refusal as r:
             if r.code == v["load"]:
                 return VectorOutcome(file, v["id"], "pass")
-            return VectorOutcome(file, v["id"], "fail",
-                                 f"load refused with {r.code}, not {v['load']}")
+            return VectorOutcome(
+                file, v["id"], "fail", f"load refused with {r.code}, not {v['load']}"
+            )
         except (ExportError, NotForEngine):
             return VectorOutcome(file, v["id"], "fail", f"not refused with {v['load']} at load")
         return VectorOutcome(file, v["id"], "fail", f"loaded a graph refused with {v['load']}")
@@ -185,15 +243,17 @@ def _validate_vector(engine, file: str, v: dict, locate: bool) -> VectorOutcome:
             broke = _broke(file, v["id"], e, f"decode {k}: ")
             out.status, out.reason = broke.status, broke.reason
             break
-        except (ExportError, NotForEngine) as e:   # a runtime that declines a decode shape
+        except (ExportError, NotForEngine) as e:  # a runtime that declines a decode shape
             out.status, out.reason = "declined", f"decode {k}: {e}"
             break
         if kind == "refuse" or got[0] == "refuse":
             if got != (kind, want):
                 out.status = "fail"
                 expected = f"{kind} {want if kind == 'refuse' else ''}".rstrip()
-                out.reason = f"decode {k}: expected {expected}" \
+                out.reason = (
+                    f"decode {k}: expected {expected}"
                     + f", got {got[0]} {got[1] if got[0] == 'refuse' else ''}".rstrip()
+                )
             continue
         for j, (a, b) in enumerate(zip(want, got[1], strict=True)):
             d_ = diff(a, np.asarray(b))
@@ -202,7 +262,9 @@ def _validate_vector(engine, file: str, v: dict, locate: bool) -> VectorOutcome:
                 out.reason = out.reason or f"decode {k} output {j} differs" + (
                     "; the engine agrees with this toolchain's reference here, so the vector "
                     "itself may be wrong (waiexport vectors check would tell)"
-                    if _reference_agrees(v, g, k, j, b) else "")
+                    if _reference_agrees(v, g, k, j, b)
+                    else ""
+                )
                 if locate:
                     found = find_first(loaded, every_input, scalars)
                     d_["located"] = {"found": found, "sentence": sentence(found)}
@@ -265,13 +327,20 @@ def claim(engine, results: list[VectorOutcome]) -> dict | None:
     a full-profile conformance claim (§1, §12), naming what ran (the engine's packages,
     versions and devices), how many applicable vectors ran and passed, and, by file, what
     the engine declined and why: the part of its subset the claim does not cover."""
-    if any(r.status in NO_CLAIM for r in results) or \
-            not any(r.status == "pass" for r in results):
+    if any(r.status in NO_CLAIM for r in results) or not any(r.status == "pass" for r in results):
         return None
-    ran = described(engine.describe()) if hasattr(engine, "describe") else \
-        {"packages": "not reported by the engine"}
-    subset = "wai-ops/1-npu" if engine.subset == "npu" else \
-        "wai-ops/1-i32" if engine.profile == "acc32" else "wai-ops/1"
+    ran = (
+        described(engine.describe())
+        if hasattr(engine, "describe")
+        else {"packages": "not reported by the engine"}
+    )
+    subset = (
+        "wai-ops/1-npu"
+        if engine.subset == "npu"
+        else "wai-ops/1-i32"
+        if engine.profile == "acc32"
+        else "wai-ops/1"
+    )
     ran = {"machine": ascii_text(machine()), "where": "on this machine", **ran}
     where = ran.pop("where")
     declined: dict = {}
@@ -282,18 +351,29 @@ def claim(engine, results: list[VectorOutcome]) -> dict | None:
     passed = sum(r.status == "pass" for r in results)
     applicable = passed + sum(r.status == "declined" for r in results)
     target = getattr(getattr(engine, "target", None), "name", getattr(engine, "target", None))
-    scope = (f"{passed} of the {applicable} vectors of {subset} tagged {engine.profile}"
-             + ("" if not declined else " (it does not cover what it declined: "
-                + ", ".join(f"{f} {d['vectors']}" for f, d in sorted(declined.items())) + ")"))
+    scope = f"{passed} of the {applicable} vectors of {subset} tagged {engine.profile}" + (
+        ""
+        if not declined
+        else " (it does not cover what it declined: "
+        + ", ".join(f"{f} {d['vectors']}" for f, d in sorted(declined.items()))
+        + ")"
+    )
     return {
-        "engine": engine.name, "profile": engine.profile, "subset": subset, **ran,
+        "engine": engine.name,
+        "profile": engine.profile,
+        "subset": subset,
+        **ran,
         "target": target,
-        "applicable": applicable, "passed": passed, "declined": declined,
-        "claim": (f"a pass is evidence that engine {engine.name} "
-                  f"({ran.get('runs_on', 'as it reports')})"
-                  + (f", running the {target} target's models," if target else "")
-                  + f" computes exactly {where} {scope}; it is not a full-profile conformance "
-                  "claim (sections 1 and 12)"),
+        "applicable": applicable,
+        "passed": passed,
+        "declined": declined,
+        "claim": (
+            f"a pass is evidence that engine {engine.name} "
+            f"({ran.get('runs_on', 'as it reports')})"
+            + (f", running the {target} target's models," if target else "")
+            + f" computes exactly {where} {scope}; it is not a full-profile conformance "
+            "claim (sections 1 and 12)"
+        ),
     }
 
 
@@ -308,9 +388,17 @@ def report(engine, results: list[VectorOutcome]) -> dict:
         "engine": engine.name,
         "totals": {k: sum(r.status == k for r in results) for k in STATUSES},
         "files": files,
-        "vectors": [{"file": r.file, "id": r.vid, "status": r.status,
-                     "reason": ascii_text(r.reason), "placement": r.placement,
-                     "diffs": [_json_diff(d) for d in r.diffs]} for r in results],
+        "vectors": [
+            {
+                "file": r.file,
+                "id": r.vid,
+                "status": r.status,
+                "reason": ascii_text(r.reason),
+                "placement": r.placement,
+                "diffs": [_json_diff(d) for d in r.diffs],
+            }
+            for r in results
+        ],
         "claim": claim(engine, results),
     }
 
@@ -334,9 +422,15 @@ def _ascii(value):
     return value
 
 
-_COLUMNS = [("pass", "passed"), ("fail", "failed"), ("elsewhere", "elsewhere"),
-            ("crashed", "crashed"), ("timed_out", "timed out"), ("declined", "declined"),
-            ("skip", "not for it")]
+_COLUMNS = [
+    ("pass", "passed"),
+    ("fail", "failed"),
+    ("elsewhere", "elsewhere"),
+    ("crashed", "crashed"),
+    ("timed_out", "timed out"),
+    ("declined", "declined"),
+    ("skip", "not for it"),
+]
 
 
 def render(rep: dict) -> str:
@@ -355,19 +449,31 @@ def render(rep: dict) -> str:
             continue
         lines.append(f"FAIL {v['file']}/{v['id']}: {v['reason']}")
         for d in v["diffs"]:
-            lines.append(f"     decode {d['decode']} output {d['output']}: " + ", ".join(
-                f"{k} {val}" for k, val in d.items() if k not in ("decode", "output", "located")))
+            lines.append(
+                f"     decode {d['decode']} output {d['output']}: "
+                + ", ".join(
+                    f"{k} {val}" for k, val in d.items() if k not in ("decode", "output", "located")
+                )
+            )
             if "located" in d:
                 lines.append(f"     located: {d['located']['sentence']}")
     t = rep["totals"]
     lines.append(", ".join(f"{t[k]} {STATUSES[k]}" for k in STATUSES))
     c = rep["claim"]
     if c is None:
-        lines.append("no claim: a vector failed, ran elsewhere, crashed or timed out, or none "
-                     "passed")
+        lines.append(
+            "no claim: a vector failed, ran elsewhere, crashed or timed out, or none passed"
+        )
     else:
         packages = c["packages"]
-        lines.append(c["claim"] + f"; machine {c['machine']}; " + (", ".join(
-            f"{k} {v}" for k, v in packages.items()) if isinstance(packages, dict) else packages)
-            + (f"; {c['probed']}" if "probed" in c else ""))
+        lines.append(
+            c["claim"]
+            + f"; machine {c['machine']}; "
+            + (
+                ", ".join(f"{k} {v}" for k, v in packages.items())
+                if isinstance(packages, dict)
+                else packages
+            )
+            + (f"; {c['probed']}" if "probed" in c else "")
+        )
     return "\n".join(lines)

@@ -15,8 +15,16 @@ import numpy as np
 from waiexport.bounds import certify_graph
 from waiexport.certificate import Member, verdict_of
 from waiexport.files import read_bounded
-from waiexport.jsonio import (BadInput, ascii_text, dumps, loads, parse_decode, parse_int,
-                              parse_tensor, tensor_json)
+from waiexport.jsonio import (
+    BadInput,
+    ascii_text,
+    dumps,
+    loads,
+    parse_decode,
+    parse_int,
+    parse_tensor,
+    tensor_json,
+)
 from waiexport.load import read_member
 from waiexport.plan import run_plan
 from waiexport.reference import Decoder, decode
@@ -56,9 +64,13 @@ def make_vector(vid: str, data: bytes, decodes: list, literal: bool = False) -> 
             expect = {"outputs": [tensor_json(o) for o in seq.step(inputs, scalars)]}
         except Refusal as r:
             expect = {"refuse": r.code}
-        out["decodes"].append({"expect": expect, "inputs": [tensor_json(np.asarray(x))
-                                                              for x in inputs],
-                               "scalars": [int(s) for s in scalars]})
+        out["decodes"].append(
+            {
+                "expect": expect,
+                "inputs": [tensor_json(np.asarray(x)) for x in inputs],
+                "scalars": [int(s) for s in scalars],
+            }
+        )
     return out
 
 
@@ -100,17 +112,23 @@ def read_vectors(path: Path, data: bytes | None = None) -> list[dict]:
             raise BadInput(f"{path}:{n}: not JSON: {str(e)[:200]}") from None
         vid = v.get("id") if isinstance(v, dict) else None
         if isinstance(vid, str) and vid in first_line:
-            raise BadInput(f"{path}:{n}: vector {vid[:60]!r}: the id of line "
-                           f"{first_line[vid]} again (an id is unique in its file, §14.1)")
+            raise BadInput(
+                f"{path}:{n}: vector {vid[:60]!r}: the id of line "
+                f"{first_line[vid]} again (an id is unique in its file, §14.1)"
+            )
         if isinstance(vid, str):
             first_line[vid] = n
         if isinstance(v, dict) and "op" in v:
             vectors.append(parse_stage(v, f"{path}:{n}: stage vector {str(v.get('id'))[:60]!r}"))
             continue
-        if not (isinstance(v, dict) and isinstance(v.get("graph"), str)
-                and isinstance(v.get("id"), str) and isinstance(v.get("load"), str)
-                and isinstance(v.get("profiles"), list)
-                and isinstance(v.get("decodes", []), list)):
+        if not (
+            isinstance(v, dict)
+            and isinstance(v.get("graph"), str)
+            and isinstance(v.get("id"), str)
+            and isinstance(v.get("load"), str)
+            and isinstance(v.get("profiles"), list)
+            and isinstance(v.get("decodes", []), list)
+        ):
             raise BadInput(f"{path}:{n}: not a vector (graph, id, load, profiles, decodes)")
         try:
             v["graph_bytes"] = bytes.fromhex(v["graph"])
@@ -125,12 +143,17 @@ def _check(v: dict, where: str) -> None:
     """§14.1's vector format, every member, and its structure against its graph
     (:func:`_structure`); ``BadInput`` says which is wrong. A vector read here runs without
     another check of its members."""
-    if not v["profiles"] or not all(isinstance(p, str) for p in v["profiles"]) or \
-            not set(v["profiles"]) <= {"acc32", "acc64"}:
+    if (
+        not v["profiles"]
+        or not all(isinstance(p, str) for p in v["profiles"])
+        or not set(v["profiles"]) <= {"acc32", "acc64"}
+    ):
         raise BadInput(f"{where}: profiles {str(v['profiles'])[:80]} are not acc32 / acc64")
     if v["load"] != "ok" and v["load"] not in CODES:
-        raise BadInput(f"{where}: load {v['load'][:40]!r} is neither ok nor a refusal code "
-                       f"({', '.join(sorted(CODES))})")
+        raise BadInput(
+            f"{where}: load {v['load'][:40]!r} is neither ok nor a refusal code "
+            f"({', '.join(sorted(CODES))})"
+        )
     if v["load"] != "ok" and v.get("decodes"):
         raise BadInput(f"{where}: a vector whose load is refused has no decodes (§14.1)")
     if v["load"] == "ok" and not v.get("decodes"):
@@ -148,13 +171,16 @@ def _check(v: dict, where: str) -> None:
         e = d["expect"]
         if set(e) == {"refuse"} and isinstance(e["refuse"], str):
             if e["refuse"] not in CODES:
-                raise BadInput(f"{at}: expect refuse {ascii_text(e['refuse'])[:40]!r} is not a "
-                               f"refusal code ({', '.join(sorted(CODES))})")
+                raise BadInput(
+                    f"{at}: expect refuse {ascii_text(e['refuse'])[:40]!r} is not a "
+                    f"refusal code ({', '.join(sorted(CODES))})"
+                )
             continue
         if set(e) != {"outputs"} or not isinstance(e["outputs"], list):
-            raise BadInput(f"{at}: expect is {{\"outputs\": [...]}} or {{\"refuse\": code}}")
-        d[_EXPECTED] = [parse_tensor(t, f"{at} expected output {j}")
-                        for j, t in enumerate(e["outputs"])]
+            raise BadInput(f'{at}: expect is {{"outputs": [...]}} or {{"refuse": code}}')
+        d[_EXPECTED] = [
+            parse_tensor(t, f"{at} expected output {j}") for j, t in enumerate(e["outputs"])
+        ]
     if v["load"] == "ok":
         _structure(v, where)
 
@@ -173,9 +199,12 @@ def _structure(v: dict, where: str) -> None:
         at = f"{where} decode {k}"
         h, w = inputs[0].shape[1:] if inputs else (1, 1)
         given = iter(inputs)
-        shapes = [tuple(next(given).shape) if i.kind == "data" else
-                  state.get(n, (g.tensor(i.tensor).channels, h, w))
-                  for n, i in enumerate(g.inputs)]
+        shapes = [
+            tuple(next(given).shape)
+            if i.kind == "data"
+            else state.get(n, (g.tensor(i.tensor).channels, h, w))
+            for n, i in enumerate(g.inputs)
+        ]
         try:
             planned = run_plan(g, shapes, scalars)
         except Refusal as r:
@@ -186,13 +215,16 @@ def _structure(v: dict, where: str) -> None:
             continue
         outs = d["expect"]["outputs"]
         if len(outs) != len(g.outputs):
-            raise BadInput(f"{at}: {len(outs)} expected outputs for a graph of "
-                           f"{len(g.outputs)} outputs")
+            raise BadInput(
+                f"{at}: {len(outs)} expected outputs for a graph of {len(g.outputs)} outputs"
+            )
         for j, (t, tensor) in enumerate(zip(outs, g.outputs)):
             shape = [int(n) for n in t["shape"]]
             if shape != list(planned[tensor]):
-                raise BadInput(f"{at}: expected output {j} has shape {shape}; the graph "
-                               f"gives {list(planned[tensor])}")
+                raise BadInput(
+                    f"{at}: expected output {j} has shape {shape}; the graph "
+                    f"gives {list(planned[tensor])}"
+                )
         for n, i in enumerate(g.inputs):
             if i.kind == "state":
                 state[n] = tuple(planned[g.outputs[i.src]])
@@ -223,6 +255,5 @@ def parse_expect(d: dict):
     if "refuse" in e:
         return "refuse", e["refuse"]
     if _EXPECTED not in d:
-        d[_EXPECTED] = [parse_tensor(t, f"expected output {j}")
-                        for j, t in enumerate(e["outputs"])]
+        d[_EXPECTED] = [parse_tensor(t, f"expected output {j}") for j, t in enumerate(e["outputs"])]
     return "outputs", [x.copy() for x in d[_EXPECTED]]

@@ -14,9 +14,25 @@ import numpy as np
 
 from .integer import EXP_ZERO_N
 
-__all__ = ["I64_MAX", "amax", "compact", "wide", "add", "sub", "mul", "shift_floor", "rround",
-           "isqrt", "rsqrt_q16", "exp_neg_q16", "trunc_div", "floordiv", "pad", "total",
-           "sum_width"]
+__all__ = [
+    "I64_MAX",
+    "amax",
+    "compact",
+    "wide",
+    "add",
+    "sub",
+    "mul",
+    "shift_floor",
+    "rround",
+    "isqrt",
+    "rsqrt_q16",
+    "exp_neg_q16",
+    "trunc_div",
+    "floordiv",
+    "pad",
+    "total",
+    "sum_width",
+]
 
 I64_MIN, I64_MAX = -(1 << 63), (1 << 63) - 1
 
@@ -139,15 +155,16 @@ def trunc_div(a, b: int) -> np.ndarray:
     return compact(np.where(a >= 0, q, -q))
 
 
-def pad(x: np.ndarray, ph: int, pw: int, bottom: int | None = None,
-        right: int | None = None) -> np.ndarray:
+def pad(
+    x: np.ndarray, ph: int, pw: int, bottom: int | None = None, right: int | None = None
+) -> np.ndarray:
     """``x`` with ``ph`` zero rows above (``bottom`` below, ``ph`` unless given) and ``pw``
     zero columns on the left (``right`` on the right), in its own dtype (``np.pad`` would put
     numpy zeros into a Python-integer array)."""
     c, h, w = x.shape
     bottom, right = ph if bottom is None else bottom, pw if right is None else right
     out = np.zeros((c, h + ph + bottom, w + pw + right), dtype=x.dtype)
-    out[:, ph:ph + h, pw:pw + w] = x
+    out[:, ph : ph + h, pw : pw + w] = x
     return out
 
 

@@ -31,9 +31,16 @@ def apply_policy(value: np.ndarray, rec: Tensor, where: str) -> np.ndarray:
     return value
 
 
-def decode(g: Graph, inputs: Sequence[np.ndarray], scalars: Sequence[int], *,
-           literal: bool = False, keep: bool = False, note=None,
-           rounding=None) -> list[np.ndarray] | dict:
+def decode(
+    g: Graph,
+    inputs: Sequence[np.ndarray],
+    scalars: Sequence[int],
+    *,
+    literal: bool = False,
+    keep: bool = False,
+    note=None,
+    rounding=None,
+) -> list[np.ndarray] | dict:
     """Run one decode (§4 run steps 1–4).
 
     Parameters
@@ -69,10 +76,11 @@ def decode(g: Graph, inputs: Sequence[np.ndarray], scalars: Sequence[int], *,
     """
     run_plan(g, [a.shape for a in inputs], [int(s) for s in scalars])
     if literal:
-        from .literal import LITERAL    # the checker's twin, a module per operator: where it runs
+        from .literal import LITERAL  # the checker's twin, a module per operator: where it runs
     ops, store = (LITERAL, wide) if literal else (REFERENCE, compact)
-    hooks = {} if rounding is None else {"rounding": lambda p, s, mode: rounding(rround, p, s,
-                                                                                 mode)}
+    hooks = (
+        {} if rounding is None else {"rounding": lambda p, s, mode: rounding(rround, p, s, mode)}
+    )
     env = {}
     for i, (inp, value) in enumerate(zip(g.inputs, inputs)):
         env[inp.tensor] = store(apply_policy(compact(value), g.tensor(inp.tensor), f"input {i}"))
@@ -109,10 +117,17 @@ class Decoder:
         data = list(data)
         _, h, w = data[0].shape
         given = iter(data)
-        check_inputs(self.graph, [tuple(np.shape(next(given))) if i.kind == "data" else
-                                  tuple(np.shape(self.state[k])) if k in self.state else
-                                  (self.graph.tensor(i.tensor).channels, h, w)
-                                  for k, i in enumerate(self.graph.inputs)])
+        check_inputs(
+            self.graph,
+            [
+                tuple(np.shape(next(given)))
+                if i.kind == "data"
+                else tuple(np.shape(self.state[k]))
+                if k in self.state
+                else (self.graph.tensor(i.tensor).channels, h, w)
+                for k, i in enumerate(self.graph.inputs)
+            ],
+        )
         out = []
         for i, inp in enumerate(self.graph.inputs):
             if inp.kind == "data":

@@ -5,8 +5,19 @@ These are the literal definitions; :mod:`waiexport.reference.arrays` has the vec
 
 from math import isqrt as _isqrt
 
-__all__ = ["r_floor", "r_half_up", "r_half_even", "r_round", "isqrt", "isqrt_ceil",
-           "exp_neg_q16", "rsqrt_q16", "wrap16", "trunc_div", "EXP_ZERO_N"]
+__all__ = [
+    "r_floor",
+    "r_half_up",
+    "r_half_even",
+    "r_round",
+    "isqrt",
+    "isqrt_ceil",
+    "exp_neg_q16",
+    "rsqrt_q16",
+    "wrap16",
+    "trunc_div",
+    "EXP_ZERO_N",
+]
 
 
 def r_floor(p: int, s: int) -> int:

@@ -74,16 +74,18 @@ def _cached_without_registries(kernel) -> None:
     without scipy, :func:`_numpy_support_without_scipy`). Where this numba's cache lacks the
     calls relied on, its own load runs, as before."""
     cache = getattr(kernel, "_cache", None)
-    if not all(hasattr(cache, name) for name in ("_load_overload", "load_overload",
-                                                 "_guard_against_spurious_io_errors")) \
-            or not hasattr(kernel, "_compilation_chain_init_hook"):
+    if not all(
+        hasattr(cache, name)
+        for name in ("_load_overload", "load_overload", "_guard_against_spurious_io_errors")
+    ) or not hasattr(kernel, "_compilation_chain_init_hook"):
         return
     plain = cache.load_overload
     runtime = kernel.targetoptions.get("_nrt", True)
     kernel._compilation_chain_init_hook = lambda: None
 
     def load_overload(sig, target_context):
-        from numba.core.runtime import rtsys     # numba's internals, when a cache loads
+        from numba.core.runtime import rtsys  # numba's internals, when a cache loads
+
         if runtime:
             rtsys.initialize(target_context)
         with cache._guard_against_spurious_io_errors():
@@ -92,6 +94,7 @@ def _cached_without_registries(kernel) -> None:
             _numpy_support_without_scipy()
             loaded = plain(sig, target_context)
         return loaded
+
     cache.load_overload = load_overload
 
 
@@ -102,8 +105,16 @@ def _sealed_files(kernel) -> None:
     loaded. Where this numba's cache lacks the file class relied on, nothing changes."""
     files = getattr(getattr(kernel, "_cache", None), "_cache_file", None)
     if type(files) is IndexDataCacheFile and all(
-            hasattr(files, n) for n in ("_index_path", "_version", "_source_stamp",
-                                        "_data_path", "_dump", "_open_for_write")):
+        hasattr(files, n)
+        for n in (
+            "_index_path",
+            "_version",
+            "_source_stamp",
+            "_data_path",
+            "_dump",
+            "_open_for_write",
+        )
+    ):
         files.__class__ = _Sealed
 
 
@@ -121,14 +132,15 @@ class _Sealed(IndexDataCacheFile):
         return overloads if stamp == self._source_stamp else {}
 
     def _save_index(self, overloads):
-        body = pickle.dumps(self._version, protocol=-1) + self._dump((self._source_stamp,
-                                                                      overloads))
+        body = pickle.dumps(self._version, protocol=-1) + self._dump(
+            (self._source_stamp, overloads)
+        )
         with self._open_for_write(self._index_path) as f:
             f.write(seal(body))
 
     def _load_data(self, name):
         body = unsealed(self._data_path(name))
-        if body is None:       # numba's load takes this as a miss, and compiles
+        if body is None:  # numba's load takes this as a miss, and compiles
             raise FileNotFoundError(self._data_path(name))
         return pickle.loads(body)
 
@@ -149,13 +161,18 @@ def announced(kernel, source: str):
 
     def run(*args):
         if not mark.exists():
-            print("waiexport: compiling the reference's integer kernels, once per install "
-                  "(a few seconds)...", file=sys.stderr, flush=True)
+            print(
+                "waiexport: compiling the reference's integer kernels, once per install "
+                "(a few seconds)...",
+                file=sys.stderr,
+                flush=True,
+            )
         out = kernel(*args)
         if not mark.exists():
             CACHE.mkdir(parents=True, exist_ok=True)
             mark.touch()
         return out
+
     run.kernel = kernel
     return run
 
@@ -211,8 +228,12 @@ def _conv_transpose_acc(x, w, sh, sw, plane):  # pragma: no cover - compiled
                 for c in range(0, c4, 4):
                     s0, s1, s2, s3 = x[c, r], x[c + 1, r], x[c + 2, r], x[c + 3, r]
                     for j in range(kw):
-                        w0, w1, w2, w3 = w[c, o, i, j], w[c + 1, o, i, j], w[c + 2, o, i, j], \
-                            w[c + 3, o, i, j]
+                        w0, w1, w2, w3 = (
+                            w[c, o, i, j],
+                            w[c + 1, o, i, j],
+                            w[c + 2, o, i, j],
+                            w[c + 3, o, i, j],
+                        )
                         dst = prow[j % sw]
                         d = j // sw
                         for v in range(wd):

@@ -19,8 +19,8 @@ class Rewrite:
     changes the graph in place. ``ops`` are the operators it looks at; ``needed`` whether a
     target asks for it."""
 
-    name = ""   # in words, for people
-    key = ""    # its module's name, for machines
+    name = ""  # in words, for people
+    key = ""  # its module's name, for machines
     ops: tuple = ()
 
     def needed(self, op: Op, target) -> bool:
@@ -46,23 +46,33 @@ def _kind(values: list[int], was: int) -> tuple[int, np.ndarray]:
     return 2, as_array(values)
 
 
-def with_rq(rq: RQ, *, mult: list[int] | None = None, shift: list[int] | None = None,
-            bias: list[int] | None = None, bias_kind: str | None = None,
-            round: str | None = None) -> RQ:
+def with_rq(
+    rq: RQ,
+    *,
+    mult: list[int] | None = None,
+    shift: list[int] | None = None,
+    bias: list[int] | None = None,
+    bias_kind: str | None = None,
+    round: str | None = None,
+) -> RQ:
     """``rq`` with per-channel multipliers, shifts or biases replaced; kinds and widths follow
     the values (the smallest width that holds them, §13.0)."""
     changes: dict = {}
     if mult is not None and not (rq.m_kind == 0 and set(mult) == {1}):
         m_kind, arr = _kind(mult, rq.m_kind)
-        changes |= dict(m_kind=m_kind, mult=arr,
-                        m_bytes=max(rq.m_bytes, smallest_width(arr, (4, 8))))
+        changes |= dict(
+            m_kind=m_kind, mult=arr, m_bytes=max(rq.m_bytes, smallest_width(arr, (4, 8)))
+        )
     if shift is not None:
         s_kind, arr = _kind(shift, rq.s_kind)
         changes |= dict(s_kind=s_kind, shift=arr)
     if bias is not None:
         arr = as_array(bias)
-        changes |= dict(bias=arr, b_bytes=max(rq.b_bytes, smallest_width(arr, (4, 8))),
-                        bias_kind=bias_kind or rq.bias_kind)
+        changes |= dict(
+            bias=arr,
+            b_bytes=max(rq.b_bytes, smallest_width(arr, (4, 8))),
+            bias_kind=bias_kind or rq.bias_kind,
+        )
     if round is not None:
         changes["round"] = round
     return replace(rq, **changes)

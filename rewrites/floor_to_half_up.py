@@ -21,8 +21,11 @@ class FloorToHalfUp(Rewrite):
     ops = ("conv", "conv_transpose", "rescale")
 
     def needed(self, op, target) -> bool:
-        return op.params.rq.round == "floor" and "floor" not in target.roundings \
+        return (
+            op.params.rq.round == "floor"
+            and "floor" not in target.roundings
             and "half_up" in target.roundings
+        )
 
     def _biases(self, op, g) -> list[int]:
         rq, c = op.params.rq, rq_channels(op, g)
@@ -40,5 +43,6 @@ class FloorToHalfUp(Rewrite):
         return None
 
     def apply(self, op, g, target) -> None:
-        set_rq(g, op, with_rq(op.params.rq, bias=self._biases(op, g), bias_kind="pre",
-                              round="half_up"))
+        set_rq(
+            g, op, with_rq(op.params.rq, bias=self._biases(op, g), bias_kind="pre", round="half_up")
+        )

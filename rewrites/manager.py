@@ -47,8 +47,13 @@ class Change:
     def as_json(self) -> dict:
         """The one JSON shape of a change, as ``rewrite --json`` and ``export --json`` print
         it."""
-        return {"applied": self.applied, "node": self.node, "op": self.op,
-                "reason": ascii_text(self.reason or ""), "rewrite": self.key}
+        return {
+            "applied": self.applied,
+            "node": self.node,
+            "op": self.op,
+            "reason": ascii_text(self.reason or ""),
+            "rewrite": self.key,
+        }
 
 
 @dataclass
@@ -63,8 +68,8 @@ class RewriteOutcome:
     after: dict
     changes: list = field(default_factory=list)
     remaining: list = field(default_factory=list)
-    sources: list = field(default_factory=list)   # each rewritten node's source index
-    member: Member | None = None                  # the rewritten graph, loaded and bounded
+    sources: list = field(default_factory=list)  # each rewritten node's source index
+    member: Member | None = None  # the rewritten graph, loaded and bounded
 
     def label(self, k: int) -> str:
         """Node ``k`` of the rewritten graph by its source index: ``node 3 (now 2)``."""
@@ -75,8 +80,11 @@ class RewriteOutcome:
         """A change's node as every line names it: its source index, and its index now
         where the node it changed has one of its own in the rewritten graph (a phase
         convolution)."""
-        now = [k for k, src in enumerate(self.sources)
-               if src == c.node and self.graph.ops[k].name == c.op]
+        now = [
+            k
+            for k, src in enumerate(self.sources)
+            if src == c.node and self.graph.ops[k].name == c.op
+        ]
         return self.label(now[0]) if now else f"node {c.node}"
 
 

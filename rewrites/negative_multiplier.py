@@ -55,5 +55,10 @@ class NegativeMultiplier(Rewrite):
         bias = None
         if p.rq.bias_kind == "pre":
             bias = [-b if f else b for b, f in zip(map(int, p.rq.bias), flip)]
-        set_rq(g, op, with_rq(p.rq, mult=[abs(m) for m in mults], bias=bias),
-               weights=weights, w_bytes=w_bytes)
+        set_rq(
+            g,
+            op,
+            with_rq(p.rq, mult=[abs(m) for m in mults], bias=bias),
+            weights=weights,
+            w_bytes=w_bytes,
+        )

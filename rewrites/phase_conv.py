@@ -47,9 +47,12 @@ def phase_kernels(w: np.ndarray, sh: int, sw: int, ph: int, pw: int):
 
 def _repeat(rq, n: int):
     """``rq`` with each per-channel entry repeated for the ``n`` phases of its channel."""
-    return replace(rq, mult=as_array(np.repeat(rq.mult, n)) if rq.m_kind == 2 else rq.mult,
-                   shift=as_array(np.repeat(rq.shift, n)) if rq.s_kind == 2 else rq.shift,
-                   bias=as_array(np.repeat(rq.bias, n)))
+    return replace(
+        rq,
+        mult=as_array(np.repeat(rq.mult, n)) if rq.m_kind == 2 else rq.mult,
+        shift=as_array(np.repeat(rq.shift, n)) if rq.s_kind == 2 else rq.shift,
+        bias=as_array(np.repeat(rq.bias, n)),
+    )
 
 
 class PhaseConvolution(Rewrite):
@@ -76,23 +79,47 @@ class PhaseConvolution(Rewrite):
         if p.sh != p.sw:
             return f"strides {p.sh}×{p.sw} differ: pixel_shuffle interleaves square phases only"
         if p.kh + p.oph - 2 * p.ph != p.sh or p.kw + p.opw - 2 * p.pw != p.sw:
-            return ("the output is not exactly the stride times the input "
-                    "(kh + oph − 2·ph ≠ sh): the exporter's general phase decomposition maps it")
+            return (
+                "the output is not exactly the stride times the input "
+                "(kh + oph − 2·ph ≠ sh): the exporter's general phase decomposition maps it"
+            )
         return None
 
     def apply(self, op, g, target) -> None:
         p, r = op.params, op.params.sh
         weights, (qh, qw) = phase_kernels(p.weights, p.sh, p.sw, p.ph, p.pw)
-        conv = Conv(cout=p.cout * r * r, kh=weights.shape[2], kw=weights.shape[3], sh=1, sw=1,
-                    ph=qh, pw=qw, groups=1, w_bytes=p.w_bytes, rq=_repeat(p.rq, r * r),
-                    weights=as_array(weights))
+        conv = Conv(
+            cout=p.cout * r * r,
+            kh=weights.shape[2],
+            kw=weights.shape[3],
+            sh=1,
+            sw=1,
+            ph=qh,
+            pw=qw,
+            groups=1,
+            w_bytes=p.w_bytes,
+            rq=_repeat(p.rq, r * r),
+            weights=as_array(weights),
+        )
         if r == 1:
             g.replace(op.uid, [("conv", op.inputs, op.outputs, conv)])
             return
         # A clamp on the output is a clamp on the phases too: pixel_shuffle only moves values.
         out = g.tensor(op.outputs[0])
         keep = out.policy == "clamp"
-        phases = g.add_tensor(Tensor(p.cout * r * r, None, "clamp" if keep else "derived",
-                                     out.lo if keep else 0, out.hi if keep else 0))
-        g.replace(op.uid, [("conv", op.inputs, [phases], conv),
-                           ("pixel_shuffle", [phases], op.outputs, Factor(r))])
+        phases = g.add_tensor(
+            Tensor(
+                p.cout * r * r,
+                None,
+                "clamp" if keep else "derived",
+                out.lo if keep else 0,
+                out.hi if keep else 0,
+            )
+        )
+        g.replace(
+            op.uid,
+            [
+                ("conv", op.inputs, [phases], conv),
+                ("pixel_shuffle", [phases], op.outputs, Factor(r)),
+            ],
+        )

@@ -35,8 +35,10 @@ class ShiftRange(Rewrite):
             if s > hi:
                 k = s - hi
                 if m % (1 << k):
-                    return (f"channel {o}: shift {s} is above {hi} and m = {m} is not a "
-                            f"multiple of 2^{k}")
+                    return (
+                        f"channel {o}: shift {s} is above {hi} and m = {m} is not a "
+                        f"multiple of 2^{k}"
+                    )
                 mults[o], shifts[o] = m >> k, hi
             elif s < lo:
                 k = lo - s

@@ -1,8 +1,16 @@
 """The ways an export or an engine says no, in one light module every part can import
 (the command line among them, without loading an exporter or a runtime)."""
 
-__all__ = ["ExportError", "DoesNotFit", "CompileError", "NotForEngine", "EngineUnavailable",
-           "EngineFailure", "EngineCrashed", "EngineTimedOut"]
+__all__ = [
+    "ExportError",
+    "DoesNotFit",
+    "CompileError",
+    "NotForEngine",
+    "EngineUnavailable",
+    "EngineFailure",
+    "EngineCrashed",
+    "EngineTimedOut",
+]
 
 
 class ExportError(ValueError):

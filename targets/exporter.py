@@ -31,8 +31,12 @@ __all__ = ["Export", "Fit", "export", "fit", "self_check", "check_size", "DoesNo
 #: the reference model's time grows with the area, so the smallest that shows every kind of
 #: output position wins. Not only squares: a strided convolution's last window falls by
 #: each side's residue, and a model's two sides may differ in it.
-CHECK_SIZES = tuple(sorted(((h, w) for h in range(2, 33) for w in range(2, 33)),
-                           key=lambda s: (s[0] * s[1], abs(s[0] - s[1]), s)))
+CHECK_SIZES = tuple(
+    sorted(
+        ((h, w) for h in range(2, 33) for w in range(2, 33)),
+        key=lambda s: (s[0] * s[1], abs(s[0] - s[1]), s),
+    )
+)
 
 
 @dataclass
@@ -46,7 +50,7 @@ class Export:
     outcome: RewriteOutcome
     metadata: dict
     source: Graph
-    model: object = None           # the ONNX ModelProto, for an ONNX target
+    model: object = None  # the ONNX ModelProto, for an ONNX target
     _models: dict = field(default_factory=dict)
 
     @property
@@ -71,8 +75,13 @@ class Export:
         return self
 
 
-def export(source: bytes | Member, target: Target, name: str = "graph",
-           outcome: RewriteOutcome | None = None, chosen: dict | None = None) -> Export:
+def export(
+    source: bytes | Member,
+    target: Target,
+    name: str = "graph",
+    outcome: RewriteOutcome | None = None,
+    chosen: dict | None = None,
+) -> Export:
     """Export the WHG1 file ``source`` (its bytes, or the member that loaded them: it is not
     read or bounded again) for ``target``, with the kernels its runtime's probes chose
     (``chosen``, by the format's ``choices``; where a probe is absent the format's own
@@ -97,15 +106,18 @@ def export(source: bytes | Member, target: Target, name: str = "graph",
     else:
         member = load(source, profile=target.profile, subset=target.subset, name=name)
     outcome = outcome or rewrite_for(member, target, name)
-    unmapped = [f"{outcome.label(i)} ({op}): {limit}" for i, op, limits in outcome.remaining
-                for limit in limits if not limit.mapped]
+    unmapped = [
+        f"{outcome.label(i)} ({op}): {limit}"
+        for i, op, limits in outcome.remaining
+        for limit in limits
+        if not limit.mapped
+    ]
     if unmapped:
         raise DoesNotFit(f"does not fit {target.name}: " + "; ".join(unmapped))
     metadata = {
         "wai.whg1_sha256": hashlib.sha256(member.data).hexdigest(),
         "wai.rewritten_sha256": hashlib.sha256(outcome.data).hexdigest(),
-        "wai.certificate_sha256": hashlib.sha256(
-            certificate_bytes(certify([member]))).hexdigest(),
+        "wai.certificate_sha256": hashlib.sha256(certificate_bytes(certify([member]))).hexdigest(),
         "wai.target": target.name,
         "wai.tool": f"waiexport {__version__}",
     }
@@ -123,8 +135,12 @@ class Fit:
     export: Export | None = None
 
 
-def fit(source: bytes | Member, target: Target, name: str = "graph",
-        outcome: RewriteOutcome | None = None) -> Fit:
+def fit(
+    source: bytes | Member,
+    target: Target,
+    name: str = "graph",
+    outcome: RewriteOutcome | None = None,
+) -> Fit:
     """The one answer to "does this graph fit this target", which ``rewrite``, ``export``,
     ``check --target`` and every engine give: the graph meets the target's profile and lies
     in its subset, and after the target's rewrites and mappings every node has an exact form
@@ -137,15 +153,18 @@ def fit(source: bytes | Member, target: Target, name: str = "graph",
         When the graph is refused at load as a ``wai-ops/1`` graph at all (§10.5, against
         ``acc64``): that is the file's refusal, not the target's.
     """
-    member = admit(source, profile="acc64", subset="full") if isinstance(source, Member) \
+    member = (
+        admit(source, profile="acc64", subset="full")
+        if isinstance(source, Member)
         else load(source, profile="acc64", subset="full", name=name)
+    )
     try:
         exp = export(member, target, name, outcome=outcome)
         if exp.format.static:
             probes = probe_inputs(exp.graph)
             if probes:
                 exp.built([x.shape for x in probes[0][0]])
-    except Refusal as r:   # the verdict against the target's profile and subset
+    except Refusal as r:  # the verdict against the target's profile and subset
         return Fit(False, [f"{r.where}: {r.detail}"])
     except ExportError as e:
         return Fit(False, [str(e)])
@@ -168,22 +187,32 @@ def self_check(exp: Export, sizes=None, engine=None, progress=None) -> tuple[int
         loaded = engine.load(exp.outcome.member.data) if engine is not None else None
     except EngineFailure as e:
         return len(probes), f"at load: {e}"
-    runs = [] if loaded is not None else [
-        (model, fmt.feed(g, model, inputs, scalars)) for inputs, scalars in probes
-        for model in [exp.built([x.shape for x in inputs])]]
+    runs = (
+        []
+        if loaded is not None
+        else [
+            (model, fmt.feed(g, model, inputs, scalars))
+            for inputs, scalars in probes
+            for model in [exp.built([x.shape for x in inputs])]
+        ]
+    )
     with judged(fmt, runs) as judge:
         for n, (inputs, scalars) in enumerate(probes):
             want = decode(exp.source, inputs, scalars)
             try:
-                got = loaded.decode(inputs, scalars) if loaded is not None else \
-                    in_order(g, graph_outputs(g, fmt, judge[n]()), inputs, scalars)
+                got = (
+                    loaded.decode(inputs, scalars)
+                    if loaded is not None
+                    else in_order(g, graph_outputs(g, fmt, judge[n]()), inputs, scalars)
+                )
             except (OutputMismatch, EngineFailure) as e:
                 return len(probes), f"decode {n}: {e}"
             if len(got) != len(want):
-                return len(probes), (f"decode {n}: {len(got)} outputs, where the graph has "
-                                     f"{len(want)}")
+                return len(probes), (
+                    f"decode {n}: {len(got)} outputs, where the graph has {len(want)}"
+                )
             for k, (a, b) in enumerate(zip(want, got)):
-                if not np.array_equal(a, b):    # shapes too: one value broadcast is not all
+                if not np.array_equal(a, b):  # shapes too: one value broadcast is not all
                     return len(probes), f"decode {n}, output {k} differs from the reference"
             if tick:
                 tick(1)
@@ -203,18 +232,25 @@ def check_size(g: Graph, size: tuple[int, int]) -> tuple[int, int]:
 
     def planned(h: int, w: int, scalars: tuple) -> dict | None:
         try:
-            return run_plan(g, [(g.tensor(i.tensor).channels, h, w) for i in g.inputs],
-                            list(scalars))
+            return run_plan(
+                g, [(g.tensor(i.tensor).channels, h, w) for i in g.inputs], list(scalars)
+            )
         except Refusal:
             return None
+
     convs = [op for op in g.ops if op.name in ("conv", "conv_transpose")]
     both = dict.fromkeys((tuple(s.lo for s in g.scalars), tuple(s.hi for s in g.scalars)))
-    ends = {scalars: [_kinds(op, plan) for op in convs]
-            for scalars in both if (plan := planned(*size, scalars)) is not None}
+    ends = {
+        scalars: [_kinds(op, plan) for op in convs]
+        for scalars in both
+        if (plan := planned(*size, scalars)) is not None
+    }
     for h, w in [s for s in CHECK_SIZES if s[0] <= size[0] and s[1] <= size[1]]:
         plans = {scalars: planned(h, w, scalars) for scalars in ends}
-        if ends and all(p is not None and [_kinds(op, p) for op in convs] == ends[scalars]
-                        for scalars, p in plans.items()):
+        if ends and all(
+            p is not None and [_kinds(op, p) for op in convs] == ends[scalars]
+            for scalars, p in plans.items()
+        ):
             return h, w
     return size
 
@@ -229,8 +265,12 @@ def _kinds(op, plan: dict) -> tuple[frozenset, frozenset]:
 
     def axis(k: int, s: int, pad: int, n: int, outs: int) -> frozenset:
         if op.name == "conv":
-            return frozenset(frozenset(i for i in range(k) if 0 <= y * s - pad + i < n)
-                             for y in range(outs))
-        return frozenset(frozenset(i for i in range(k) if (o + pad - i) % s == 0
-                                   and 0 <= (o + pad - i) // s < n) for o in range(outs))
+            return frozenset(
+                frozenset(i for i in range(k) if 0 <= y * s - pad + i < n) for y in range(outs)
+            )
+        return frozenset(
+            frozenset(i for i in range(k) if (o + pad - i) % s == 0 and 0 <= (o + pad - i) // s < n)
+            for o in range(outs)
+        )
+
     return axis(p.kh, p.sh, p.ph, h, ho), axis(p.kw, p.sw, p.pw, w, wo)

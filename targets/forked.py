@@ -22,8 +22,7 @@ __all__ = ["cores", "judged"]
 
 def cores() -> int:
     """The cores this process may run on."""
-    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else \
-        os.cpu_count() or 1
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 
 @contextmanager
@@ -35,25 +34,32 @@ def judged(fmt, runs: list):
     start at once; those not begun when the block ends are cancelled."""
     workers = min(cores(), len(runs)) if fmt.forks and sys.platform == "linux" else 1
     if workers < 2:
-        opened: dict = {}    # the judge's runner of each model, by identity, with the model
+        opened: dict = {}  # the judge's runner of each model, by identity, with the model
 
         def run(model, feed):
             if id(model) not in opened:
                 opened[id(model)] = model, fmt.runner(model)
             return opened[id(model)][1](feed)
+
         yield [partial(run, model, feed) for model, feed in runs]
         return
     with _pool(workers) as pool:
-        yield [partial(_result, fmt, model, feed, pool.submit(fmt.run, model, feed))
-               for model, feed in runs]
+        yield [
+            partial(_result, fmt, model, feed, pool.submit(fmt.run, model, feed))
+            for model, feed in runs
+        ]
 
 
 @contextmanager
 def _pool(workers: int):
     """Forked processes that ignore Ctrl-C (the parent answers it); work not begun when the
     block ends is cancelled."""
-    pool = ProcessPoolExecutor(workers, mp_context=get_context("fork"),
-                               initializer=signal.signal, initargs=(signal.SIGINT, signal.SIG_IGN))
+    pool = ProcessPoolExecutor(
+        workers,
+        mp_context=get_context("fork"),
+        initializer=signal.signal,
+        initargs=(signal.SIGINT, signal.SIG_IGN),
+    )
     try:
         yield pool
     finally:
@@ -63,11 +69,13 @@ def _pool(workers: int):
 def _result(fmt, model, feed, future) -> dict:
     try:
         return future.result()
-    except BrokenProcessPool:   # one process died, and every decode not yet answered with it
+    except BrokenProcessPool:  # one process died, and every decode not yet answered with it
         pass
-    with _pool(1) as alone:   # this decode again, alone, to say whether it is the one
+    with _pool(1) as alone:  # this decode again, alone, to say whether it is the one
         try:
             return alone.submit(fmt.run, model, feed).result()
         except BrokenProcessPool:
-            raise EngineCrashed(f"{fmt.judge}: the process running it died without an "
-                                "answer (a signal or an abort in the runtime)") from None
+            raise EngineCrashed(
+                f"{fmt.judge}: the process running it died without an "
+                "answer (a signal or an abort in the runtime)"
+            ) from None

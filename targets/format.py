@@ -36,13 +36,14 @@ from waiexport.plan import run_plan
 from .errors import EngineUnavailable
 from .forked import cores
 
-__all__ = ["Model", "Format", "FORMATS", "format_named", "format_of", "host_feed",
-           "graph_outputs"]
+__all__ = ["Model", "Format", "FORMATS", "format_named", "format_of", "host_feed", "graph_outputs"]
 
 #: Each format's name → where its :class:`Format` lives.
-FORMATS = {"onnx": "waiexport.targets.onnx.format:ONNX",
-           "tosa": "waiexport.targets.tosa.format:TOSA",
-           "qdq": "waiexport.targets.onnx.qdq.format:QDQ"}
+FORMATS = {
+    "onnx": "waiexport.targets.onnx.format:ONNX",
+    "tosa": "waiexport.targets.tosa.format:TOSA",
+    "qdq": "waiexport.targets.onnx.qdq.format:QDQ",
+}
 #: Each compile step's name → where its :class:`Step` lives.
 STEPS = {"vela": "waiexport.targets.vela.step:VELA"}
 
@@ -65,16 +66,16 @@ class Format:
     """A model format (see the module's text). Subclasses set the class attributes and
     implement the methods that raise ``NotImplementedError``."""
 
-    name = ""          # as targets' descriptions and FORMATS name it
-    layout = ""        # a graph tensor's layout in the model, in words
-    suffix = ""        # a saved model's file suffix
-    static = False     # a model per decode shape
-    judge = ""         # what the export's self-check runs the model on, in words
+    name = ""  # as targets' descriptions and FORMATS name it
+    layout = ""  # a graph tensor's layout in the model, in words
+    suffix = ""  # a saved model's file suffix
+    static = False  # a model per decode shape
+    judge = ""  # what the export's self-check runs the model on, in words
     judge_at_size = ""  # a static format's engine for the model at its own size, where the
-                        # self-check ran a smaller one (targets/exporter.py, check_size);
-                        # "" where no engine here runs this format's models at any size
-    forks = False      # the judge computes on one core, holding the interpreter, and may
-                       # run decodes side by side in forked processes (targets/forked.py)
+    # self-check ran a smaller one (targets/exporter.py, check_size);
+    # "" where no engine here runs this format's models at any size
+    forks = False  # the judge computes on one core, holding the interpreter, and may
+    # run decodes side by side in forked processes (targets/forked.py)
 
     def require(self) -> None:
         """Raise :class:`~.errors.EngineUnavailable`, naming the extra to install, when what
@@ -114,12 +115,12 @@ class Format:
         """The model's shape of a tensor whose CHW shape is ``chw``."""
         raise NotImplementedError
 
-    writes_folder = ""      # an export's -o names a folder, written whole, not a file: the
-                            # command whose output it is (:func:`waiexport.files.output_folder`)
-    probes: tuple = ()      # probes of a runtime that reads this format (see onnx/probes.py)
-    choices: tuple = ()     # the probes whose verdict chooses a kernel of the export rather
-                            # than marking what a model uses inexact (:meth:`prepare`)
-    cuts = False            # the model can be cut after any tensor (:meth:`prefix`)
+    writes_folder = ""  # an export's -o names a folder, written whole, not a file: the
+    # command whose output it is (:func:`waiexport.files.output_folder`)
+    probes: tuple = ()  # probes of a runtime that reads this format (see onnx/probes.py)
+    choices: tuple = ()  # the probes whose verdict chooses a kernel of the export rather
+    # than marking what a model uses inexact (:meth:`prepare`)
+    cuts = False  # the model can be cut after any tensor (:meth:`prefix`)
 
     def used(self, model: Model) -> set:
         """The ``(operator, input type)`` pairs ``model`` uses, for its probes."""
@@ -136,8 +137,13 @@ class Format:
         format has none."""
         return ""
 
-    def model_of(self, data: bytes, inputs: dict | None = None, outputs: dict | None = None,
-                 nodes: int | None = None) -> Model:
+    def model_of(
+        self,
+        data: bytes,
+        inputs: dict | None = None,
+        outputs: dict | None = None,
+        nodes: int | None = None,
+    ) -> Model:
         """A model given as bytes (a probe's, or one kept on disk with its inputs' and
         outputs' types by name and its count of nodes), as the format holds it."""
         raise NotImplementedError
@@ -197,8 +203,8 @@ class Step:
     Its numerics are not checked where nothing here runs its output; a board or an FVP does,
     on the vectors (``waiexport vectors pack``)."""
 
-    name = ""          # as targets' descriptions and STEPS name it
-    needs = ""         # what to install where the format it follows is missing, in words
+    name = ""  # as targets' descriptions and STEPS name it
+    needs = ""  # what to install where the format it follows is missing, in words
 
     def require(self) -> None:
         """Raise :class:`~.errors.EngineUnavailable`, naming the extra to install, when the
@@ -219,7 +225,7 @@ class Compiled:
     the one it came from. Everything else is ``base``'s."""
 
     writes_folder = "export"
-    judge_at_size = ""    # the base format's engine runs its own target's models, not these
+    judge_at_size = ""  # the base format's engine runs its own target's models, not these
 
     def __init__(self, base: Format, step: Step):
         self.base, self.step, self.name = base, step, step.name
@@ -242,12 +248,18 @@ class Compiled:
             report = self.step.compile(saved, exp.target.compiler_config, work)
         report.output = output / report.output.name
         name = exp.target.name
-        lines = [f"every node fits {name} (its limits: waiexport targets show {name})",
-                 *report.lines()]
+        lines = [
+            f"every node fits {name} (its limits: waiexport targets show {name})",
+            *report.lines(),
+        ]
         if report.cpu_ops:
             lines.append(f"  {report.cpu_ops} operators are not on the NPU")
-        return {"model": str(output / saved.name), "bytes": len(model.data),
-                "report": {self.step.name: report.as_dict()}, "lines": lines}
+        return {
+            "model": str(output / saved.name),
+            "bytes": len(model.data),
+            "report": {self.step.name: report.as_dict()},
+            "lines": lines,
+        }
 
     @contextmanager
     def packing(self):
@@ -262,9 +274,14 @@ class Compiled:
                 for entry, folder, job in compiles:
                     source, made = entry[self.base.name], job.result().output
                     entry.clear()
-                    entry.update({"path": str(made.relative_to(folder)), self.base.name: source,
-                                  "sha256": hashlib.sha256(made.read_bytes()).hexdigest()})
-            except BaseException:     # nothing more is compiled for a pack that will not be
+                    entry.update(
+                        {
+                            "path": str(made.relative_to(folder)),
+                            self.base.name: source,
+                            "sha256": hashlib.sha256(made.read_bytes()).hexdigest(),
+                        }
+                    )
+            except BaseException:  # nothing more is compiled for a pack that will not be
                 pool.shutdown(cancel_futures=True)
                 raise
 
@@ -272,9 +289,18 @@ class Compiled:
         source = self.base.packed(exp, model, folder, stem, None)
         pool, compiles = later
         entry = {self.base.name: source}
-        compiles.append((entry, folder, pool.submit(
-            self.step.compile, folder / source["path"], exp.target.compiler_config,
-            folder / "models")))
+        compiles.append(
+            (
+                entry,
+                folder,
+                pool.submit(
+                    self.step.compile,
+                    folder / source["path"],
+                    exp.target.compiler_config,
+                    folder / "models",
+                ),
+            )
+        )
         return entry
 
 
@@ -321,6 +347,5 @@ def graph_outputs(g: Graph, fmt: Format, raw: dict) -> dict:
     its type and shape as the model gave them."""
     for name in sorted((n for n in raw if n.startswith("check")), key=lambda n: int(n[5:])):
         t = int(name[5:])
-        apply_policy(np.asarray(fmt.chw(raw[name])).astype(np.int64), g.tensor(t),
-                     f"tensor {t}")
+        apply_policy(np.asarray(fmt.chw(raw[name])).astype(np.int64), g.tensor(t), f"tensor {t}")
     return {n: fmt.chw(v) for n, v in raw.items() if not n.startswith("check")}

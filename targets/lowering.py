@@ -25,9 +25,21 @@ class Lowering(Protocol[B, C]):
     def __call__(self, builder: B, op: Op, ins: Names, ctx: C, /) -> Names: ...
 
 
-def lower_ops(g, table: dict, builder, ctx, names: dict, *, label, clamp, fmt: str,
-              store=lambda t, x: x, before=lambda op: None, checks: list | None = None,
-              bounds=None) -> dict:
+def lower_ops(
+    g,
+    table: dict,
+    builder,
+    ctx,
+    names: dict,
+    *,
+    label,
+    clamp,
+    fmt: str,
+    store=lambda t, x: x,
+    before=lambda op: None,
+    checks: list | None = None,
+    bounds=None,
+) -> dict:
     """Lower every operator of ``g`` with ``table[name](builder, op, inputs, ctx)``, the
     names of its inputs taken from (and its outputs added to) ``names``; ``clamp(x, rec)``
     applies a ``clamp`` policy, ``store(t, x)`` keeps the result for tensor ``t``. A ``check``
@@ -38,9 +50,16 @@ def lower_ops(g, table: dict, builder, ctx, names: dict, *, label, clamp, fmt: s
     check after the run (§4 step 4). Given ``bounds``, the bounds pass over ``g``, a
     ``clamp`` whose producer result is certified inside its range changes no value and is
     left out."""
-    inside = set() if bounds is None else {
-        t for n in bounds.nodes for t, (lo, hi) in zip(n.op.outputs, n.result.results)
-        if g.tensor(t).policy == "clamp" and g.tensor(t).lo <= lo and hi <= g.tensor(t).hi}
+    inside = (
+        set()
+        if bounds is None
+        else {
+            t
+            for n in bounds.nodes
+            for t, (lo, hi) in zip(n.op.outputs, n.result.results)
+            if g.tensor(t).policy == "clamp" and g.tensor(t).lo <= lo and hi <= g.tensor(t).hi
+        }
+    )
     for op in g.ops:
         before(op)
         if op.name not in table:
@@ -55,8 +74,11 @@ def lower_ops(g, table: dict, builder, ctx, names: dict, *, label, clamp, fmt: s
                 checks.append((t, out))
                 out = clamp(out, rec)
             elif rec.policy == "check":
-                raise ExportError(f"{label(op.index)} ({op.name}): a check policy inside "
-                                  "the graph needs a refusal no accelerator can make (§9.2)")
-            names[t] = store(t, clamp(out, rec) if rec.policy == "clamp" and t not in inside
-                             else out)
+                raise ExportError(
+                    f"{label(op.index)} ({op.name}): a check policy inside "
+                    "the graph needs a refusal no accelerator can make (§9.2)"
+                )
+            names[t] = store(
+                t, clamp(out, rec) if rec.policy == "clamp" and t not in inside else out
+            )
     return names

@@ -32,29 +32,35 @@ def in_order(g: Graph, got, inputs, scalars) -> list[np.ndarray]:
     each checked against the name, shape and integer type the graph gives it for this
     decode (§4's plan); :class:`OutputMismatch` names the first that is not."""
     if not isinstance(got, dict):
-        raise OutputMismatch(f"the engine returned {type(got).__name__}, not its outputs by "
-                             "name")
+        raise OutputMismatch(f"the engine returned {type(got).__name__}, not its outputs by name")
     names = [f"out{j}" for j in range(len(g.outputs))]
     missing = [n for n in names if n not in got]
     extra = sorted(str(n)[:40] for n in got if n not in names)
     if missing or extra:
-        raise OutputMismatch("; ".join(
-            ([f"output {', '.join(missing)} missing"] if missing else []) +
-            ([f"extra output {', '.join(extra)}"] if extra else [])))
+        raise OutputMismatch(
+            "; ".join(
+                ([f"output {', '.join(missing)} missing"] if missing else [])
+                + ([f"extra output {', '.join(extra)}"] if extra else [])
+            )
+        )
     planned = run_plan(g, [tuple(np.shape(x)) for x in inputs], [int(s) for s in scalars])
     out = []
     for name, t in zip(names, g.outputs):
         v = got[name]
-        if isinstance(v, np.ndarray):   # a subclass's own type, comparison, mask or shape
-            v = np.asarray(v)           # is not its values'
+        if isinstance(v, np.ndarray):  # a subclass's own type, comparison, mask or shape
+            v = np.asarray(v)  # is not its values'
         if not isinstance(v, np.ndarray) or v.dtype.kind not in "iuO":
             kind = v.dtype.name if isinstance(v, np.ndarray) else type(v).__name__[:40]
             raise OutputMismatch(f"output {name} is {kind}, not an integer array")
         if v.dtype.kind == "O" and not (kinds := set(map(type, v.reshape(-1)))) <= INTEGERS:
-            raise OutputMismatch(f"output {name} holds values that are not integers (" + ", ".join(
-                sorted(k.__name__[:40] for k in kinds - INTEGERS)[:3]) + ")")
+            raise OutputMismatch(
+                f"output {name} holds values that are not integers ("
+                + ", ".join(sorted(k.__name__[:40] for k in kinds - INTEGERS)[:3])
+                + ")"
+            )
         if tuple(v.shape) != tuple(planned[t]):
-            raise OutputMismatch(f"output {name} has shape {list(v.shape)}; the graph gives "
-                                 f"{list(planned[t])}")
+            raise OutputMismatch(
+                f"output {name} has shape {list(v.shape)}; the graph gives {list(planned[t])}"
+            )
         out.append(v)
     return out

@@ -40,7 +40,7 @@ __all__ = ["Stored", "exported", "probe_model", "optimised", "LIMIT"]
 
 MAGIC = b"waiexport model 2\n"
 LIMIT = 256 << 20
-_WRITTEN = [0]    # bytes this process wrote since its last sweep
+_WRITTEN = [0]  # bytes this process wrote since its last sweep
 #: The errors an export that declines a graph is kept with, by name.
 _DECLINED = {e.__name__: e for e in (ExportError, DoesNotFit)}
 
@@ -99,18 +99,33 @@ def exported(data: bytes, target, chosen: dict, make: Callable):
     if kept is not None and declined is None and len(kept[1]) == 2:
         head, (rewritten, model) = kept
         graph = _graph(data) if rewritten == data else read(rewritten)
-        return Stored(target, fmt, graph, head["metadata"], head["rewrites"],
-                      fmt.model_of(model, head["inputs"], head["outputs"], head["nodes"]),
-                      data, make)
+        return Stored(
+            target,
+            fmt,
+            graph,
+            head["metadata"],
+            head["rewrites"],
+            fmt.model_of(model, head["inputs"], head["outputs"], head["nodes"]),
+            data,
+            make,
+        )
     try:
         exp = make()
     except ExportError as e:
         _write(path, {"declined": type(e).__name__, "message": str(e)}, [])
         raise
     built = exp.built()
-    _write(path, {"metadata": exp.metadata, "rewrites": exp.rewrites, "inputs": built.inputs,
-                  "outputs": built.outputs, "nodes": fmt.nodes(built)},
-           [exp.outcome.data, built.data])
+    _write(
+        path,
+        {
+            "metadata": exp.metadata,
+            "rewrites": exp.rewrites,
+            "inputs": built.inputs,
+            "outputs": built.outputs,
+            "nodes": fmt.nodes(built),
+        },
+        [exp.outcome.data, built.data],
+    )
     return exp
 
 
@@ -139,8 +154,7 @@ def probe_model(fmt: Format, probe) -> Model:
     return model
 
 
-def optimised(what: list, opened: Callable[[bytes], object],
-              made: Callable[[str | None], object]):
+def optimised(what: list, opened: Callable[[bytes], object], made: Callable[[str | None], object]):
     """A session of a model in its runtime's offline mode: ``opened(graph)`` of the graph the
     runtime made of the model in an earlier run, kept under the digest of ``what`` (the
     model, the runtime and its version, this CPU); else ``made(path)``, which opens the model
@@ -153,7 +167,7 @@ def optimised(what: list, opened: Callable[[bytes], object],
     path = folder / f"{_key(what)}.graph"
     kept = _read(path)
     if kept is not None and len(kept[1]) == 1:
-        with suppress(Exception):      # the runtime's own error types
+        with suppress(Exception):  # the runtime's own error types
             return opened(kept[1][0])
     try:
         fd, out = tempfile.mkstemp(dir=folder, prefix=".part-", suffix=".onnx")
@@ -163,7 +177,7 @@ def optimised(what: list, opened: Callable[[bytes], object],
     try:
         try:
             session = made(out)
-        except Exception:     # the runtime's own error types: its error, if any, comes again
+        except Exception:  # the runtime's own error types: its error, if any, comes again
             return made(None)
         with suppress(OSError):
             _write(path, {}, [Path(out).read_bytes()])
@@ -182,8 +196,9 @@ def _folder() -> Path | None:
 def _key(what: list) -> str:
     """An entry's name: the digest of ``what`` it was made from, with the code that made it
     and the onnx that built its model."""
-    return hashlib.sha256(json.dumps([MAGIC.decode(), code_digest(), _version("onnx"),
-                                      *map(repr, what)]).encode()).hexdigest()
+    return hashlib.sha256(
+        json.dumps([MAGIC.decode(), code_digest(), _version("onnx"), *map(repr, what)]).encode()
+    ).hexdigest()
 
 
 @cache
@@ -205,13 +220,13 @@ def _read(path: Path) -> tuple | None:
         if not raw.startswith(MAGIC):
             return None
         end = raw.index(b"\n", len(MAGIC))
-        digest, text = raw[len(MAGIC):end].split(b" ", 1)
+        digest, text = raw[len(MAGIC) : end].split(b" ", 1)
         if hashlib.sha256(text).hexdigest().encode() != digest:
             return None
         head = json.loads(text)
         at, parts = end + 1, []
         for size, digest in head["parts"]:
-            part = raw[at:at + size]
+            part = raw[at : at + size]
             if len(part) != size or hashlib.sha256(part).hexdigest() != digest:
                 return None
             parts.append(part)
@@ -228,8 +243,9 @@ def _read(path: Path) -> tuple | None:
 def _write(path: Path, head: dict, parts: list) -> None:
     """Write an entry under a temporary name and rename it into place; a folder that
     cannot take it keeps nothing, silently (the cache is an optimisation)."""
-    text = json.dumps({**head, "parts": [[len(p), hashlib.sha256(p).hexdigest()]
-                                         for p in parts]}).encode()
+    text = json.dumps(
+        {**head, "parts": [[len(p), hashlib.sha256(p).hexdigest()] for p in parts]}
+    ).encode()
     try:
         _sweep(path.parent, sum(map(len, parts)))
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".part-")
@@ -237,10 +253,16 @@ def _write(path: Path, head: dict, parts: list) -> None:
         return
     try:
         with os.fdopen(fd, "wb") as f:
-            f.write(MAGIC + hashlib.sha256(text).hexdigest().encode() + b" " + text + b"\n"
-                    + b"".join(parts))
+            f.write(
+                MAGIC
+                + hashlib.sha256(text).hexdigest().encode()
+                + b" "
+                + text
+                + b"\n"
+                + b"".join(parts)
+            )
         os.replace(tmp, path)
-    except OSError:       # a full disk: no part left behind
+    except OSError:  # a full disk: no part left behind
         with suppress(OSError):
             os.unlink(tmp)
 

@@ -28,25 +28,37 @@ HEADER = 32
 #: The repository's root.
 ROOT = Path(__file__).resolve().parent.parent
 #: Where each installed package's files live (pyproject's package-dir).
-FOLDERS = {"waiexport": ROOT / "waiexport", "waiexport.reference": ROOT / "reference",
-           "waiexport.rewrites": ROOT / "rewrites", "waiexport.targets": ROOT / "targets",
-           "waiexport.conformance": ROOT / "conformance"}
+FOLDERS = {
+    "waiexport": ROOT / "waiexport",
+    "waiexport.reference": ROOT / "reference",
+    "waiexport.rewrites": ROOT / "rewrites",
+    "waiexport.targets": ROOT / "targets",
+    "waiexport.conformance": ROOT / "conformance",
+}
 
 
 #: What each optional extra installs, as the skip reason says it.
-EXTRAS = {"ort": "onnxruntime", "tosa": "tosa-tools",
-          "iree": "IREE (iree-base-compiler, iree-base-runtime)",
-          "vela": "Arm's Vela (ethos-u-vela)", "notebooks": "the notebook kernel (nbclient)",
-          "openvino": "OpenVINO", "tract": "tract", "tvm": "Apache TVM",
-          "qnn": "onnxruntime's QNN provider (onnxruntime-qnn)"}
+EXTRAS = {
+    "ort": "onnxruntime",
+    "tosa": "tosa-tools",
+    "iree": "IREE (iree-base-compiler, iree-base-runtime)",
+    "vela": "Arm's Vela (ethos-u-vela)",
+    "notebooks": "the notebook kernel (nbclient)",
+    "openvino": "OpenVINO",
+    "tract": "tract",
+    "tvm": "Apache TVM",
+    "qnn": "onnxruntime's QNN provider (onnxruntime-qnn)",
+}
 
 
 def needs(module: str, extra: str):
     """``module``, imported; the calling test module (or test) skips when it is absent,
     naming the extra that installs it."""
     import pytest
-    return pytest.importorskip(module, reason=f"needs {EXTRAS[extra]}: pip install "
-                                              f"'waiexport[{extra}]'")
+
+    return pytest.importorskip(
+        module, reason=f"needs {EXTRAS[extra]}: pip install 'waiexport[{extra}]'"
+    )
 
 
 def with_extra(module: str, extra: str):
@@ -54,12 +66,14 @@ def with_extra(module: str, extra: str):
     extra that installs it."""
     import pytest
     from importlib.util import find_spec
+
     try:
         absent = find_spec(module) is None
     except ModuleNotFoundError:
         absent = True
-    return pytest.mark.skipif(absent, reason=f"needs {EXTRAS[extra]}: pip install "
-                                             f"'waiexport[{extra}]'")
+    return pytest.mark.skipif(
+        absent, reason=f"needs {EXTRAS[extra]}: pip install 'waiexport[{extra}]'"
+    )
 
 
 def available(fn):
@@ -68,6 +82,7 @@ def available(fn):
     import pytest
 
     from waiexport.targets.errors import EngineUnavailable
+
     try:
         return fn()
     except EngineUnavailable as e:
@@ -78,11 +93,21 @@ def jpegai_args(out, **given) -> list[str]:
     """``waiexport jpegai decode`` of the bundled example into ``out``, not validated: its
     streams, each replaced where ``given`` names it by its option (``soz``, ``grfs-y``, …)."""
     streams = ROOT / "examples" / "jpegai" / "streams"
-    files = {"soz": streams / "soz.bin", "sorp": streams / "sorp.bin",
-             "sors": streams / "sors.bin", "grfs-y": streams / "grfs_y.txt",
-             "grfs-uv": streams / "grfs_uv.txt"} | given
-    return ["jpegai", "decode", str(ROOT / "examples" / "jpegai"), "--no-validate", "-o",
-            str(out)] + [a for k, v in files.items() for a in (f"--{k}", str(v))]
+    files = {
+        "soz": streams / "soz.bin",
+        "sorp": streams / "sorp.bin",
+        "sors": streams / "sors.bin",
+        "grfs-y": streams / "grfs_y.txt",
+        "grfs-uv": streams / "grfs_uv.txt",
+    } | given
+    return [
+        "jpegai",
+        "decode",
+        str(ROOT / "examples" / "jpegai"),
+        "--no-validate",
+        "-o",
+        str(out),
+    ] + [a for k, v in files.items() for a in (f"--{k}", str(v))]
 
 
 def refused(fn, code: str, match: str = ""):
@@ -90,6 +115,7 @@ def refused(fn, code: str, match: str = ""):
     import pytest
 
     from waiexport import Refusal
+
     with pytest.raises(Refusal) as info:
         fn()
     assert info.value.code == code, str(info.value)
@@ -102,6 +128,7 @@ def agree(g_data, inputs, scalars, other=None):
     outputs or the same code, which it returns."""
     from waiexport import Refusal
     from waiexport.targets.engines import engine
+
     ref, ort_ = engine("reference").load(g_data), (other or engine("ort-cpu")).load(g_data)
     outcomes = []
     for loaded in (ref, ort_):
@@ -118,8 +145,11 @@ def small_builder(max_h=8, max_w=8):
     b = GraphBuilder()
     b.scalar(0, 3)
     x = b.input(4, -128, 127, max_h=max_h, max_w=max_w)
-    y = b.op("conv", x, conv(np.arange(144).reshape(4, 4, 3, 3) % 7 - 3, pad=1,
-                             rq=rq(shift=2, bias=[1, 2, 3, 4])))
+    y = b.op(
+        "conv",
+        x,
+        conv(np.arange(144).reshape(4, 4, 3, 3) % 7 - 3, pad=1, rq=rq(shift=2, bias=[1, 2, 3, 4])),
+    )
     b.output(b.op("relu", y))
     return b
 
@@ -144,9 +174,22 @@ def past_the_kernel(stride, pad, out_pad):
     whose ``stride`` may pass its kernel, its unreached positions' clamped ``rq_o(0)`` not
     zero."""
     b = GraphBuilder()
-    b.output(b.op("conv_transpose", b.input(2, -100, 100), conv_transpose(
-        np.arange(24).reshape(2, 3, 2, 2) - 5, stride=stride, pad=pad, out_pad=out_pad,
-        rq=rq(shift=1, bias=[1, -7, 3])), policy="clamp", lo=-5, hi=100))
+    b.output(
+        b.op(
+            "conv_transpose",
+            b.input(2, -100, 100),
+            conv_transpose(
+                np.arange(24).reshape(2, 3, 2, 2) - 5,
+                stride=stride,
+                pad=pad,
+                out_pad=out_pad,
+                rq=rq(shift=1, bias=[1, -7, 3]),
+            ),
+            policy="clamp",
+            lo=-5,
+            hi=100,
+        )
+    )
     return b.build()
 
 
@@ -165,6 +208,7 @@ def verdict(g) -> dict:
     """The certificate's verdict (§8.5) on one built graph: profiles, subset and reasons."""
     from waiexport.certificate import Member, verdict_of
     from waiexport.whg1 import write
+
     return verdict_of([Member.of("g", write(g), g)])
 
 
@@ -178,19 +222,48 @@ def every_op_builder(seed: int = 0) -> GraphBuilder:
     value = b.scalar(-5, 5)
     x = b.input(4, -100, 100, max_h=8, max_w=8)
     st = b.state(2, -1000, 1000, src=1, init=3, max_h=8, max_w=8)
-    c1 = b.op("conv", x, conv(rng.integers(-300, 300, (8, 4, 3, 3)), pad=1, rq=rq(
-        shift=list(range(8)), mult=rng.integers(-9, 9, 8), bias=rng.integers(-50, 50, 8),
-        round="half_up")))
-    dw = b.op("conv", c1, conv(rng.integers(-3, 3, (8, 1, 3, 3)), pad=1, groups=8,
-                               rq=rq(shift=2, bias=rng.integers(-5, 5, 8), bias_kind="post")))
-    ct = b.op("conv_transpose", dw, conv_transpose(
-        rng.integers(-2**20, 2**20, (8, 4, 4, 4)), stride=2, pad=1,
-        rq=rq(shift=30, mult=3, round="half_even", m_bytes=8)))
-    rs = b.op("rescale", ct, P.Rescale(rq(shift=1, mult=[1, 2, 3, 4], bias=[1, 2, 3, 4],
-                                          bias_kind="post", b_bytes=8)))
+    c1 = b.op(
+        "conv",
+        x,
+        conv(
+            rng.integers(-300, 300, (8, 4, 3, 3)),
+            pad=1,
+            rq=rq(
+                shift=list(range(8)),
+                mult=rng.integers(-9, 9, 8),
+                bias=rng.integers(-50, 50, 8),
+                round="half_up",
+            ),
+        ),
+    )
+    dw = b.op(
+        "conv",
+        c1,
+        conv(
+            rng.integers(-3, 3, (8, 1, 3, 3)),
+            pad=1,
+            groups=8,
+            rq=rq(shift=2, bias=rng.integers(-5, 5, 8), bias_kind="post"),
+        ),
+    )
+    ct = b.op(
+        "conv_transpose",
+        dw,
+        conv_transpose(
+            rng.integers(-(2**20), 2**20, (8, 4, 4, 4)),
+            stride=2,
+            pad=1,
+            rq=rq(shift=30, mult=3, round="half_even", m_bytes=8),
+        ),
+    )
+    rs = b.op(
+        "rescale",
+        ct,
+        P.Rescale(rq(shift=1, mult=[1, 2, 3, 4], bias=[1, 2, 3, 4], bias_kind="post", b_bytes=8)),
+    )
     cs = b.op("chscale", rs, chscale(rows, rng.integers(-4, 4, (2, 4)), shift=1))
     cl = b.op("clamp", cs, P.Clamp(-32767, 32767))
-    lt = b.op("lut16", cl, lut16(np.r_[0, rng.integers(-2**15, 2**15, 65535)]))
+    lt = b.op("lut16", cl, lut16(np.r_[0, rng.integers(-(2**15), 2**15, 65535)]))
     ad = b.op("add", [lt, lt])
     cc = b.op("concat", [ad, lt])
     ch = b.op("chunk_add", cc)
@@ -209,8 +282,11 @@ def every_op_builder(seed: int = 0) -> GraphBuilder:
     mg = b.op("subpos_merge", parts, P.Subpos((3, 1, 0, 2)))
     fl = b.op("fill", mg, P.Fill(1, value), channels=3)
     fc = b.op("fill", fl, P.Fill(0, -7), channels=2)
-    ln = b.op("layernorm_c", mg, layernorm(rng.integers(-9, 9, 8), rng.integers(-9, 9, 8),
-                                           eps=2**64 - 1, g_bytes=8))
+    ln = b.op(
+        "layernorm_c",
+        mg,
+        layernorm(rng.integers(-9, 9, 8), rng.integers(-9, 9, 8), eps=2**64 - 1, g_bytes=8),
+    )
     l2 = b.op("l2norm", ln, P.L2Norm(5))
     sm = b.op("softmax", l2)
     sg = b.op("sigmoid", sm)
@@ -266,6 +342,7 @@ def examples(n: int) -> int:
     """A property test's example count: ``n`` under the default and ``ci`` profiles, scaled
     with the loaded profile's ``max_examples`` (twenty times under ``thorough``)."""
     from hypothesis import settings
+
     return max(1, n * settings.default.max_examples // 100)
 
 
@@ -281,8 +358,12 @@ def mistaken(name: str, mistake):
     class Mistaken(ReferenceEngine):
         def load(self, data):
             g = super().load(data).graph
-            return Loaded(g, lambda i, s: by_name(decode(g, i, s, rounding=mistake)),
-                          lambda i, s: decode(g, i, s, keep=True, rounding=mistake))
+            return Loaded(
+                g,
+                lambda i, s: by_name(decode(g, i, s, rounding=mistake)),
+                lambda i, s: decode(g, i, s, keep=True, rounding=mistake),
+            )
+
     engine = Mistaken()
     engine.name = name
     return engine
@@ -292,6 +373,7 @@ def in_npu_acc32(g) -> bool:
     """Whether ``g`` meets acc32 and lies in wai-ops/1-npu (a graph refused at load does
     not)."""
     from waiexport import Refusal
+
     try:
         v = verdict(g)
     except Refusal:
@@ -306,6 +388,7 @@ def exact_or_refused(g, decodes, engine=None) -> bool:
     from waiexport.reference import decode
     from waiexport.targets.engines.tosa_ref import TosaRefEngine
     from waiexport.targets.errors import DoesNotFit, ExportError, NotForEngine
+
     engine = engine or TosaRefEngine
     data = write(g)
     try:
@@ -322,7 +405,7 @@ def exact_or_refused(g, decodes, engine=None) -> bool:
             got = [o.tolist() for o in loaded.decode(inputs, scalars)]
         except Refusal as r:
             got = r.code
-        except NotForEngine as e:    # a runtime that compiles per shape declines this one
+        except NotForEngine as e:  # a runtime that compiles per shape declines this one
             assert "node" in str(e).lower() or "operator" in str(e), str(e)
             return False
         assert got == want
@@ -334,14 +417,16 @@ def clamped_fill(side: int, lo: int, hi: int):
     inputs of ``side × side``, and three decodes of it, each with the reference's output:
     ``(graph, [(inputs, want)])``."""
     from waiexport.reference import decode
+
     b = GraphBuilder()
     x = b.input(1, -4096, 4096, max_h=side, max_w=side)
     y = b.input(2, -(1 << 20), 1 << 20, max_h=side, max_w=side)
     f = b.op("fill", x, P.Fill(0, 4096), channels=2, policy="clamp", lo=lo, hi=hi)
     b.output(b.op("add", [f, y]))
     g = b.build()
-    decodes = [[np.zeros((1, side, side), np.int64), np.full((2, side, side), 1000 * k)]
-               for k in (1, 2, 3)]
+    decodes = [
+        [np.zeros((1, side, side), np.int64), np.full((2, side, side), 1000 * k)] for k in (1, 2, 3)
+    ]
     return g, [(d, decode(g, d, [])[0]) for d in decodes]
 
 
@@ -352,7 +437,6 @@ def accumulator():
     s = b.state(1, -50, 50, src=0, init=3)
     b.output(b.op("add", [x, s], policy="clamp", lo=-50, hi=50))
     return b.build()
-
 
 
 @contextmanager

@@ -29,8 +29,11 @@ MODULES = modules()
 def _run_time(tree: ast.AST):
     """Every node of ``tree`` outside ``if TYPE_CHECKING:`` blocks."""
     for node in ast.iter_child_nodes(tree):
-        if isinstance(node, ast.If) and isinstance(node.test, ast.Name) \
-                and node.test.id == "TYPE_CHECKING":
+        if (
+            isinstance(node, ast.If)
+            and isinstance(node.test, ast.Name)
+            and node.test.id == "TYPE_CHECKING"
+        ):
             yield from (n for child in node.orelse for n in ast.walk(child))
             continue
         yield node
@@ -50,10 +53,11 @@ def imports(module: str, source: str | None = None) -> set[str]:
         elif isinstance(node, ast.ImportFrom):
             base = node.module or ""
             if node.level:
-                up = package.split(".")[:len(package.split(".")) - node.level + 1]
+                up = package.split(".")[: len(package.split(".")) - node.level + 1]
                 base = ".".join(up + ([base] if base else []))
-            names = [f"{base}.{a.name}" if f"{base}.{a.name}" in MODULES else base
-                     for a in node.names]
+            names = [
+                f"{base}.{a.name}" if f"{base}.{a.name}" in MODULES else base for a in node.names
+            ]
         else:
             continue
         for name in names:

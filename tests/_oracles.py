@@ -24,4 +24,4 @@ def conv_transpose_f64(x, w, stride, pad, out_pad):
     flipped = w[:, :, ::-1, ::-1].transpose(1, 0, 2, 3)
     unc = conv_f64(full, flipped, (1, 1), (0, 0))
     uh, uw = unc.shape[1:]
-    return unc[:, ph:uh - ph, pw:uw - pw]
+    return unc[:, ph : uh - ph, pw : uw - pw]

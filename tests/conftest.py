@@ -21,16 +21,18 @@ BASE = 100
 os.environ["WAIEXPORT_MODEL_CACHE"] = "off"
 
 settings.register_profile("default", deadline=None)
-settings.register_profile("ci", deadline=None, derandomize=True, database=None,
-                          print_blob=True)
-settings.register_profile("thorough", deadline=None, max_examples=20 * BASE,
-                          suppress_health_check=[HealthCheck.too_slow])
-settings.load_profile("ci" if os.environ.get("CI", "").lower() not in ("", "0", "false")
-                      else "default")
+settings.register_profile("ci", deadline=None, derandomize=True, database=None, print_blob=True)
+settings.register_profile(
+    "thorough", deadline=None, max_examples=20 * BASE, suppress_health_check=[HealthCheck.too_slow]
+)
+settings.load_profile(
+    "ci" if os.environ.get("CI", "").lower() not in ("", "0", "false") else "default"
+)
 
 
 def _onnxruntime_absent() -> bool:
     from importlib.util import find_spec
+
     return find_spec("onnxruntime") is None
 
 
@@ -41,6 +43,7 @@ def _for_want_of_onnxruntime(error: BaseException) -> bool:
     """Whether ``error`` is onnxruntime's absence (its import, or an engine or format that
     says it is not installed), through any chain of causes."""
     from waiexport.targets.errors import EngineUnavailable
+
     while error is not None:
         if isinstance(error, ModuleNotFoundError) and error.name == "onnxruntime":
             return True
@@ -56,11 +59,18 @@ def pytest_runtest_makereport(item, call):
     naming the extra, as the other optional tools' tests do; with it, nothing changes."""
     outcome = yield
     report = outcome.get_result()
-    if _NO_ORT and call.excinfo is not None and report.failed and \
-            _for_want_of_onnxruntime(call.excinfo.value):
+    if (
+        _NO_ORT
+        and call.excinfo is not None
+        and report.failed
+        and _for_want_of_onnxruntime(call.excinfo.value)
+    ):
         report.outcome = "skipped"
-        report.longrepr = (str(item.path), item.location[1] or 0,
-                           "Skipped: needs onnxruntime: pip install 'waiexport[ort]'")
+        report.longrepr = (
+            str(item.path),
+            item.location[1] or 0,
+            "Skipped: needs onnxruntime: pip install 'waiexport[ort]'",
+        )
 
 
 def pytest_sessionfinish(session, exitstatus):
@@ -70,6 +80,7 @@ def pytest_sessionfinish(session, exitstatus):
     log's tail. The report is of IREE's own cache, not of anything a test holds: it is
     turned off here (the commands run IREE in a worker, whose end prints nothing)."""
     import sys
+
     binding = sys.modules.get("iree.runtime._binding")
     if binding is not None and hasattr(binding, "disable_leak_checker"):
         binding.disable_leak_checker()
@@ -80,9 +91,20 @@ def example_plugin(tmp_path_factory):
     """The repository's plug-in example, installed (into a folder of its own) as a user
     would install it."""
     where = tmp_path_factory.mktemp("plugin")
-    r = subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps",
-                        "--target", str(where),
-                        str(Path(__file__).parents[1] / "examples" / "plugin")],
-                       capture_output=True, text=True)
+    r = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--no-deps",
+            "--target",
+            str(where),
+            str(Path(__file__).parents[1] / "examples" / "plugin"),
+        ],
+        capture_output=True,
+        text=True,
+    )
     assert r.returncode == 0, r.stderr
     return where

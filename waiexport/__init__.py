@@ -7,19 +7,53 @@ command line's ``--help``, ``targets``) starts without networkx or numpy's graph
 from importlib import import_module
 from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:       # what type checkers read; at run time, __getattr__ below
+if TYPE_CHECKING:  # what type checkers read; at run time, __getattr__ below
     from .graph import Graph, Input, Scalar, Tensor
-    from .jobs import (Checked, Decoded, Exported, Lowered, Ran, Rewritten, Validated, check,
-                       export, jpegai_decode, lower, rewrite, run, validate)
+    from .jobs import (
+        Checked,
+        Decoded,
+        Exported,
+        Lowered,
+        Ran,
+        Rewritten,
+        Validated,
+        check,
+        export,
+        jpegai_decode,
+        lower,
+        rewrite,
+        run,
+        validate,
+    )
     from .refusal import Refusal
     from .whg1 import read, write
 
 #: Each public name, and the module that holds it.
-_WHERE = {**dict.fromkeys(("Graph", "Input", "Scalar", "Tensor"), "graph"),
-          "Refusal": "refusal", "read": "whg1", "write": "whg1",
-          **dict.fromkeys(("check", "Checked", "export", "Exported", "rewrite", "Rewritten",
-                           "lower", "Lowered", "run", "Ran", "validate", "Validated",
-                           "jpegai_decode", "Decoded"), "jobs")}
+_WHERE = {
+    **dict.fromkeys(("Graph", "Input", "Scalar", "Tensor"), "graph"),
+    "Refusal": "refusal",
+    "read": "whg1",
+    "write": "whg1",
+    **dict.fromkeys(
+        (
+            "check",
+            "Checked",
+            "export",
+            "Exported",
+            "rewrite",
+            "Rewritten",
+            "lower",
+            "Lowered",
+            "run",
+            "Ran",
+            "validate",
+            "Validated",
+            "jpegai_decode",
+            "Decoded",
+        ),
+        "jobs",
+    ),
+}
 __all__ = [*_WHERE, "__version__"]
 __version__ = "0.1.0"
 

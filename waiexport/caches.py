@@ -19,19 +19,29 @@ from pathlib import Path
 
 from .files import own_pid, sweep
 
-__all__ = ["user_cache", "code_digest", "host_cpu", "cpu_key", "seal", "unsealed", "kept",
-           "keep", "note", "swept"]
+__all__ = [
+    "user_cache",
+    "code_digest",
+    "host_cpu",
+    "cpu_key",
+    "seal",
+    "unsealed",
+    "kept",
+    "keep",
+    "note",
+    "swept",
+]
 
 _TEMPORARY: dict = {}
-_WRITABLE: dict = {}     # the folders found writable, by kind and $XDG_CACHE_HOME
+_WRITABLE: dict = {}  # the folders found writable, by kind and $XDG_CACHE_HOME
 
 
 def user_cache(kind: str) -> Path:
     """The cache folder for ``kind``, made and writable (see the module; a folder is tried
     once per process, since an engine asks for every model it loads)."""
     given = os.environ.get("XDG_CACHE_HOME", "")
-    key = (kind, given if os.path.isabs(given) else "")   # the XDG rule: a relative one
-    if key in _WRITABLE:                                    # is ignored
+    key = (kind, given if os.path.isabs(given) else "")  # the XDG rule: a relative one
+    if key in _WRITABLE:  # is ignored
         return _WRITABLE[key]
     folder = Path(key[1] or Path.home() / ".cache") / "waiexport" / kind
     try:
@@ -48,8 +58,10 @@ def _temporary(kind: str, folder: Path, e: OSError) -> Path:
         swept()
         _TEMPORARY[kind] = Path(tempfile.mkdtemp(prefix=f"{_STAND_IN}{own_pid()}-{kind}-"))
         atexit.register(shutil.rmtree, _TEMPORARY[kind], True)
-        note(f"waiexport: cannot use the cache folder {folder.parent} ({e.strerror or e}); "
-             "this run keeps its caches in temporary folders, so nothing is kept")
+        note(
+            f"waiexport: cannot use the cache folder {folder.parent} ({e.strerror or e}); "
+            "this run keeps its caches in temporary folders, so nothing is kept"
+        )
     return _TEMPORARY[kind]
 
 
@@ -93,8 +105,10 @@ def unsealed(path: str | Path) -> bytes | None:
     except FileNotFoundError:
         return None
     head = len(_SEAL) + 32
-    if data[:len(_SEAL)] == _SEAL and hashlib.sha256(data[head:]).digest() == \
-            data[len(_SEAL):head]:
+    if (
+        data[: len(_SEAL)] == _SEAL
+        and hashlib.sha256(data[head:]).digest() == data[len(_SEAL) : head]
+    ):
         return data[head:]
     _discard(Path(path))
     return None
@@ -102,8 +116,10 @@ def unsealed(path: str | Path) -> bytes | None:
 
 def _discard(path: Path) -> None:
     """Remove the cache file ``path``, whose bytes are not what was written, saying so."""
-    note(f"waiexport: the cached {path} is not what was written (cut short, changed, or kept "
-         "by an earlier version); it is removed and built again")
+    note(
+        f"waiexport: the cached {path} is not what was written (cut short, changed, or kept "
+        "by an earlier version); it is removed and built again"
+    )
     try:
         path.unlink()
     except OSError:
@@ -115,7 +131,7 @@ def kept(folder: Path, key: str, suffix: str) -> Path | None:
     its name carries their digest, ``KEY.DIGEST{suffix}``. One whose bytes differ is removed
     (:func:`_discard`); ``None`` where none is left."""
     for path in sorted(folder.glob(f"{key}.*{suffix}")):
-        digest = path.name[len(key) + 1:len(path.name) - len(suffix)]
+        digest = path.name[len(key) + 1 : len(path.name) - len(suffix)]
         try:
             with open(path, "rb") as f:
                 actual = hashlib.file_digest(f, "sha256").hexdigest()
@@ -154,8 +170,13 @@ def code_digest() -> str:
     an edit or another install of the package misses every entry the old code made."""
     if not _CODE:
         h = hashlib.sha256()
-        for package in ("waiexport", "waiexport.rewrites", "waiexport.targets",
-                        "waiexport.reference", "waiexport.conformance"):
+        for package in (
+            "waiexport",
+            "waiexport.rewrites",
+            "waiexport.targets",
+            "waiexport.reference",
+            "waiexport.conformance",
+        ):
             for root in find_spec(package).submodule_search_locations:
                 for folder, subfolders, files in os.walk(root):
                     subfolders[:] = sorted(s for s in subfolders if s != "__pycache__")

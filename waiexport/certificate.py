@@ -10,11 +10,9 @@ from .bounds import GraphBounds, bits, certify_graph
 from .graph import Graph
 from .jsonio import dumps
 from .optable import info
-from .profiles import (PROFILES, acc32_params, failing, fits_class, node_fits, npu_flags,
-                       npu_reasons)
+from .profiles import PROFILES, acc32_params, failing, fits_class, node_fits, npu_flags, npu_reasons
 
 __all__ = ["Member", "Failure", "Verdict", "certify", "certificate_bytes", "verdict_of"]
-
 
 
 @dataclass
@@ -49,8 +47,10 @@ def _node(nb, g: Graph) -> dict:
         "intermediates": {k: _iv(iv) for k, iv in res.intermediates.items()},
         "npu_flags": npu_flags(op, g),
         "op": op.name,
-        "out": [{**_iv(out), "policy": g.tensor(t).policy, "result": _iv(r), "tensor": t}
-                for t, out, r in zip(op.outputs, nb.outs, res.results)],
+        "out": [
+            {**_iv(out), "policy": g.tensor(t).policy, "result": _iv(r), "tensor": t}
+            for t, out, r in zip(op.outputs, nb.outs, res.results)
+        ],
         "saturated": nb.saturated,
     }
     if info(op.name).k_c:
@@ -65,8 +65,15 @@ def _graph(m: Member) -> dict:
     inputs = []
     for inp in g.inputs:
         rec = g.tensor(inp.tensor)
-        entry = {"hi": rec.hi, "kind": inp.kind, "lo": rec.lo, "max_h": inp.max_h,
-                 "max_w": inp.max_w, "policy": rec.policy, "tensor": inp.tensor}
+        entry = {
+            "hi": rec.hi,
+            "kind": inp.kind,
+            "lo": rec.lo,
+            "max_h": inp.max_h,
+            "max_w": inp.max_w,
+            "policy": rec.policy,
+            "tensor": inp.tensor,
+        }
         if inp.kind == "state":
             entry |= {"init": inp.init, "src": inp.src}
         inputs.append(entry)
@@ -92,8 +99,9 @@ class Failure:
     bits: int | None = None
 
     def as_json(self) -> dict:
-        return {"graph": self.graph, "index": self.index, "key": self.key,
-                "where": self.where} | ({} if self.bits is None else {"bits": self.bits})
+        return {"graph": self.graph, "index": self.index, "key": self.key, "where": self.where} | (
+            {} if self.bits is None else {"bits": self.bits}
+        )
 
     @property
     def place(self) -> str:
@@ -131,7 +139,7 @@ class Verdict:
     """The §8.5 verdict over a set's graphs: each profile met or its first failure, and
     whether the set is in ``wai-ops/1-npu`` with the reasons and flags."""
 
-    failures: dict          # profile → Failure, or None where the profile is met
+    failures: dict  # profile → Failure, or None where the profile is met
     npu_reasons: tuple
     npu_flags: tuple
 
@@ -159,8 +167,11 @@ class Verdict:
             out[profile] = failure is None
             if failure is not None:
                 out[f"{profile}_first_failure"] = failure.as_json()
-        return out | {"npu": self.npu, "npu_flags": list(self.npu_flags),
-                      "npu_reasons": list(self.npu_reasons)}
+        return out | {
+            "npu": self.npu,
+            "npu_flags": list(self.npu_flags),
+            "npu_reasons": list(self.npu_reasons),
+        }
 
 
 def verdict_of(members: list[Member]) -> dict:
@@ -168,8 +179,13 @@ def verdict_of(members: list[Member]) -> dict:
     return Verdict.over(members).as_json()
 
 
-def certify(members: list[Member], *, capability: str | None = None,
-            set_sha256: str | None = None, lowering: str = "whg1") -> dict:
+def certify(
+    members: list[Member],
+    *,
+    capability: str | None = None,
+    set_sha256: str | None = None,
+    lowering: str = "whg1",
+) -> dict:
     """The certificate of a set (§8.5), as a JSON-ready dict (see :func:`certificate_bytes`)."""
     return {
         "capability": capability,

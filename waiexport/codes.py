@@ -8,8 +8,16 @@ __all__ = ["reported_code", "CAPABILITY_CODES"]
 #: Capability → the code it reports for each refusal code of §4 (absent: the code itself).
 CAPABILITY_CODES = {
     # integer-payloads §8: every refusal is payload_malformed
-    "wai.neural.int_synth": {code: "payload_malformed" for code in (
-        "model_mismatch", "too_large", "field_range", "geometry_mismatch", "payload_malformed")},
+    "wai.neural.int_synth": {
+        code: "payload_malformed"
+        for code in (
+            "model_mismatch",
+            "too_large",
+            "field_range",
+            "geometry_mismatch",
+            "payload_malformed",
+        )
+    },
     # §13.6.1: the scale path reports §4's own codes
     "wai.image.jpegai": {},
 }

@@ -26,7 +26,7 @@ class Cursor:
         """The next ``n`` bytes, or :class:`Short` naming ``what``."""
         if n > self.left:
             raise Short(f"{what} needs {n} bytes at byte {self.off}, {self.left} remain")
-        view = self.buf[self.off:self.off + n]
+        view = self.buf[self.off : self.off + n]
         self.off += n
         return view
 

@@ -198,8 +198,7 @@ class Arr:
         check_width(arr, self._width(values), self.name)
 
 
-_RQ_HEAD = (("round", ROUNDS), ("bias_kind", BIAS_KINDS), ("m_kind", (0, 1, 2)),
-            ("s_kind", (1, 2)))
+_RQ_HEAD = (("round", ROUNDS), ("bias_kind", BIAS_KINDS), ("m_kind", (0, 1, 2)), ("s_kind", (1, 2)))
 
 
 @dataclass(frozen=True)
@@ -212,37 +211,68 @@ class Rq:
         rnd, bias, m_kind, s_kind, m_bytes, b_bytes = (cur.uint(1, "RQ") for _ in range(6))
         if cur.uint(2, "RQ reserved"):
             raise ParamError("RQ reserved bytes are not zero")
-        for name, v, ok in (("round", rnd, (0, 1, 2)), ("bias", bias, (0, 1, 2)),
-                            ("m_kind", m_kind, (0, 1, 2)), ("s_kind", s_kind, (1, 2)),
-                            ("m_bytes", m_bytes, (0,) if m_kind == 0 else (4, 8)),
-                            ("b_bytes", b_bytes, (0,) if bias == 0 else (4, 8))):
+        for name, v, ok in (
+            ("round", rnd, (0, 1, 2)),
+            ("bias", bias, (0, 1, 2)),
+            ("m_kind", m_kind, (0, 1, 2)),
+            ("s_kind", s_kind, (1, 2)),
+            ("m_bytes", m_bytes, (0,) if m_kind == 0 else (4, 8)),
+            ("b_bytes", b_bytes, (0,) if bias == 0 else (4, 8)),
+        ):
             if v not in ok:
                 raise ParamError(f"RQ {name} = {v} is not one of {', '.join(map(str, ok))}")
         c = self.channels(values, ctx)
         values["rq"] = RQ(
-            round=ROUNDS[rnd], bias_kind=BIAS_KINDS[bias], m_kind=m_kind, s_kind=s_kind,
-            m_bytes=m_bytes, b_bytes=b_bytes,
+            round=ROUNDS[rnd],
+            bias_kind=BIAS_KINDS[bias],
+            m_kind=m_kind,
+            s_kind=s_kind,
+            m_bytes=m_bytes,
+            b_bytes=b_bytes,
             mult=cur.array((0, 1, c)[m_kind], max(m_bytes, 1), "RQ mult"),
             shift=cur.array((0, 1, c)[s_kind], 1, "RQ shift", signed=False),
-            bias=cur.array(c if bias else 0, max(b_bytes, 1), "RQ bias"))
+            bias=cur.array(c if bias else 0, max(b_bytes, 1), "RQ bias"),
+        )
 
     def write(self, values: dict, out: list) -> None:
         rq = values["rq"]
-        out.append(bytes([ROUNDS.index(rq.round), BIAS_KINDS.index(rq.bias_kind), rq.m_kind,
-                          rq.s_kind, rq.m_bytes, rq.b_bytes, 0, 0]))
-        out += [_pack(rq.mult, rq.m_bytes or 1), _pack(rq.shift, 1, signed=False),
-                _pack(rq.bias, rq.b_bytes or 1)]
+        out.append(
+            bytes(
+                [
+                    ROUNDS.index(rq.round),
+                    BIAS_KINDS.index(rq.bias_kind),
+                    rq.m_kind,
+                    rq.s_kind,
+                    rq.m_bytes,
+                    rq.b_bytes,
+                    0,
+                    0,
+                ]
+            )
+        )
+        out += [
+            _pack(rq.mult, rq.m_bytes or 1),
+            _pack(rq.shift, 1, signed=False),
+            _pack(rq.bias, rq.b_bytes or 1),
+        ]
 
     def check(self, values: dict, ctx: LayoutCtx) -> None:
         rq, c = values["rq"], self.channels(values, ctx)
-        if (any(getattr(rq, name) not in ok for name, ok in _RQ_HEAD)
-                or rq.m_bytes not in ((0,) if rq.m_kind == 0 else (4, 8))
-                or rq.b_bytes not in ((0,) if rq.bias_kind == "none" else (4, 8))):
-            raise ParamError(f"RQ layout {rq.round}/{rq.bias_kind}/m_kind {rq.m_kind}/s_kind "
-                             f"{rq.s_kind}/m_bytes {rq.m_bytes}/b_bytes {rq.b_bytes} is not "
-                             "§10.4's")
-        want = {"mult": (0, 1, c)[rq.m_kind], "shift": (0, 1, c)[rq.s_kind],
-                "bias": c if rq.bias_kind != "none" else 0}
+        if (
+            any(getattr(rq, name) not in ok for name, ok in _RQ_HEAD)
+            or rq.m_bytes not in ((0,) if rq.m_kind == 0 else (4, 8))
+            or rq.b_bytes not in ((0,) if rq.bias_kind == "none" else (4, 8))
+        ):
+            raise ParamError(
+                f"RQ layout {rq.round}/{rq.bias_kind}/m_kind {rq.m_kind}/s_kind "
+                f"{rq.s_kind}/m_bytes {rq.m_bytes}/b_bytes {rq.b_bytes} is not "
+                "§10.4's"
+            )
+        want = {
+            "mult": (0, 1, c)[rq.m_kind],
+            "shift": (0, 1, c)[rq.s_kind],
+            "bias": c if rq.bias_kind != "none" else 0,
+        }
         for name, n in want.items():
             if len(getattr(rq, name)) != n:
                 raise ParamError(f"RQ {name} has {len(getattr(rq, name))} entries, expected {n}")

@@ -19,9 +19,25 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["write_atomic", "new_folder", "output_folder", "ours", "foreign", "unlisted",
-           "npy_header", "read_bounded", "npy_bytes", "umask", "sweep", "own_pid", "TooLarge",
-           "NotRegular", "NotOurs", "MARK", "READ_LIMIT"]
+__all__ = [
+    "write_atomic",
+    "new_folder",
+    "output_folder",
+    "ours",
+    "foreign",
+    "unlisted",
+    "npy_header",
+    "read_bounded",
+    "npy_bytes",
+    "umask",
+    "sweep",
+    "own_pid",
+    "TooLarge",
+    "NotRegular",
+    "NotOurs",
+    "MARK",
+    "READ_LIMIT",
+]
 
 #: The most a file a user names (a graph, a decode, a vector file) may hold, unless its kind
 #: says less.
@@ -113,8 +129,7 @@ def own_pid() -> int:
 def _sweep(path: Path) -> None:
     """Remove the temporaries beside ``path`` (``.NAME.PID.*.part`` and ``.old``) that a
     process which has ended made (:func:`sweep`)."""
-    sweep(path.parent if str(path.parent) else Path("."), f".{path.name[:64]}.",
-          (".part", ".old"))
+    sweep(path.parent if str(path.parent) else Path("."), f".{path.name[:64]}.", (".part", ".old"))
 
 
 def sweep(folder: Path, start: str, ends: tuple) -> None:
@@ -125,12 +140,13 @@ def sweep(folder: Path, start: str, ends: tuple) -> None:
     if not os.path.isdir("/proc/self"):
         return
     try:
-        entries = [e for e in os.scandir(folder)
-                   if e.name.startswith(start) and e.name.endswith(ends)]
+        entries = [
+            e for e in os.scandir(folder) if e.name.startswith(start) and e.name.endswith(ends)
+        ]
     except OSError:
         return
     for e in entries:
-        pid = re.match(r"[0-9]*", e.name[len(start):]).group()
+        pid = re.match(r"[0-9]*", e.name[len(start) :]).group()
         if not pid or int(pid) == own_pid():
             continue
         try:
@@ -160,13 +176,14 @@ def _swap_in(src: Path, dest: Path) -> None:
     try:
         for _ in range(_RACES):
             if dest.exists() or dest.is_symlink():
-                old = Path(tempfile.mkdtemp(prefix=_temporary(dest), suffix=".old",
-                                            dir=dest.parent))
+                old = Path(
+                    tempfile.mkdtemp(prefix=_temporary(dest), suffix=".old", dir=dest.parent)
+                )
                 os.rmdir(old)
                 try:
                     os.replace(dest, old)
                     olds.append(old)
-                except FileNotFoundError:       # another writer moved it aside first
+                except FileNotFoundError:  # another writer moved it aside first
                     pass
             try:
                 os.replace(src, dest)
@@ -175,12 +192,13 @@ def _swap_in(src: Path, dest: Path) -> None:
                 if e.errno not in (errno.ENOTEMPTY, errno.EEXIST):
                     raise
         else:
-            raise OSError(errno.EBUSY, f"{_RACES} other writers put {dest.name} in place "
-                                       "while this one did")
+            raise OSError(
+                errno.EBUSY, f"{_RACES} other writers put {dest.name} in place while this one did"
+            )
         _sync_folder(dest.parent)
     except BaseException:
         if olds and not (dest.exists() or dest.is_symlink()):
-            os.replace(olds.pop(), dest)        # the earlier output back, as it was
+            os.replace(olds.pop(), dest)  # the earlier output back, as it was
         raise
     finally:
         for old in olds:
@@ -223,8 +241,12 @@ def _listed(path: Path, command: str) -> set | None:
     except (OSError, ValueError):
         return None
     files = mark.get("files") if type(mark) is dict else None
-    if mark.get("format") != _MARK_FORMAT or mark.get("command") != command or \
-            type(files) is not list or not all(type(f) is str for f in files):
+    if (
+        mark.get("format") != _MARK_FORMAT
+        or mark.get("command") != command
+        or type(files) is not list
+        or not all(type(f) is str for f in files)
+    ):
         return None
     return set(files)
 
@@ -275,8 +297,10 @@ def unlisted(top: Path | str, listed: set, most: int = 1) -> list[str]:
 def _mark(work: Path, command: str) -> None:
     """Write the mark of ``command``'s output into the folder ``work``: every file below it."""
     files = sorted(str(p.relative_to(work)) for p in work.rglob("*") if p.is_file())
-    (work / MARK).write_text(json.dumps({"format": _MARK_FORMAT, "command": command,
-                                         "files": files}, ensure_ascii=True) + "\n")
+    (work / MARK).write_text(
+        json.dumps({"format": _MARK_FORMAT, "command": command, "files": files}, ensure_ascii=True)
+        + "\n"
+    )
 
 
 def ours(path: Path | str, command: str) -> None:
@@ -284,9 +308,12 @@ def ours(path: Path | str, command: str) -> None:
     output of ``command`` (:func:`foreign`)."""
     found = foreign(path, command)
     if found is not None:
-        raise NotOurs(errno.ENOTEMPTY, f"holds {ascii(found)[1:-1]}, which no earlier output of "
-                                       f"'{command}' holds: give a new or an empty folder, or "
-                                       "an earlier output of this command")
+        raise NotOurs(
+            errno.ENOTEMPTY,
+            f"holds {ascii(found)[1:-1]}, which no earlier output of "
+            f"'{command}' holds: give a new or an empty folder, or "
+            "an earlier output of this command",
+        )
 
 
 @contextmanager
@@ -311,7 +338,7 @@ def read_bounded(path: Path | str, limit: int, follow: bool = True) -> bytes:
     refused, never read whole; what is read is held in a buffer of the file's size, not the
     limit's."""
     flags = os.O_RDONLY | (0 if follow else getattr(os, "O_NOFOLLOW", 0))
-    flags |= getattr(os, "O_NONBLOCK", 0)       # a FIFO opens without waiting for a writer
+    flags |= getattr(os, "O_NONBLOCK", 0)  # a FIFO opens without waiting for a writer
     try:
         fd = os.open(path, flags)
     except OSError as e:
@@ -323,11 +350,11 @@ def read_bounded(path: Path | str, limit: int, follow: bool = True) -> bytes:
         if not stat.S_ISREG(st.st_mode):
             kind = "a folder" if stat.S_ISDIR(st.st_mode) else "not a regular file"
             raise NotRegular(0, kind)
-        if st.st_size > limit:                 # refused before any read
+        if st.st_size > limit:  # refused before any read
             raise TooLarge(0, f"larger than the {limit:,} bytes a file of its kind may hold")
-        first = st.st_size + 1                 # a buffer the file's size, not the limit's
+        first = st.st_size + 1  # a buffer the file's size, not the limit's
         data = f.read(first)
-        if len(data) == first <= limit:     # it grew since: the rest, up to the limit's
+        if len(data) == first <= limit:  # it grew since: the rest, up to the limit's
             data += f.read(limit + 1 - first)
     if len(data) > limit:
         raise TooLarge(0, f"larger than the {limit:,} bytes a file of its kind may hold")
@@ -344,8 +371,10 @@ def npy_bytes(a) -> bytes:
 
 #: A token of an ``.npy`` header: punctuation, a short quoted string without escapes,
 #: ``True``/``False``, or a whole number of at most 19 digits.
-_NPY_TOKEN = re.compile(r"\s*(?:([{}():,])|'([^'\\]{0,64})'|\"([^\"\\]{0,64})\"|(True|False)"
-                        r"|([0-9]{1,19}))")
+_NPY_TOKEN = re.compile(
+    r"\s*(?:([{}():,])|'([^'\\]{0,64})'|\"([^\"\\]{0,64})\"|(True|False)"
+    r"|([0-9]{1,19}))"
+)
 
 
 def npy_header(f, limit: int) -> tuple:
@@ -364,16 +393,23 @@ def npy_header(f, limit: int) -> tuple:
     size = f.read(width)
     n = int.from_bytes(size, "little")
     if len(size) < width or n > limit:
-        raise ValueError(f"a header of {n:,} bytes, past the {limit:,} a result's may hold"
-                         if len(size) == width else "cut short in its header")
+        raise ValueError(
+            f"a header of {n:,} bytes, past the {limit:,} a result's may hold"
+            if len(size) == width
+            else "cut short in its header"
+        )
     text = f.read(n)
     if len(text) < n:
         raise ValueError("cut short in its header")
     fields = _npy_fields(text.decode("latin-1"))
     descr, fortran, shape = (fields.get(k) for k in ("descr", "fortran_order", "shape"))
-    if set(fields) != {"descr", "fortran_order", "shape"} or type(descr) is not str or \
-            not re.fullmatch(r"[<>|=]?[a-zA-Z][0-9]{0,3}", descr) or \
-            type(fortran) is not bool or type(shape) is not tuple:
+    if (
+        set(fields) != {"descr", "fortran_order", "shape"}
+        or type(descr) is not str
+        or not re.fullmatch(r"[<>|=]?[a-zA-Z][0-9]{0,3}", descr)
+        or type(fortran) is not bool
+        or type(shape) is not tuple
+    ):
         raise ValueError("a header without numpy's descr, fortran_order and shape")
     try:
         return shape, fortran, np.dtype(descr)
@@ -401,15 +437,15 @@ def _npy_fields(text: str) -> dict:
     fields, k = {}, 1
     if not tokens or tokens[0] != "{":
         raise ValueError("a header that is not a dictionary")
-    while tokens[k:k + 1] != ["}"]:
-        key, colon = tokens[k:k + 2] if len(tokens) > k + 1 else (None, None)
+    while tokens[k : k + 1] != ["}"]:
+        key, colon = tokens[k : k + 2] if len(tokens) > k + 1 else (None, None)
         if type(key) is not tuple or key[0] != "s" or colon != ":" or key[1] in fields:
             raise ValueError("a header numpy does not write")
         value, k = _npy_value(tokens, k + 2)
         fields[key[1]] = value
-        if tokens[k:k + 1] == [","]:
+        if tokens[k : k + 1] == [","]:
             k += 1
-        elif tokens[k:k + 1] != ["}"]:
+        elif tokens[k : k + 1] != ["}"]:
             raise ValueError("a header numpy does not write")
     if k + 1 != len(tokens):
         raise ValueError("a header with more after its dictionary")
@@ -425,14 +461,14 @@ def _npy_value(tokens: list, k: int) -> tuple:
     if t != "(":
         raise ValueError("a header numpy does not write")
     items, k = [], k + 1
-    while tokens[k:k + 1] != [")"]:
+    while tokens[k : k + 1] != [")"]:
         t = tokens[k] if k < len(tokens) else None
         if type(t) is not tuple or t[0] != "i":
             raise ValueError("a shape that is not whole numbers")
         items.append(t[1])
         k += 1
-        if tokens[k:k + 1] == [","]:
+        if tokens[k : k + 1] == [","]:
             k += 1
-        elif tokens[k:k + 1] != [")"]:
+        elif tokens[k : k + 1] != [")"]:
             raise ValueError("a header numpy does not write")
     return tuple(items), k + 1

@@ -84,13 +84,24 @@ class Graph:
         The header's cap on every tensor (§10.1).
     """
 
-    def __init__(self, *, tensors: Sequence[Tensor] | Mapping[int, Tensor],
-                 inputs: Sequence[Input], outputs: Sequence[int],
-                 ops: Iterable[tuple[str, Sequence[int], Sequence[int], Params]],
-                 scalars: Sequence[Scalar] = (), max_elems: int = MAX_ELEMS):
+    def __init__(
+        self,
+        *,
+        tensors: Sequence[Tensor] | Mapping[int, Tensor],
+        inputs: Sequence[Input],
+        outputs: Sequence[int],
+        ops: Iterable[tuple[str, Sequence[int], Sequence[int], Params]],
+        scalars: Sequence[Scalar] = (),
+        max_elems: int = MAX_ELEMS,
+    ):
         items = tensors.items() if isinstance(tensors, Mapping) else enumerate(tensors)
-        self.nx = nx.MultiDiGraph(inputs=tuple(inputs), outputs=tuple(outputs),
-                                  scalars=tuple(scalars), max_elems=max_elems, order=[])
+        self.nx = nx.MultiDiGraph(
+            inputs=tuple(inputs),
+            outputs=tuple(outputs),
+            scalars=tuple(scalars),
+            max_elems=max_elems,
+            order=[],
+        )
         for t, rec in items:
             self.nx.add_node(t, rec=rec)
         for name, ins, outs, params in ops:
@@ -156,8 +167,14 @@ class Graph:
         node = self.nx.nodes[uid]
         ins = sorted((k[1], t) for t, _, k in self.nx.in_edges(uid, keys=True))
         outs = sorted((k[1], t) for _, t, k in self.nx.out_edges(uid, keys=True))
-        return Op(uid, index, node["name"], node["params"],
-                  tuple(t for _, t in ins), tuple(t for _, t in outs))
+        return Op(
+            uid,
+            index,
+            node["name"],
+            node["params"],
+            tuple(t for _, t in ins),
+            tuple(t for _, t in outs),
+        )
 
     @contextmanager
     def journal(self) -> Iterator[Journal]:
@@ -205,23 +222,27 @@ class Graph:
         self.nx.nodes[uid]["params"] = params
         self._changed()
 
-    def replace(self, uid: tuple, ops: Sequence[tuple[str, Sequence[int], Sequence[int], Params]]
-                ) -> list[tuple]:
+    def replace(
+        self, uid: tuple, ops: Sequence[tuple[str, Sequence[int], Sequence[int], Params]]
+    ) -> list[tuple]:
         """Replace operator ``uid`` by ``ops`` (name, inputs, outputs, params), which take its
         place in evaluation order; returns their nodes."""
         order = self.nx.graph["order"]
         at = self._position()[uid]
-        old = (dict(self.nx.nodes[uid]), list(self.nx.in_edges(uid, keys=True)),
-               list(self.nx.out_edges(uid, keys=True)))
+        old = (
+            dict(self.nx.nodes[uid]),
+            list(self.nx.in_edges(uid, keys=True)),
+            list(self.nx.out_edges(uid, keys=True)),
+        )
         self.nx.remove_node(uid)
         del order[at]
-        j = self.nx.graph.pop("_journal", None)     # the appends below are this one change
+        j = self.nx.graph.pop("_journal", None)  # the appends below are this one change
         try:
             new = [self.append(*op) for op in ops]
         finally:
             if j is not None:
                 self.nx.graph["_journal"] = j
-        order[len(order) - len(new):] = []
+        order[len(order) - len(new) :] = []
         order[at:at] = new
         self._changed()
         self._log("replace", uid, at, old, new)
@@ -229,9 +250,14 @@ class Graph:
 
     def copy(self) -> "Graph":
         """An independent copy (parameters are immutable and shared)."""
-        return Graph(tensors=self.tensors, inputs=self.inputs, outputs=self.outputs,
-                     ops=[(o.name, o.inputs, o.outputs, o.params) for o in self.ops],
-                     scalars=self.scalars, max_elems=self.max_elems)
+        return Graph(
+            tensors=self.tensors,
+            inputs=self.inputs,
+            outputs=self.outputs,
+            ops=[(o.name, o.inputs, o.outputs, o.params) for o in self.ops],
+            scalars=self.scalars,
+            max_elems=self.max_elems,
+        )
 
     def renumbered(self) -> "Graph":
         """The same graph with §13.0's tensor numbering: input ``i`` is tensor ``i``, then each
@@ -239,12 +265,17 @@ class Graph:
         ops = self.ops
         old = [i.tensor for i in self.inputs] + [t for o in ops for t in o.outputs]
         new = {t: k for k, t in enumerate(old)}
-        return Graph(tensors=[self.tensor(t) for t in old],
-                     inputs=[replace(i, tensor=new[i.tensor]) for i in self.inputs],
-                     outputs=[new[t] for t in self.outputs],
-                     ops=[(o.name, [new[t] for t in o.inputs], [new[t] for t in o.outputs],
-                           o.params) for o in ops],
-                     scalars=self.scalars, max_elems=self.max_elems)
+        return Graph(
+            tensors=[self.tensor(t) for t in old],
+            inputs=[replace(i, tensor=new[i.tensor]) for i in self.inputs],
+            outputs=[new[t] for t in self.outputs],
+            ops=[
+                (o.name, [new[t] for t in o.inputs], [new[t] for t in o.outputs], o.params)
+                for o in ops
+            ],
+            scalars=self.scalars,
+            max_elems=self.max_elems,
+        )
 
     def producer(self, t: int) -> tuple | None:
         """The operator node that writes tensor ``t``, or ``None`` for a graph input."""
@@ -272,16 +303,22 @@ class Graph:
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Graph):
             return NotImplemented
-        return (self.nx.graph["inputs"] == other.nx.graph["inputs"]
-                and self.outputs == other.outputs and self.scalars == other.scalars
-                and self.max_elems == other.max_elems and self.tensors == other.tensors
-                and [_op_key(o) for o in self.ops] == [_op_key(o) for o in other.ops])
+        return (
+            self.nx.graph["inputs"] == other.nx.graph["inputs"]
+            and self.outputs == other.outputs
+            and self.scalars == other.scalars
+            and self.max_elems == other.max_elems
+            and self.tensors == other.tensors
+            and [_op_key(o) for o in self.ops] == [_op_key(o) for o in other.ops]
+        )
 
-    __hash__ = None     # type: ignore[assignment]   # mutable: equal graphs, no hash
+    __hash__ = None  # type: ignore[assignment]   # mutable: equal graphs, no hash
 
     def __repr__(self) -> str:
-        return (f"<Graph: {len(self.inputs)} inputs, {len(self.nx.graph['order'])} ops, "
-                f"{sum(1 for _ in self._tensor_nodes())} tensors>")
+        return (
+            f"<Graph: {len(self.inputs)} inputs, {len(self.nx.graph['order'])} ops, "
+            f"{sum(1 for _ in self._tensor_nodes())} tensors>"
+        )
 
 
 class Journal:

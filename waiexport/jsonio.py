@@ -12,12 +12,25 @@ import re
 
 import numpy as np
 
-__all__ = ["dumps", "report_json", "loads", "plain", "BadInput", "parse_int", "decimals",
-           "parse_tensor", "parse_decode", "tensor_json", "ascii_text", "INTEGERS", "MAX_DEPTH"]
+__all__ = [
+    "dumps",
+    "report_json",
+    "loads",
+    "plain",
+    "BadInput",
+    "parse_int",
+    "decimals",
+    "parse_tensor",
+    "parse_decode",
+    "tensor_json",
+    "ascii_text",
+    "INTEGERS",
+    "MAX_DEPTH",
+]
 
 _INTEGER = r"(?:0|-?[1-9][0-9]*)"
 _DECIMAL = re.compile(_INTEGER + r"\Z")
-_DECIMALS = re.compile(rf"(?:{_INTEGER},)*{_INTEGER}\Z")    # joined by commas
+_DECIMALS = re.compile(rf"(?:{_INTEGER},)*{_INTEGER}\Z")  # joined by commas
 
 #: The deepest nesting a document we read may have: none of ours passes four levels, and
 #: every reader walks what it reads, so a deeper one is refused before it is parsed.
@@ -39,9 +52,10 @@ def loads(text: str | bytes):
     a key twice."""
     if isinstance(text, (bytes, bytearray)):
         text = bytes(text).decode(json.detect_encoding(text), "surrogatepass")
-    if "[" in text or "{" in text:     # without escapes, every other '"'-piece is a string
-        bare = ("".join(text.split('"')[::2]) if "\\" not in text else
-                _STRING.sub("", text)).encode("utf-8", "surrogatepass")
+    if "[" in text or "{" in text:  # without escapes, every other '"'-piece is a string
+        bare = (
+            "".join(text.split('"')[::2]) if "\\" not in text else _STRING.sub("", text)
+        ).encode("utf-8", "surrogatepass")
         b = np.frombuffer(bare, np.uint8)
         step = (b == 91).astype(np.int64) + (b == 123) - (b == 93) - (b == 125)
         if step.size and int(np.cumsum(step).max()) > MAX_DEPTH:
@@ -76,7 +90,7 @@ def dumps(value, strict: bool = True) -> str:
         text = value.replace("\\", "\\\\").replace('"', '\\"')
         return '"' + "".join(ch if " " <= ch <= "~" else _escape(ch) for ch in text) + '"'
     if isinstance(value, dict):
-        items = sorted(value.items(), key=lambda kv: kv[0])     # code points: ASCII's order
+        items = sorted(value.items(), key=lambda kv: kv[0])  # code points: ASCII's order
         return "{" + ",".join(f"{dumps(k, strict)}:{dumps(v, strict)}" for k, v in items) + "}"
     if isinstance(value, (list, tuple)):
         return "[" + ",".join(dumps(v, strict) for v in value) + "]"
@@ -90,10 +104,32 @@ def report_json(value) -> str:
     return dumps(value, strict=False)
 
 
-_ASCII = {"§": "section ", "≤": "<=", "≥": ">=", "≠": "!=", "×": "x", "·": "*", "−": "-",
-          "–": "-", "—": "-", "…": "...", "→": "->", "←": "<-", "²": "^2", "⌊": "floor(",
-          "⌋": ")", "⌈": "ceil(", "⌉": ")", "′": "'", "‘": "'", "’": "'", "“": '"', "”": '"',
-          "⁺": "+", "⁻": "-"}
+_ASCII = {
+    "§": "section ",
+    "≤": "<=",
+    "≥": ">=",
+    "≠": "!=",
+    "×": "x",
+    "·": "*",
+    "−": "-",
+    "–": "-",
+    "—": "-",
+    "…": "...",
+    "→": "->",
+    "←": "<-",
+    "²": "^2",
+    "⌊": "floor(",
+    "⌋": ")",
+    "⌈": "ceil(",
+    "⌉": ")",
+    "′": "'",
+    "‘": "'",
+    "’": "'",
+    "“": '"',
+    "”": '"',
+    "⁺": "+",
+    "⁻": "-",
+}
 
 
 def plain(value, where: str = "value", other=None, _path: tuple = ()):
@@ -116,8 +152,11 @@ def plain(value, where: str = "value", other=None, _path: tuple = ()):
     if other is not None:
         return other(value)
     at = where + "".join(_path)
-    raise TypeError(f"{at[:80]}: nested deeper than {MAX_DEPTH} levels" if deep else
-                    f"{at[:80]} is {ascii_text(kind.__name__)[:40]}")
+    raise TypeError(
+        f"{at[:80]}: nested deeper than {MAX_DEPTH} levels"
+        if deep
+        else f"{at[:80]} is {ascii_text(kind.__name__)[:40]}"
+    )
 
 
 def ascii_text(text: str) -> str:
@@ -128,7 +167,7 @@ def ascii_text(text: str) -> str:
 
 def _escape(ch: str) -> str:
     """``ch`` as JSON ``\\uXXXX`` escapes (a surrogate pair past U+FFFF)."""
-    units = ch.encode("utf-16-be", "surrogatepass")   # a lone surrogate: a file name's byte
+    units = ch.encode("utf-16-be", "surrogatepass")  # a lone surrogate: a file name's byte
     return "".join(f"\\u{units[i] << 8 | units[i + 1]:04x}" for i in range(0, len(units), 2))
 
 
@@ -155,9 +194,12 @@ def parse_int(value, where: str) -> int:
 def parse_tensor(obj, where: str) -> np.ndarray:
     """A §14.1 tensor ``{"data": [...], "shape": [C, H, W]}`` as an array; the data's length
     is checked against the shape before anything is allocated."""
-    if not isinstance(obj, dict) or not isinstance(obj.get("data"), list) \
-            or not isinstance(obj.get("shape"), list):
-        raise BadInput(f"{where}: a tensor is {{\"data\": [...], \"shape\": [C, H, W]}}")
+    if (
+        not isinstance(obj, dict)
+        or not isinstance(obj.get("data"), list)
+        or not isinstance(obj.get("shape"), list)
+    ):
+        raise BadInput(f'{where}: a tensor is {{"data": [...], "shape": [C, H, W]}}')
     shape = [parse_int(v, f"{where} shape") for v in obj["shape"]]
     if len(shape) != 3 or any(n < 0 for n in shape):
         raise BadInput(f"{where}: shape {shape} is not three sizes")
@@ -170,11 +212,14 @@ def _integers(data: list, where: str) -> list:
     """The values of a tensor's ``data``, each a JSON number or a decimal string: all of one
     kind are checked in one pass, anything else value by value, naming the first bad one."""
     kinds = set(map(type, data))
-    if kinds <= {int}:                      # bool is not int here: type() is exact
+    if kinds <= {int}:  # bool is not int here: type() is exact
         return data
     fast = decimals(data)
-    return fast if fast is not None else [parse_int(v, f"{where} data[{i}]")
-                                          for i, v in enumerate(data)]
+    return (
+        fast
+        if fast is not None
+        else [parse_int(v, f"{where} data[{i}]") for i, v in enumerate(data)]
+    )
 
 
 def decimals(values: list) -> list | None:
@@ -184,20 +229,22 @@ def decimals(values: list) -> list | None:
         return None
     try:
         return list(map(int, values))
-    except ValueError:                      # a comma inside a value, or too many digits
+    except ValueError:  # a comma inside a value, or too many digits
         return None
 
 
 def parse_decode(obj, n_data: int, n_scalars: int, where: str):
     """A §14.1 decode: ``(data inputs, scalar values)``; an ``expect`` member is ignored."""
     if not isinstance(obj, dict) or not isinstance(obj.get("inputs"), list):
-        raise BadInput(f"{where}: a decode is an object with \"inputs\" and \"scalars\"")
+        raise BadInput(f'{where}: a decode is an object with "inputs" and "scalars"')
     scalars = obj.get("scalars", [])
     if not isinstance(scalars, list):
-        raise BadInput(f"{where}: \"scalars\" is not a list")
+        raise BadInput(f'{where}: "scalars" is not a list')
     if len(obj["inputs"]) != n_data or len(scalars) != n_scalars:
-        raise BadInput(f"{where}: the graph takes {n_data} data inputs and {n_scalars} scalars, "
-                       f"the decode gives {len(obj['inputs'])} and {len(scalars)}")
+        raise BadInput(
+            f"{where}: the graph takes {n_data} data inputs and {n_scalars} scalars, "
+            f"the decode gives {len(obj['inputs'])} and {len(scalars)}"
+        )
     inputs = [parse_tensor(t, f"{where} input {i}") for i, t in enumerate(obj["inputs"])]
     return inputs, [parse_int(v, f"{where} scalar {j}") for j, v in enumerate(scalars)]
 

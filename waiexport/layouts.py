@@ -7,39 +7,100 @@ from __future__ import annotations
 
 from . import param_rules as rules
 from .fields import Arr, Enum, Layout, Opnd, Rq, S, Tuple, U, Z, divided
-from .params import (ROUNDS, Chscale, Clamp, Contraction, Conv, ConvTranspose, Crop, Elu, Factor,
-                     Fill, Igdn, L2Norm, LayerNorm, LayoutCtx, Leaky, Lut16, Mul, NoParams,
-                     PadRep, ParamError, Params, Rescale, Split, Subpos)
+from .params import (
+    ROUNDS,
+    Chscale,
+    Clamp,
+    Contraction,
+    Conv,
+    ConvTranspose,
+    Crop,
+    Elu,
+    Factor,
+    Fill,
+    Igdn,
+    L2Norm,
+    LayerNorm,
+    LayoutCtx,
+    Leaky,
+    Lut16,
+    Mul,
+    NoParams,
+    PadRep,
+    ParamError,
+    Params,
+    Rescale,
+    Split,
+    Subpos,
+)
 
 __all__ = ["LAYOUTS", "decode", "encode", "check"]
 
 
 _WIDTHS = (1, 2, 4, 8)
-_CONV_HEAD = (U("cout", 4, 1), U("kh", 4, 1), U("kw", 4, 1), U("sh", 4, 1), U("sw", 4, 1),
-              U("ph", 4), U("pw", 4))
+_CONV_HEAD = (
+    U("cout", 4, 1),
+    U("kh", 4, 1),
+    U("kw", 4, 1),
+    U("sh", 4, 1),
+    U("sw", 4, 1),
+    U("ph", 4),
+    U("pw", 4),
+)
 _W = (U("w_bytes", 1, among=_WIDTHS), Z(3), Rq(lambda v, c: v["cout"]))
 _CIN = Rq(lambda v, c: c.cin)
 
 #: The §10.4 layout of every operator, by name.
 LAYOUTS: dict[str, Layout] = {
-    "conv": Layout(Conv, _CONV_HEAD + (U("groups", 4, 1),) + _W + (
-        Arr("weights", "w_bytes", lambda v, c: (
-            v["cout"], divided(c.cin, v["groups"], "conv input channels / groups"), v["kh"],
-            v["kw"])),
-    )),
-    "conv_transpose": Layout(ConvTranspose, _CONV_HEAD + (U("oph", 4), U("opw", 4)) + _W + (
-        Arr("weights", "w_bytes", lambda v, c: (c.cin, v["cout"], v["kh"], v["kw"])),
-    )),
+    "conv": Layout(
+        Conv,
+        _CONV_HEAD
+        + (U("groups", 4, 1),)
+        + _W
+        + (
+            Arr(
+                "weights",
+                "w_bytes",
+                lambda v, c: (
+                    v["cout"],
+                    divided(c.cin, v["groups"], "conv input channels / groups"),
+                    v["kh"],
+                    v["kw"],
+                ),
+            ),
+        ),
+    ),
+    "conv_transpose": Layout(
+        ConvTranspose,
+        _CONV_HEAD
+        + (U("oph", 4), U("opw", 4))
+        + _W
+        + (Arr("weights", "w_bytes", lambda v, c: (c.cin, v["cout"], v["kh"], v["kw"])),),
+    ),
     "rescale": Layout(Rescale, (_CIN,)),
-    "chscale": Layout(Chscale, (
-        U("scalar", 4), U("n_rows", 4, 1), Enum("round", ROUNDS),
-        U("m_bytes", 1, among=(4, 8)), U("shift", 1, hi=127), Z(1),
-        Arr("table", "m_bytes", lambda v, c: (v["n_rows"], c.cin)),
-    ), rules.chscale),
-    "lut16": Layout(Lut16, (
-        S("e_in", 1, exponent=True), S("e_out", 1, exponent=True), Z(2),
-        Arr("table", 2, lambda v, c: (65536,)),
-    ), rules.lut16),
+    "chscale": Layout(
+        Chscale,
+        (
+            U("scalar", 4),
+            U("n_rows", 4, 1),
+            Enum("round", ROUNDS),
+            U("m_bytes", 1, among=(4, 8)),
+            U("shift", 1, hi=127),
+            Z(1),
+            Arr("table", "m_bytes", lambda v, c: (v["n_rows"], c.cin)),
+        ),
+        rules.chscale,
+    ),
+    "lut16": Layout(
+        Lut16,
+        (
+            S("e_in", 1, exponent=True),
+            S("e_out", 1, exponent=True),
+            Z(2),
+            Arr("table", 2, lambda v, c: (65536,)),
+        ),
+        rules.lut16,
+    ),
     "add": Layout(NoParams, ()),
     "concat": Layout(NoParams, ()),
     "chunk_add": Layout(NoParams, ()),
@@ -52,21 +113,32 @@ LAYOUTS: dict[str, Layout] = {
     "pad_rep": Layout(PadRep, (U("m", 4, 1),)),
     "crop_to": Layout(NoParams, ()),
     "mul": Layout(Mul, (_CIN,), rules.mul),
-    "igdn": Layout(Igdn, (
-        U("gf", 4, hi=127), U("frac", 4, hi=127), U("g_bytes", 1, among=(4, 8)), Z(7),
-        Arr("gamma", "g_bytes", lambda v, c: (c.cin, c.cin)),
-        Arr("beta", 8, lambda v, c: (c.cin,)),
-    )),
+    "igdn": Layout(
+        Igdn,
+        (
+            U("gf", 4, hi=127),
+            U("frac", 4, hi=127),
+            U("g_bytes", 1, among=(4, 8)),
+            Z(7),
+            Arr("gamma", "g_bytes", lambda v, c: (c.cin, c.cin)),
+            Arr("beta", 8, lambda v, c: (c.cin,)),
+        ),
+    ),
     "abs": Layout(NoParams, ()),
     "crop": Layout(Crop, (Opnd("y0"), Opnd("x0"), Opnd("h"), Opnd("w")), rules.crop),
     "subpos_split": Layout(Subpos, (Tuple("order", 4, 1),), rules.subpos),
     "subpos_merge": Layout(Subpos, (Tuple("order", 4, 1),), rules.subpos),
     "fill": Layout(Fill, (U("kind", 1), Z(7), S("value", 8)), rules.fill),
-    "layernorm_c": Layout(LayerNorm, (
-        U("eps", 8, 1), U("g_bytes", 1, among=(4, 8)), Z(7),
-        Arr("gamma", "g_bytes", lambda v, c: (c.cin,)),
-        Arr("beta", 8, lambda v, c: (c.cin,)),
-    )),
+    "layernorm_c": Layout(
+        LayerNorm,
+        (
+            U("eps", 8, 1),
+            U("g_bytes", 1, among=(4, 8)),
+            Z(7),
+            Arr("gamma", "g_bytes", lambda v, c: (c.cin,)),
+            Arr("beta", 8, lambda v, c: (c.cin,)),
+        ),
+    ),
     "l2norm": Layout(L2Norm, (U("eps", 8, 1),)),
     "softmax": Layout(NoParams, ()),
     "sigmoid": Layout(NoParams, ()),
@@ -76,9 +148,8 @@ LAYOUTS: dict[str, Layout] = {
 }
 
 
-
-
 # --- walking a layout ----------------------------------------------------------------------
+
 
 def decode(name: str, cur, ctx: LayoutCtx) -> Params:
     """Read operator ``name``'s parameters from ``cur`` (which ends at ``plen``) and check
@@ -108,8 +179,9 @@ def check(name: str, params: Params, ctx: LayoutCtx) -> None:
     cross-field rule holds. Raises :class:`ParamError`."""
     layout = LAYOUTS[name]
     if type(params) is not layout.cls:
-        raise ParamError(f"{name} takes {layout.cls.__name__} parameters, "
-                         f"not {type(params).__name__}")
+        raise ParamError(
+            f"{name} takes {layout.cls.__name__} parameters, not {type(params).__name__}"
+        )
     for f in layout.fields:
         f.check(vars(params), ctx)
     if layout.rule:

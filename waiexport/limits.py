@@ -35,47 +35,84 @@ def limits(op: Op, nb: NodeBounds, g: Graph, t: Target) -> list[Limit]:
         out.append(Limit("subset", f"{op.name} is outside wai-ops/1-npu"))
     if op.name == "conv_transpose" and not t.takes_transposed(op.params):
         if not t.transposed_conv:
-            out.append(Limit("transposed_conv", "no transposed-convolution unit, and the "
-                             "output is not the stride times the input: the exporter's general "
-                             "phase decomposition maps it", mapped=True))
+            out.append(
+                Limit(
+                    "transposed_conv",
+                    "no transposed-convolution unit, and the "
+                    "output is not the stride times the input: the exporter's general "
+                    "phase decomposition maps it",
+                    mapped=True,
+                )
+            )
         else:
-            out.append(Limit("transposed_strides",
-                             f"transposed stride {op.params.sh}x{op.params.sw}: the unit takes "
-                             f"{', '.join(map(str, t.transposed_strides))}, and the phase "
-                             "rewrite (§9.3) does not apply"))
+            out.append(
+                Limit(
+                    "transposed_strides",
+                    f"transposed stride {op.params.sh}x{op.params.sw}: the unit takes "
+                    f"{', '.join(map(str, t.transposed_strides))}, and the phase "
+                    "rewrite (§9.3) does not apply",
+                )
+            )
     if op.name in ("conv", "conv_transpose") and t.max_in_channels:
         cin = g.tensor(op.inputs[0]).channels
         if cin > t.max_in_channels:
-            out.append(Limit("max_in_channels", f"{cin} input channels; the unit takes at most "
-                                                f"{t.max_in_channels}"))
+            out.append(
+                Limit(
+                    "max_in_channels",
+                    f"{cin} input channels; the unit takes at most {t.max_in_channels}",
+                )
+            )
     if op.name == "lut16" and not t.table_lookup:
         out.append(Limit("table_lookup", "no table lookup: a unit must support it"))
     if op.name == "chscale" and not t.row_select:
-        out.append(Limit("row_select", "no multiplier row chosen at run time: a unit must "
-                                       "support it"))
+        out.append(
+            Limit("row_select", "no multiplier row chosen at run time: a unit must support it")
+        )
     if "state_add" in npu_flags(op, g) and not t.state:
         out.append(Limit("state", "no value kept across decodes: a unit must support it"))
     if op.name == "pixel_shuffle" and t.depth_to_space != CRD:
-        out.append(Limit("depth_to_space", f"depth-to-space reads {t.depth_to_space}: a target "
-                         "mapping folds the permutation into the producer's channels (§9.4)",
-                         mapped=True))
+        out.append(
+            Limit(
+                "depth_to_space",
+                f"depth-to-space reads {t.depth_to_space}: a target "
+                "mapping folds the permutation into the producer's channels (§9.4)",
+                mapped=True,
+            )
+        )
     if op.name == "pad_rep" and "replicate" not in t.padding:
-        out.append(Limit("padding", "no replicate padding: a target mapping builds it from "
-                                    "slices (§9.4)", mapped=True))
+        out.append(
+            Limit(
+                "padding",
+                "no replicate padding: a target mapping builds it from slices (§9.4)",
+                mapped=True,
+            )
+        )
     mac = nb.result.mac
     if mac is not None:
         widest = max(mac.a_bits + ([mac.w_bits] if mac.w_bits is not None else []))
         if widest > t.mac_bits:
-            out.append(Limit("mac_bits", f"a multiply operand of {widest} bits; the MAC array "
-                             f"takes {t.mac_bits}"
-                             + (f": a target mapping splits it into {t.mac_bits}-bit digits"
-                                if t.mac_digits else ""), mapped=t.mac_digits))
+            out.append(
+                Limit(
+                    "mac_bits",
+                    f"a multiply operand of {widest} bits; the MAC array "
+                    f"takes {t.mac_bits}"
+                    + (
+                        f": a target mapping splits it into {t.mac_bits}-bit digits"
+                        if t.mac_digits
+                        else ""
+                    ),
+                    mapped=t.mac_digits,
+                )
+            )
     if op.name in RQ_OPS or op.name == "chscale":
         rnd, mults, shifts, post = rq_view(op)
         if rnd not in t.roundings:
             with_m = " with a multiplier" if rnd == "floor" and mults.size else ""
-            out.append(Limit("roundings", f"rounding {rnd}{with_m}; the unit rounds "
-                                          f"{', '.join(t.roundings)}"))
+            out.append(
+                Limit(
+                    "roundings", f"rounding {rnd}{with_m}; the unit rounds {', '.join(t.roundings)}"
+                )
+            )
         lo, hi = t.shift_range
         if int(shifts.min()) < lo or int(shifts.max()) > hi:
             bad = int(shifts.max()) if int(shifts.max()) > hi else int(shifts.min())

@@ -29,11 +29,13 @@ def _no_collection():
         if was:
             gc.enable()
 
+
 SUBSETS = ("full", "npu")
 
 
-def load(data: bytes, *, profile: str = "acc64", subset: str = "full",
-         name: str = "graph") -> Member:
+def load(
+    data: bytes, *, profile: str = "acc64", subset: str = "full", name: str = "graph"
+) -> Member:
     """Load a WHG1 file against ``profile`` (``acc32`` or ``acc64``) and ``subset``.
 
     Returns
@@ -54,7 +56,7 @@ def load(data: bytes, *, profile: str = "acc64", subset: str = "full",
 
 
 _MEMBERS: OrderedDict = OrderedDict()
-_HELD = 0      # the bytes of the files _MEMBERS holds
+_HELD = 0  # the bytes of the files _MEMBERS holds
 #: At most this many members, of files of up to 4 MiB each, 32 MiB in all (a member of a
 #: small corpus graph holds about 12× its file in Python objects, so the count bounds those).
 _KEEP, _KEEP_BYTES, _KEEP_TOTAL = 1024, 4 << 20, 32 << 20
@@ -97,8 +99,10 @@ def admit(member: Member, *, profile: str, subset: str) -> Member:
     failure = verdict.failures[profile]
     if failure is not None:
         where = failure.place
-        problems.append(f"it does not meet {profile}: {failure.key}"
-                        + (f" needs {failure.bits} bits" if failure.bits is not None else ""))
+        problems.append(
+            f"it does not meet {profile}: {failure.key}"
+            + (f" needs {failure.bits} bits" if failure.bits is not None else "")
+        )
     reasons = [r for r in verdict.npu_reasons if r != "acc32" or profile != "acc32"]
     if subset == "npu" and reasons:
         problems.append("it is outside wai-ops/1-npu: " + ", ".join(reasons))

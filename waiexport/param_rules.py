@@ -3,8 +3,18 @@ field says (a scalar reference in range, a table's length, bounds in order, …)
 
 from __future__ import annotations
 
-from .params import (Chscale, Clamp, Contraction, Crop, Fill, LayoutCtx, Lut16, Mul, ParamError,
-                     Subpos)
+from .params import (
+    Chscale,
+    Clamp,
+    Contraction,
+    Crop,
+    Fill,
+    LayoutCtx,
+    Lut16,
+    Mul,
+    ParamError,
+    Subpos,
+)
 
 __all__ = ["chscale", "lut16", "clamp", "crop", "subpos", "fill", "mul", "contraction"]
 
@@ -18,8 +28,10 @@ def chscale(p: Chscale, ctx: LayoutCtx) -> None:
     _scalar_ref(p.scalar, ctx, "chscale")
     lo, hi = ctx.scalars[p.scalar].lo, ctx.scalars[p.scalar].hi
     if lo < 0 or hi > p.n_rows - 1:
-        raise ParamError(f"chscale scalar {p.scalar}'s range [{lo}, {hi}] is not within "
-                         f"[0, {p.n_rows - 1}] (§5.4)")
+        raise ParamError(
+            f"chscale scalar {p.scalar}'s range [{lo}, {hi}] is not within "
+            f"[0, {p.n_rows - 1}] (§5.4)"
+        )
 
 
 def lut16(p: Lut16, ctx: LayoutCtx) -> None:
@@ -62,5 +74,3 @@ def contraction(p: Contraction, ctx: LayoutCtx) -> None:
     rq = p.rq
     if rq.m_kind != 0 or rq.bias_kind != "none" or rq.s_kind != 1:
         raise ParamError("gram/apply RQ must have m_kind 0, bias 0 and s_kind 1 (§10.4)")
-
-

@@ -14,10 +14,34 @@ from dataclasses import dataclass, field
 import numpy as np
 
 __all__ = [
-    "ROUNDS", "BIAS_KINDS", "RQ", "Operand", "Params", "ParamError", "LayoutCtx",
-    "Conv", "ConvTranspose", "Rescale", "Chscale", "Mul", "Lut16", "NoParams", "Split",
-    "Factor", "Clamp", "Leaky", "PadRep", "Crop", "Subpos", "Fill", "Igdn", "LayerNorm",
-    "L2Norm", "Elu", "Contraction", "as_array",
+    "ROUNDS",
+    "BIAS_KINDS",
+    "RQ",
+    "Operand",
+    "Params",
+    "ParamError",
+    "LayoutCtx",
+    "Conv",
+    "ConvTranspose",
+    "Rescale",
+    "Chscale",
+    "Mul",
+    "Lut16",
+    "NoParams",
+    "Split",
+    "Factor",
+    "Clamp",
+    "Leaky",
+    "PadRep",
+    "Crop",
+    "Subpos",
+    "Fill",
+    "Igdn",
+    "LayerNorm",
+    "L2Norm",
+    "Elu",
+    "Contraction",
+    "as_array",
 ]
 
 ROUNDS = ("floor", "half_up", "half_even")
@@ -61,8 +85,12 @@ def _has_big(values) -> bool:
 
 def _same(a, b) -> bool:
     if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
-        return (isinstance(a, np.ndarray) and isinstance(b, np.ndarray)
-                and a.shape == b.shape and bool(np.array_equal(a, b)))
+        return (
+            isinstance(a, np.ndarray)
+            and isinstance(b, np.ndarray)
+            and a.shape == b.shape
+            and bool(np.array_equal(a, b))
+        )
     return a == b
 
 
@@ -72,8 +100,9 @@ class Params:
     def __eq__(self, other):
         if type(self) is not type(other):
             return NotImplemented
-        return all(_same(getattr(self, f.name), getattr(other, f.name))
-                   for f in dataclasses.fields(self))
+        return all(
+            _same(getattr(self, f.name), getattr(other, f.name)) for f in dataclasses.fields(self)
+        )
 
     __hash__ = None
 

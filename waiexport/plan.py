@@ -17,8 +17,16 @@ from .graph import Graph
 from .params import Operand
 from .refusal import Refusal
 
-__all__ = ["SHAPES", "Shape", "ShapeCtx", "CAP", "load_plan", "run_plan", "check_inputs",
-           "SIZED_REDUCTIONS"]
+__all__ = [
+    "SHAPES",
+    "Shape",
+    "ShapeCtx",
+    "CAP",
+    "load_plan",
+    "run_plan",
+    "check_inputs",
+    "SIZED_REDUCTIONS",
+]
 
 CAP = 1 << 26
 Shape = tuple  # (C, H, W); H and W None when unknown
@@ -51,6 +59,7 @@ def _shape(*names):
         for name in names:
             SHAPES[name] = fn
         return fn
+
     return register
 
 
@@ -68,8 +77,21 @@ def _sized(shape: Shape) -> bool:
     return shape[1] is not None
 
 
-@_shape("rescale", "chscale", "lut16", "clamp", "relu", "leaky", "abs", "igdn",
-        "layernorm_c", "l2norm", "softmax", "sigmoid", "elu")
+@_shape(
+    "rescale",
+    "chscale",
+    "lut16",
+    "clamp",
+    "relu",
+    "leaky",
+    "abs",
+    "igdn",
+    "layernorm_c",
+    "l2norm",
+    "softmax",
+    "sigmoid",
+    "elu",
+)
 def _same(p, ins, ctx):
     """Output shape is the input's (§5.4–§5.8)."""
     return [ins[0]]
@@ -78,7 +100,7 @@ def _same(p, ins, ctx):
 @_shape("conv")
 def _conv(p, ins, ctx):
     """§5.2: ``Ho = ⌊(H + 2ph − kh) / sh⌋ + 1``, ``Wo`` likewise."""
-    (c, h, w), = ins
+    ((c, h, w),) = ins
     if _sized(ins[0]):
         _cap(h + 2 * p.ph, "padded height")
         _cap(w + 2 * p.pw, "padded width")
@@ -86,15 +108,17 @@ def _conv(p, ins, ctx):
     _need(p.cout % p.groups == 0, f"cout {p.cout} is not a multiple of groups {p.groups}")
     if not _sized(ins[0]):
         return [(p.cout, None, None)]
-    _need(h + 2 * p.ph >= p.kh and w + 2 * p.pw >= p.kw,
-          f"kernel {p.kh}×{p.kw} is larger than the padded input {h + 2 * p.ph}×{w + 2 * p.pw}")
+    _need(
+        h + 2 * p.ph >= p.kh and w + 2 * p.pw >= p.kw,
+        f"kernel {p.kh}×{p.kw} is larger than the padded input {h + 2 * p.ph}×{w + 2 * p.pw}",
+    )
     return [(p.cout, (h + 2 * p.ph - p.kh) // p.sh + 1, (w + 2 * p.pw - p.kw) // p.sw + 1)]
 
 
 @_shape("conv_transpose")
 def _conv_transpose(p, ins, ctx):
     """§5.3: uncropped sides ``(H − 1)·sh + kh + oph`` checked first, then ``Ho = uh − 2ph ≥ 1``."""
-    (c, h, w), = ins
+    ((c, h, w),) = ins
     if not _sized(ins[0]):
         return [(p.cout, None, None)]
     uh = (h - 1) * p.sh + p.kh + p.oph
@@ -148,7 +172,7 @@ def _split(p, ins, ctx):
 @_shape("pixel_shuffle")
 def _pixel_shuffle(p, ins, ctx):
     """§5.10: ``C`` a multiple of ``r²`` → ``[C/r², H·r, W·r]``."""
-    (c, h, w), = ins
+    ((c, h, w),) = ins
     if _sized(ins[0]):
         _cap(h * p.r, "output height")
         _cap(w * p.r, "output width")
@@ -160,7 +184,7 @@ def _pixel_shuffle(p, ins, ctx):
 @_shape("pixel_unshuffle")
 def _pixel_unshuffle(p, ins, ctx):
     """§5.10: ``H`` and ``W`` multiples of ``r`` → ``[C·r², H/r, W/r]``."""
-    (c, h, w), = ins
+    ((c, h, w),) = ins
     if not _sized(ins[0]):
         return [(c * p.r * p.r, None, None)]
     _need(h % p.r == 0 and w % p.r == 0, f"{h}×{w} is not a multiple of r = {p.r}")
@@ -170,7 +194,7 @@ def _pixel_unshuffle(p, ins, ctx):
 @_shape("pad_rep")
 def _pad_rep(p, ins, ctx):
     """§5.10: ``[C, ⌈H/m⌉·m, ⌈W/m⌉·m]``."""
-    (c, h, w), = ins
+    ((c, h, w),) = ins
     if not _sized(ins[0]):
         return [ins[0]]
     ho, wo = -(-h // p.m) * p.m, -(-w // p.m) * p.m
@@ -192,22 +216,24 @@ def _crop_to(p, ins, ctx):
 @_shape("crop")
 def _crop(p, ins, ctx):
     """§5.10: ``y0, x0 ≥ 0``, ``h, w ≥ 1``, ``y0 + h ≤ H``, ``x0 + w ≤ W``."""
-    (c, h, w), = ins
+    ((c, h, w),) = ins
     if not _sized(ins[0]):
         return [ins[0]]
     y0, hh = ctx.crop_side(p.y0, p.h, h)
     x0, ww = ctx.crop_side(p.x0, p.w, w)
     _need(y0 >= 0 and x0 >= 0, f"start ({y0}, {x0}) is negative")
     _need(hh >= 1 and ww >= 1, f"size {hh}×{ww} is empty")
-    _need(y0 + hh <= h and x0 + ww <= w,
-          f"window at ({y0}, {x0}) of {hh}×{ww} passes the input {h}×{w}")
+    _need(
+        y0 + hh <= h and x0 + ww <= w,
+        f"window at ({y0}, {x0}) of {hh}×{ww} passes the input {h}×{w}",
+    )
     return [(c, hh, ww)]
 
 
 @_shape("subpos_split")
 def _subpos_split(p, ins, ctx):
     """§5.10: ``H`` and ``W`` even → four ``[C, H/2, W/2]``."""
-    (c, h, w), = ins
+    ((c, h, w),) = ins
     if not _sized(ins[0]):
         return [ins[0]] * 4
     _need(h % 2 == 0 and w % 2 == 0, f"{h}×{w} is not even")
@@ -247,8 +273,10 @@ def _apply(p, ins, ctx):
     _need(ca == cv, f"A has {ca} channels, V has {cv}")
     _need(cv % p.groups == 0, f"{cv} channels are not a multiple of groups {p.groups}")
     if _sized(ins[0]):
-        _need(ha == 1 and wa == cv // p.groups,
-              f"A is {_fmt(ins[0])}, expected [{cv}, 1, {cv // p.groups}]")
+        _need(
+            ha == 1 and wa == cv // p.groups,
+            f"A is {_fmt(ins[0])}, expected [{cv}, 1, {cv // p.groups}]",
+        )
     return [ins[1]]
 
 
@@ -270,11 +298,17 @@ def _walk(g: Graph, env: dict, crop_side, rule_code: str) -> dict:
             raise Refusal(rule_code, where, str(e)) from None
         for slot, (t, rec, shape) in enumerate(zip(op.outputs, outs_rec, outs)):
             if shape[0] != rec.channels:
-                raise Refusal("model_mismatch", where, f"output {slot} has {shape[0]} channels; "
-                                                       f"its tensor {t} records {rec.channels}")
+                raise Refusal(
+                    "model_mismatch",
+                    where,
+                    f"output {slot} has {shape[0]} channels; its tensor {t} records {rec.channels}",
+                )
             if _sized(shape) and shape[0] * shape[1] * shape[2] > g.max_elems:
-                raise Refusal("too_large", where, f"output {slot} {_fmt(shape)} passes "
-                                                  f"max_elems {g.max_elems}")
+                raise Refusal(
+                    "too_large",
+                    where,
+                    f"output {slot} {_fmt(shape)} passes max_elems {g.max_elems}",
+                )
             env[t] = shape
     return env
 
@@ -284,6 +318,7 @@ def load_plan(g: Graph) -> dict | None:
     sizes, every shape planned on ``max_h`` and ``max_w``. Returns the planned shapes, or
     ``None`` when the graph declares no sizes. Raises :class:`Refusal` (``model_mismatch``, or
     ``too_large`` for a size past a cap)."""
+
     def crop_side(start, length, size):
         s0 = start.value if start.kind == 0 else 0
         if length.kind == 0:
@@ -295,16 +330,22 @@ def load_plan(g: Graph) -> dict | None:
     if not g.declares_sizes:
         for op in g.ops:
             if op.name in SIZED_REDUCTIONS:
-                raise Refusal("model_mismatch", f"operator {op.index} ({op.name})",
-                              "its reduction length depends on the picture, and the inputs do "
-                              "not declare their sizes (§8.1)")
+                raise Refusal(
+                    "model_mismatch",
+                    f"operator {op.index} ({op.name})",
+                    "its reduction length depends on the picture, and the inputs do "
+                    "not declare their sizes (§8.1)",
+                )
         return None
     env = {}
     for i, inp in enumerate(g.inputs):
         shape = (g.tensor(inp.tensor).channels, inp.max_h, inp.max_w)
         if shape[0] * shape[1] * shape[2] > g.max_elems:
-            raise Refusal("too_large", f"input {i}", f"declared size {_fmt(shape)} passes "
-                                                    f"max_elems {g.max_elems}")
+            raise Refusal(
+                "too_large",
+                f"input {i}",
+                f"declared size {_fmt(shape)} passes max_elems {g.max_elems}",
+            )
         env[inp.tensor] = shape
     return _walk(g, env, crop_side, "model_mismatch")
 
@@ -318,11 +359,15 @@ def check_inputs(g: Graph, shapes: Sequence[Shape]) -> dict:
         c, h, w = shape
         where = f"input {i}"
         if c != g.tensor(inp.tensor).channels or h < 1 or w < 1:
-            raise Refusal("model_mismatch", where, f"shape {_fmt(shape)} does not fit its "
-                                                   f"{g.tensor(inp.tensor).channels} channels")
+            raise Refusal(
+                "model_mismatch",
+                where,
+                f"shape {_fmt(shape)} does not fit its {g.tensor(inp.tensor).channels} channels",
+            )
         if inp.max_h and (h > inp.max_h or w > inp.max_w):
-            raise Refusal("too_large", where,
-                          f"{h}×{w} passes the declared {inp.max_h}×{inp.max_w}")
+            raise Refusal(
+                "too_large", where, f"{h}×{w} passes the declared {inp.max_h}×{inp.max_w}"
+            )
         if c * h * w > g.max_elems:
             raise Refusal("too_large", where, f"{_fmt(shape)} passes max_elems {g.max_elems}")
         env[inp.tensor] = (c, h, w)
@@ -354,11 +399,12 @@ def run_plan(g: Graph, shapes: Sequence[Shape], scalars: Sequence[int]) -> dict:
         ``scalars`` are not the graph's.
     """
     if len(shapes) != len(g.inputs) or len(scalars) != len(g.scalars):
-        raise ValueError(f"expected {len(g.inputs)} input shapes and {len(g.scalars)} scalars, "
-                         f"got {len(shapes)} and {len(scalars)}")
+        raise ValueError(
+            f"expected {len(g.inputs)} input shapes and {len(g.scalars)} scalars, "
+            f"got {len(shapes)} and {len(scalars)}"
+        )
     env = check_inputs(g, shapes)
     for j, (s, v) in enumerate(zip(g.scalars, scalars)):
-
         if not s.lo <= v <= s.hi:
             raise Refusal("field_range", f"scalar {j}", f"{v} is outside [{s.lo}, {s.hi}]")
 

@@ -36,8 +36,10 @@ def extremes(g: Graph, shape_of, rng, scalars=()) -> list:
     shape ``shape_of(i)``: ``[(inputs, scalars)]``."""
     data = [i for i in g.inputs if i.kind == "data"]
     recs = [g.tensor(i.tensor) for i in data]
-    return [(at_ends(recs, [shape_of(k) for k in range(len(data))], pick, rng), list(scalars))
-            for pick in PICKS]
+    return [
+        (at_ends(recs, [shape_of(k) for k in range(len(data))], pick, rng), list(scalars))
+        for pick in PICKS
+    ]
 
 
 def _sizes(g: Graph) -> list[tuple[int, int]]:
@@ -55,13 +57,23 @@ def probe_inputs(g: Graph, seed: int = 0, sizes=None) -> list:
     recs = [g.tensor(i.tensor) for i in g.inputs]
     out = []
     for h, w in sizes or _sizes(g):
-        shapes = [(rec.channels,
-                   i.max_h if g.declares_sizes and not sizes else h,
-                   i.max_w if g.declares_sizes and not sizes else w)
-                  for i, rec in zip(g.inputs, recs)]
+        shapes = [
+            (
+                rec.channels,
+                i.max_h if g.declares_sizes and not sizes else h,
+                i.max_w if g.declares_sizes and not sizes else w,
+            )
+            for i, rec in zip(g.inputs, recs)
+        ]
         for pick in PICKS:
-            scalars = [s.lo if pick in ("lo", "alternate") else s.hi if pick == "hi"
-                       else int(rng.integers(s.lo, s.hi + 1)) for s in g.scalars]
+            scalars = [
+                s.lo
+                if pick in ("lo", "alternate")
+                else s.hi
+                if pick == "hi"
+                else int(rng.integers(s.lo, s.hi + 1))
+                for s in g.scalars
+            ]
             try:
                 run_plan(g, shapes, scalars)
             except Refusal:

@@ -10,23 +10,80 @@ from .bounds.interval import fits_bits
 from .graph import Graph
 from .optable import info, named
 
-__all__ = ["CLASS", "WIDTH", "PROFILES", "fits_class", "acc32_params", "npu_flags",
-           "npu_reasons", "node_fits", "failing", "rq_view", "RQ_OPS"]
+__all__ = [
+    "CLASS",
+    "WIDTH",
+    "PROFILES",
+    "fits_class",
+    "acc32_params",
+    "npu_flags",
+    "npu_reasons",
+    "node_fits",
+    "failing",
+    "rq_view",
+    "RQ_OPS",
+]
 
 PROFILES = ("acc32", "acc64")
 #: The class of every named intermediate (§5, §7.1); producer results are ``tensor``.
 CLASS = {
-    **dict.fromkeys(["conv.term", "conv.acc", "convT.term", "convT.acc", "rq.t", "rq.q", "rq.y",
-                     "mul.p", "gram.term", "gram.acc", "apply.term", "apply.acc", "leaky.p",
-                     "igdn.r", "ln.d", "rsq.num", "ln.k", "ln.n", "l2.k", "sm.diff", "sm.sum",
-                     "sm.num", "exp.negx", "exp.nl", "exp.t2", "exp.c", "sig.num"], "acc"),
-    **dict.fromkeys(["igdn.x2", "igdn.term", "igdn.N", "igdn.xr", "ln.S", "ln.m", "ln.T", "ln.v",
-                     "ln.dk", "ln.ng", "l2.T", "l2.vk", "elu.p"], "wide"),
+    **dict.fromkeys(
+        [
+            "conv.term",
+            "conv.acc",
+            "convT.term",
+            "convT.acc",
+            "rq.t",
+            "rq.q",
+            "rq.y",
+            "mul.p",
+            "gram.term",
+            "gram.acc",
+            "apply.term",
+            "apply.acc",
+            "leaky.p",
+            "igdn.r",
+            "ln.d",
+            "rsq.num",
+            "ln.k",
+            "ln.n",
+            "l2.k",
+            "sm.diff",
+            "sm.sum",
+            "sm.num",
+            "exp.negx",
+            "exp.nl",
+            "exp.t2",
+            "exp.c",
+            "sig.num",
+        ],
+        "acc",
+    ),
+    **dict.fromkeys(
+        [
+            "igdn.x2",
+            "igdn.term",
+            "igdn.N",
+            "igdn.xr",
+            "ln.S",
+            "ln.m",
+            "ln.T",
+            "ln.v",
+            "ln.dk",
+            "ln.ng",
+            "l2.T",
+            "l2.vk",
+            "elu.p",
+        ],
+        "wide",
+    ),
     **dict.fromkeys(["rq.p", "igdn.gx2"], "product"),
 }
 #: Bits each class must fit under each profile (§7.1).
-WIDTH = {"acc64": {"tensor": 64, "acc": 64, "wide": 128, "product": 128},
-         "acc32": {"tensor": 32, "acc": 32, "wide": 32, "product": 64}}
+WIDTH = {
+    "acc64": {"tensor": 64, "acc": 64, "wide": 128, "product": 128},
+    "acc32": {"tensor": 32, "acc": 32, "wide": 32, "product": 64},
+}
 #: The operators that end in an ``rq`` (§5.1), from the operator table.
 RQ_OPS = named("rq")
 
@@ -78,8 +135,9 @@ def npu_flags(op, g: Graph) -> list[str]:
     if op.name in ("lut16", "chscale"):
         flags.add(op.name)
     if op.name in ("add", "chunk_add") and any(
-            g.input_position(t) is not None and g.inputs[g.input_position(t)].kind == "state"
-            for t in op.inputs):
+        g.input_position(t) is not None and g.inputs[g.input_position(t)].kind == "state"
+        for t in op.inputs
+    ):
         flags.add("state_add")
     if op.name in RQ_OPS or op.name == "chscale":
         rnd, mult, shifts, post = rq_view(op)
@@ -104,8 +162,9 @@ def npu_reasons(op, g: Graph) -> list[str]:
         cin, groups, cout = g.tensor(op.inputs[0]).channels, op.params.groups, op.params.cout
         if groups != 1 and (groups != cin or cout != cin):
             return ["conv_groups"]
-    if op.name == "crop" and any(o.kind == 1 for o in (op.params.y0, op.params.x0,
-                                                       op.params.h, op.params.w)):
+    if op.name == "crop" and any(
+        o.kind == 1 for o in (op.params.y0, op.params.x0, op.params.h, op.params.w)
+    ):
         return ["crop_scalar"]
     return []
 
@@ -117,14 +176,21 @@ def node_fits(nb: NodeBounds, g: Graph, profile: str) -> bool:
         return False
     if profile == "acc32":
         return not acc32_params(nb.op) and not any(
-            g.tensor(t).policy == "check" for t in nb.op.outputs)
+            g.tensor(t).policy == "check" for t in nb.op.outputs
+        )
     return True
 
 
 def failing(nb: NodeBounds, profile: str) -> list[tuple[str, tuple]]:
     """The intermediates and producer results (``out.<k>``) that miss ``profile``'s width."""
-    bad = [(k, iv) for k, iv in nb.result.intermediates.items()
-           if not fits_class(iv, CLASS[k], profile)]
-    bad += [(f"out.{k}", iv) for k, iv in enumerate(nb.result.results)
-            if not fits_class(iv, "tensor", profile)]
+    bad = [
+        (k, iv)
+        for k, iv in nb.result.intermediates.items()
+        if not fits_class(iv, CLASS[k], profile)
+    ]
+    bad += [
+        (f"out.{k}", iv)
+        for k, iv in enumerate(nb.result.results)
+        if not fits_class(iv, "tensor", profile)
+    ]
     return bad

@@ -12,16 +12,19 @@ def brief(text: str) -> str:
     a hostile 4,000-digit value is not echoed whole into an error line."""
     return _LONG.sub(lambda m: f"{m.group()[:12]}...({len(m.group())} digits)", text)
 
+
 #: The refusal codes this toolchain reports (§4, §10.5, §13; the stream codes of §5E).
-CODES = frozenset({
-    "model_mismatch",
-    "too_large",
-    "field_range",
-    "geometry_mismatch",
-    "payload_malformed",
-    "stream_exhausted",
-    "stream_noncanonical",
-})
+CODES = frozenset(
+    {
+        "model_mismatch",
+        "too_large",
+        "field_range",
+        "geometry_mismatch",
+        "payload_malformed",
+        "stream_exhausted",
+        "stream_noncanonical",
+    }
+)
 
 
 class Refusal(Exception):

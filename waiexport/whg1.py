@@ -64,8 +64,14 @@ def read(data: bytes) -> Graph:
     ops = _operators(cur, head["n_ops"], tensors, scalars)
     if cur.left:
         raise _mismatch(f"byte {cur.off}", f"{cur.left} bytes follow the last operator")
-    graph = Graph(tensors=tensors, inputs=inputs, outputs=outputs, ops=ops, scalars=scalars,
-                  max_elems=head["max_elems"])
+    graph = Graph(
+        tensors=tensors,
+        inputs=inputs,
+        outputs=outputs,
+        ops=ops,
+        scalars=scalars,
+        max_elems=head["max_elems"],
+    )
     check_rules(graph)
     load_plan(graph)
     return graph
@@ -82,22 +88,39 @@ def _header(buf: memoryview) -> dict:
     if len(buf) < HEADER:
         raise _mismatch("header", f"the file has {len(buf)} bytes, the header needs {HEADER}")
     (n_tensors, n_ops, n_inputs, n_outputs, n_scalars, max_elems) = struct.unpack_from(
-        "<IIHHH2xI", buf, 8)
+        "<IIHHH2xI", buf, 8
+    )
     for off, size in ((6, 2), (22, 2), (28, 4)):
-        if any(buf[off:off + size]):
+        if any(buf[off : off + size]):
             raise _mismatch(f"header byte {off}", "reserved field is not zero")
-    for name, off, v in (("n_tensors", 8, n_tensors), ("n_ops", 12, n_ops),
-                         ("n_inputs", 16, n_inputs), ("n_outputs", 18, n_outputs)):
+    for name, off, v in (
+        ("n_tensors", 8, n_tensors),
+        ("n_ops", 12, n_ops),
+        ("n_inputs", 16, n_inputs),
+        ("n_outputs", 18, n_outputs),
+    ):
         if v < 1:
             raise _mismatch(f"header byte {off} ({name})", f"{name} is 0, must be at least 1")
     if not 1 <= max_elems <= _CAP:
         raise _mismatch("header byte 24 (max_elems)", f"max_elems {max_elems} is outside 1..=2^26")
-    need = (HEADER + SCALAR * n_scalars + INPUT * n_inputs + OUTPUT * n_outputs
-            + TENSOR * n_tensors + _OP_MIN * n_ops)
+    need = (
+        HEADER
+        + SCALAR * n_scalars
+        + INPUT * n_inputs
+        + OUTPUT * n_outputs
+        + TENSOR * n_tensors
+        + _OP_MIN * n_ops
+    )
     if need > len(buf):
         raise _mismatch("header", f"the counts need at least {need} bytes, the file has {len(buf)}")
-    return dict(n_tensors=n_tensors, n_ops=n_ops, n_inputs=n_inputs, n_outputs=n_outputs,
-                n_scalars=n_scalars, max_elems=max_elems)
+    return dict(
+        n_tensors=n_tensors,
+        n_ops=n_ops,
+        n_inputs=n_inputs,
+        n_outputs=n_outputs,
+        n_scalars=n_scalars,
+        max_elems=max_elems,
+    )
 
 
 def _tables(cur: Cursor, head: dict):
@@ -114,7 +137,8 @@ def _tables(cur: Cursor, head: dict):
     for i in range(head["n_inputs"]):
         at = cur.off
         tensor, max_h, max_w, kind, r0, src, r1, init = struct.unpack_from(
-            "<IIIB3sIIq", cur.take(INPUT, "input"))
+            "<IIIB3sIIq", cur.take(INPUT, "input")
+        )
         where = f"input {i} (byte {at})"
         if any(r0) or r1:
             raise _mismatch(where, "reserved bytes are not zero")
@@ -133,14 +157,16 @@ def _tables(cur: Cursor, head: dict):
     for i in range(head["n_outputs"]):
         (tensor,) = struct.unpack_from("<I", cur.take(OUTPUT, "output"))
         if tensor >= n_tensors:
-            raise _mismatch(f"output {i}",
-                            f"tensor {tensor} is out of range (n_tensors {n_tensors})")
+            raise _mismatch(
+                f"output {i}", f"tensor {tensor} is out of range (n_tensors {n_tensors})"
+            )
         outputs.append(tensor)
     tensors = []
     for i in range(n_tensors):
         at = cur.off
         channels, exponent, policy, reserved, lo, hi = struct.unpack_from(
-            "<IbBHqq", cur.take(TENSOR, "tensor"))
+            "<IbBHqq", cur.take(TENSOR, "tensor")
+        )
         where = f"tensor {i} (byte {at})"
         if channels < 1:
             raise _mismatch(where, "channels is 0")
@@ -152,8 +178,9 @@ def _tables(cur: Cursor, head: dict):
             raise _mismatch(where, f"a derived tensor has lo {lo}, hi {hi}; both must be 0")
         if lo > hi:
             raise _mismatch(where, f"lo {lo} > hi {hi}")
-        tensors.append(Tensor(channels, None if exponent == -128 else exponent,
-                              POLICIES[policy], lo, hi))
+        tensors.append(
+            Tensor(channels, None if exponent == -128 else exponent, POLICIES[policy], lo, hi)
+        )
     return scalars, inputs, outputs, tensors
 
 
@@ -176,12 +203,14 @@ def _operators(cur: Cursor, n_ops: int, tensors: list, scalars: list) -> list:
             ids = struct.unpack_from(f"<{n_in + n_out}I", cur.take(4 * (n_in + n_out), "tensors"))
             bad = [t for t in ids if t >= len(tensors)]
             if bad:
-                raise _mismatch(where,
-                                f"tensor {bad[0]} is out of range (n_tensors {len(tensors)})")
+                raise _mismatch(
+                    where, f"tensor {bad[0]} is out of range (n_tensors {len(tensors)})"
+                )
             plen = cur.uint(4, "plen")
             if plen > cur.left:
-                raise _mismatch(where, f"plen {plen} passes the end of the file "
-                                       f"({cur.left} bytes remain)")
+                raise _mismatch(
+                    where, f"plen {plen} passes the end of the file ({cur.left} bytes remain)"
+                )
             pcur = Cursor(cur.buf, cur.off, cur.off + plen)
             cur.off += plen
             ctx = P.LayoutCtx(tensors[ids[0]].channels, tuple(scalars))
@@ -205,18 +234,62 @@ def write(graph: Graph) -> bytes:
     if list(tensors) != list(range(len(tensors))):
         raise ValueError("tensor indices must be 0..n-1; renumber the graph first")
     ops = graph.ops
-    out = [MAGIC, struct.pack("<BBHIIHHHHII", 1, 1, 0, len(tensors), len(ops), len(graph.inputs),
-                              len(graph.outputs), len(graph.scalars), 0, graph.max_elems, 0)]
+    out = [
+        MAGIC,
+        struct.pack(
+            "<BBHIIHHHHII",
+            1,
+            1,
+            0,
+            len(tensors),
+            len(ops),
+            len(graph.inputs),
+            len(graph.outputs),
+            len(graph.scalars),
+            0,
+            graph.max_elems,
+            0,
+        ),
+    ]
     out += [struct.pack("<qq", s.lo, s.hi) for s in graph.scalars]
-    out += [struct.pack("<IIIB3xIIq", i.tensor, i.max_h, i.max_w, ("data", "state").index(i.kind),
-                        i.src, 0, i.init) for i in graph.inputs]
+    out += [
+        struct.pack(
+            "<IIIB3xIIq",
+            i.tensor,
+            i.max_h,
+            i.max_w,
+            ("data", "state").index(i.kind),
+            i.src,
+            0,
+            i.init,
+        )
+        for i in graph.inputs
+    ]
     out += [struct.pack("<I", t) for t in graph.outputs]
-    out += [struct.pack("<IbBHqq", t.channels, -128 if t.exponent is None else t.exponent,
-                        POLICIES.index(t.policy), 0, t.lo, t.hi) for t in tensors.values()]
+    out += [
+        struct.pack(
+            "<IbBHqq",
+            t.channels,
+            -128 if t.exponent is None else t.exponent,
+            POLICIES.index(t.policy),
+            0,
+            t.lo,
+            t.hi,
+        )
+        for t in tensors.values()
+    ]
     for op in ops:
         body = layouts.encode(op.name, op.params)
         ids = op.inputs + op.outputs
-        out.append(struct.pack(f"<BBBx{len(ids)}II", BY_NAME[op.name].code, len(op.inputs),
-                               len(op.outputs), *ids, len(body)))
+        out.append(
+            struct.pack(
+                f"<BBBx{len(ids)}II",
+                BY_NAME[op.name].code,
+                len(op.inputs),
+                len(op.outputs),
+                *ids,
+                len(body),
+            )
+        )
         out.append(body)
     return b"".join(out)

@@ -11,7 +11,8 @@ from . import graphs, lowerings
 __all__ = ["OPERATORS", "GRAPHS"]
 
 #: Per-operator case lists, by operator name (``vectors/<name>.jsonl``).
-OPERATORS = {name: import_module(f"{__name__}.{name}").CASES
-             for name in sorted(op.name for op in OPS)}
+OPERATORS = {
+    name: import_module(f"{__name__}.{name}").CASES for name in sorted(op.name for op in OPS)
+}
 #: Graph case lists, by file name (``graphs/<name>.jsonl``).
 GRAPHS = {"graphs": graphs.CASES, "lowerings": lowerings.CASES}

@@ -25,9 +25,11 @@ class Case:
 
 def covers(*items: str):
     """Tag a case function with the items it covers (read by the coverage test)."""
+
     def tag(fn):
         fn.items = items
         return fn
+
     return tag
 
 
@@ -36,9 +38,20 @@ def seeded(name: str) -> np.random.Generator:
     return np.random.default_rng(int.from_bytes(name.encode()[:8].ljust(8, b"\0"), "little"))
 
 
-def one(name: str, params=None, *, channels: int = 2, lo: int = -100, hi: int = 100,
-        size: tuple = (0, 0), n_in: int = 1, scalars=(), out_channels=None, raw=False,
-        **op_kw):
+def one(
+    name: str,
+    params=None,
+    *,
+    channels: int = 2,
+    lo: int = -100,
+    hi: int = 100,
+    size: tuple = (0, 0),
+    n_in: int = 1,
+    scalars=(),
+    out_channels=None,
+    raw=False,
+    **op_kw,
+):
     """A graph with exactly one operator ``name`` on ``n_in`` inputs of ``channels`` channels,
     ``check [lo, hi]``, declared sizes ``size``, and the given scalar ranges. ``raw`` gives
     the WHG1 bytes unchecked (for a graph its load refuses), with ``out_channels`` as the

@@ -15,13 +15,35 @@ def named(name: str, fn):
     return fn
 
 
-def basic(op: str, params=None, *, shape=(2, 3, 5), lo=-100, hi=100, n_in=1, scalars=(),
-          scalar_values=(), items=(), **kw):
+def basic(
+    op: str,
+    params=None,
+    *,
+    shape=(2, 3, 5),
+    lo=-100,
+    hi=100,
+    n_in=1,
+    scalars=(),
+    scalar_values=(),
+    items=(),
+    **kw,
+):
     """A case: one ``op`` on ``n_in`` inputs of ``shape``, ``check [lo, hi]``, decoded at the
     ends of the range and once at random (odd sizes by default: item 3)."""
+
     def case():
-        g = one(op, params, channels=shape[0], lo=lo, hi=hi, n_in=n_in, scalars=scalars,
-                size=shape[1:], **kw)
+        g = one(
+            op,
+            params,
+            channels=shape[0],
+            lo=lo,
+            hi=hi,
+            n_in=n_in,
+            scalars=scalars,
+            size=shape[1:],
+            **kw,
+        )
         rng = seeded(op)
         return Case(g, extremes(g, lambda i: shape, rng, scalar_values))
+
     return covers("3:odd-sizes", *items)(named(f"{op}_basic", case))

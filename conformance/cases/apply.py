@@ -19,8 +19,13 @@ def _graph(shift: int):
 @covers("3:odd-sizes")
 def apply_basic():
     rng = np.random.default_rng(11)
-    return Case(_graph(3), [([rng.integers(-50, 51, (4, 1, 2)), rng.integers(-50, 51, (4, 3, 5))],
-                             []), ([np.full((4, 1, 2), -50), np.full((4, 3, 5), 50)], [])])
+    return Case(
+        _graph(3),
+        [
+            ([rng.integers(-50, 51, (4, 1, 2)), rng.integers(-50, 51, (4, 3, 5))], []),
+            ([np.full((4, 1, 2), -50), np.full((4, 3, 5), 50)], []),
+        ],
+    )
 
 
 @covers("5:plan:apply")

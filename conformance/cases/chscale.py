@@ -8,8 +8,9 @@ from ._make import Case, covers, one
 from ._ops import basic
 
 TABLE = [[3, -5], [7, 2], [-1, 4]]
-chscale_basic = basic("chscale", chscale(0, TABLE, shift=2, round="half_even"),
-                      scalars=[(0, 2)], scalar_values=[1])
+chscale_basic = basic(
+    "chscale", chscale(0, TABLE, shift=2, round="half_even"), scalars=[(0, 2)], scalar_values=[1]
+)
 
 
 @covers("5:scalar-ends", "5:scalar-one-past")

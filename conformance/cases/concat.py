@@ -11,8 +11,13 @@ concat_basic = basic("concat", n_in=3)
 @covers("5:plan:concat")
 def concat_sizes_disagree():
     g = one("concat", channels=[1, 2])
-    return Case(g, [([np.ones((1, 2, 2), int), np.ones((2, 2, 2), int)], []),
-                    ([np.ones((1, 2, 2), int), np.ones((2, 2, 3), int)], [])])
+    return Case(
+        g,
+        [
+            ([np.ones((1, 2, 2), int), np.ones((2, 2, 2), int)], []),
+            ([np.ones((1, 2, 2), int), np.ones((2, 2, 3), int)], []),
+        ],
+    )
 
 
 CASES = [concat_basic, concat_sizes_disagree]

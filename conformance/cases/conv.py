@@ -7,8 +7,12 @@ from waiexport.builder import conv, rq
 from ._make import Case, covers, one, seeded
 from ._ops import basic
 
-W = np.array([[[[3, -2, 1], [0, 4, -1], [2, -3, 5]], [[1, 1, -1], [-2, 0, 2], [3, -1, 0]]],
-              [[[-1, 2, 0], [1, -1, 1], [0, 2, -2]], [[2, 0, 1], [-3, 1, 0], [1, 1, 1]]]])
+W = np.array(
+    [
+        [[[3, -2, 1], [0, 4, -1], [2, -3, 5]], [[1, 1, -1], [-2, 0, 2], [3, -1, 0]]],
+        [[[-1, 2, 0], [1, -1, 1], [0, 2, -2]], [[2, 0, 1], [-3, 1, 0], [1, 1, 1]]],
+    ]
+)
 
 conv_basic = basic("conv", conv(W, pad=1, stride=(1, 2), rq=rq(shift=3, bias=[5, -5])))
 
@@ -64,8 +68,10 @@ def conv_int8_sum_past_2_24():
     # One int8×int8 kernel sum past 2^24 with its lowest bit set (the centre's 1,152 taps),
     # beside border sums below 2^24: float32 accumulation (a 24-bit significand) gets the
     # centre wrong and the border right. Shift 0, so no rounding hides the lost bit.
-    w, x = _near_min("conv_int8_sum_past_2_24", (1, 128, 3, 3)), \
-        _near_min("conv_int8_sum_past_2_24_x", (128, 3, 3))
+    w, x = (
+        _near_min("conv_int8_sum_past_2_24", (1, 128, 3, 3)),
+        _near_min("conv_int8_sum_past_2_24_x", (128, 3, 3)),
+    )
     if int((w[0] * x).sum()) % 2 == 0:
         x[0, 0, 0] += 1
     g = one("conv", conv(w, pad=1), channels=128, lo=-128, hi=127, size=(3, 3))
@@ -76,12 +82,22 @@ def conv_int8_sum_past_2_24():
 def conv_int8_sum_past_2_30():
     # 8,192 channels × 3×3 = 73,728 int8×int8 taps in one kernel's int32 accumulator (the
     # export splits none of them): the sum passes 2^30, still within acc32's 2^31 − 1.
-    w, x = _near_min("conv_int8_sum_past_2_30", (1, 8192, 3, 3)), \
-        _near_min("conv_int8_sum_past_2_30_x", (8192, 3, 3))
+    w, x = (
+        _near_min("conv_int8_sum_past_2_30", (1, 8192, 3, 3)),
+        _near_min("conv_int8_sum_past_2_30_x", (8192, 3, 3)),
+    )
     g = one("conv", conv(w), channels=8192, lo=-128, hi=127, size=(3, 3))
     return Case(g, [([x], [])])
 
 
-CASES = [conv_basic, conv_partial_sum_ends, conv_kernel_larger_than_input, conv_1x1_plane,
-         conv_acc32_ends, conv_acc32_one_past, conv_plan_kernel_larger_at_run_time,
-         conv_int8_sum_past_2_24, conv_int8_sum_past_2_30]
+CASES = [
+    conv_basic,
+    conv_partial_sum_ends,
+    conv_kernel_larger_than_input,
+    conv_1x1_plane,
+    conv_acc32_ends,
+    conv_acc32_one_past,
+    conv_plan_kernel_larger_at_run_time,
+    conv_int8_sum_past_2_24,
+    conv_int8_sum_past_2_30,
+]

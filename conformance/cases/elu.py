@@ -28,5 +28,9 @@ def elu_at_zero():
     return Case(one("elu", P.Elu(3 * 65536), channels=1), [([np.zeros((1, 1, 1), int)], [])])
 
 
-CASES = [elu_basic, elu_range_reaching_minus_2_63, elu_range_stopping_at_minus_2_63_plus_1,
-         elu_at_zero]
+CASES = [
+    elu_basic,
+    elu_range_reaching_minus_2_63,
+    elu_range_stopping_at_minus_2_63_plus_1,
+    elu_at_zero,
+]

@@ -8,8 +8,7 @@ from waiexport.builder import rq
 from ._make import Case, covers, one
 from ._ops import basic
 
-gram_basic = basic("gram", P.Contraction(2, rq(shift=4, round="half_up")), shape=(4, 3, 5),
-                   n_in=2)
+gram_basic = basic("gram", P.Contraction(2, rq(shift=4, round="half_up")), shape=(4, 3, 5), n_in=2)
 
 
 @covers("1:partial-sum-ends")

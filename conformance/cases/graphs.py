@@ -19,14 +19,18 @@ def _synth():
     b = GraphBuilder()
     x = b.input(2, -128, 127)
     w = np.arange(96).reshape(2, 3, 4, 4) % 11 - 5
-    y = b.op("conv_transpose", x, conv_transpose(w, stride=2, pad=1, rq=rq(shift=2,
-                                                                           bias=[3, -1, 0])))
+    y = b.op(
+        "conv_transpose", x, conv_transpose(w, stride=2, pad=1, rq=rq(shift=2, bias=[3, -1, 0]))
+    )
     b.output(b.op("clamp", b.op("relu", y), P.Clamp(0, 255)))
     return b.build()
 
 
-SYNTH_INPUTS = [([np.arange(30).reshape(2, 3, 5) * 9 % 256 - 128], []),
-                ([np.full((2, 1, 1), 127)], []), ([np.full((2, 2, 4), -128)], [])]
+SYNTH_INPUTS = [
+    ([np.arange(30).reshape(2, 3, 5) * 9 % 256 - 128], []),
+    ([np.full((2, 1, 1), 127)], []),
+    ([np.full((2, 2, 4), -128)], []),
+]
 
 
 @covers("g:phase-form")
@@ -69,8 +73,8 @@ def _patch(data: bytes, off: int, fmt: str, value) -> bytes:
     return bytes(buf)
 
 
-_TENSORS = 32 + 16 + 32 + 4          # _small(): header, 1 scalar, 1 input, 1 output
-_OPS = _TENSORS + 24 * 3              # then 3 tensor records, then the operator records
+_TENSORS = 32 + 16 + 32 + 4  # _small(): header, 1 scalar, 1 input, 1 output
+_OPS = _TENSORS + 24 * 3  # then 3 tensor records, then the operator records
 
 
 def _derived_input(d: bytes) -> bytes:
@@ -80,19 +84,20 @@ def _derived_input(d: bytes) -> bytes:
 
 
 LOAD_STEPS = {
-    1: lambda d: b"WHG2" + d[4:],                             # the magic
-    2: lambda d: _patch(d, 22, "H", 1),                        # a reserved header field
-    3: lambda d: _patch(d, 8, "I", 2**32 - 1),                 # n_tensors past the file
-    4: lambda d: _patch(d, _TENSORS + 5, "B", 3),              # tensor 0's policy 3
-    5: lambda d: _patch(d, _OPS + 16, "B", 3),                 # the rescale's round = 3
-    6: _derived_input,                                         # a graph input derived
-    7: lambda d: _patch(d, _TENSORS + 24 * 2, "I", 2),         # output channels 2, not 1
+    1: lambda d: b"WHG2" + d[4:],  # the magic
+    2: lambda d: _patch(d, 22, "H", 1),  # a reserved header field
+    3: lambda d: _patch(d, 8, "I", 2**32 - 1),  # n_tensors past the file
+    4: lambda d: _patch(d, _TENSORS + 5, "B", 3),  # tensor 0's policy 3
+    5: lambda d: _patch(d, _OPS + 16, "B", 3),  # the rescale's round = 3
+    6: _derived_input,  # a graph input derived
+    7: lambda d: _patch(d, _TENSORS + 24 * 2, "I", 2),  # output channels 2, not 1
 }
 
 
 def _load_refusal(step: int):
     def case():
         return Case(LOAD_STEPS[step](_small()))
+
     return covers(f"g:load:{step}")(named(f"graph_load_refused_at_step_{step}", case))
 
 
@@ -111,13 +116,28 @@ def graph_refused_at_each_run_step():
     b = GraphBuilder()
     s = b.scalar(0, 3)
     x = b.input(1, -9, 9, max_h=4, max_w=4)
-    b.output(b.op("crop", x, P.Crop(P.Operand(1, s), P.Operand(0, 0), P.Operand(0, 2),
-                                    P.Operand(0, 2))))
+    b.output(
+        b.op("crop", x, P.Crop(P.Operand(1, s), P.Operand(0, 0), P.Operand(0, 2), P.Operand(0, 2)))
+    )
     ok = np.arange(16).reshape(1, 4, 4) % 19 - 9
-    return Case(b.build(), [([np.zeros((1, 5, 4), int)], [0]), ([ok], [4]), ([ok], [3]),
-                            ([ok + 10], [0]), ([ok], [2])])
+    return Case(
+        b.build(),
+        [
+            ([np.zeros((1, 5, 4), int)], [0]),
+            ([ok], [4]),
+            ([ok], [3]),
+            ([ok + 10], [0]),
+            ([ok], [2]),
+        ],
+    )
 
 
 LOAD = [_load_refusal(step) for step in sorted(LOAD_STEPS)]
-CASES = [graph_conv_transpose, graph_phase_form, graph_state_three_decodes, *LOAD,
-         graph_load_refused_at_step_8, graph_refused_at_each_run_step]
+CASES = [
+    graph_conv_transpose,
+    graph_phase_form,
+    graph_state_three_decodes,
+    *LOAD,
+    graph_load_refused_at_step_8,
+    graph_refused_at_each_run_step,
+]

@@ -17,8 +17,7 @@ def lowering_int_synth_small():
     # Two stride-2 k5 p2 op1 layers, 3 → 2 → 3 channels, relu between (§13.1).
     g = lower_int_synth(int_synth_source((3, 2, 3), seed=5))
     rng = np.random.default_rng(5)
-    return Case(g, [([rng.integers(-128, 128, (3, 2, 3))], []),
-                    ([np.full((3, 1, 1), 127)], [])])
+    return Case(g, [([rng.integers(-128, 128, (3, 2, 3))], []), ([np.full((3, 1, 1), 127)], [])])
 
 
 def _bundle():

@@ -12,8 +12,13 @@ from ._make import Case, covers, one
 def mul_broadcast_one_channel():
     g = one("mul", P.Mul(rq(shift=3, round="half_up")), channels=[3, 1], size=(3, 5))
     rng = np.random.default_rng(5)
-    return Case(g, [([rng.integers(-100, 101, (3, 3, 5)), rng.integers(-100, 101, (1, 3, 5))],
-                     []), ([np.full((3, 3, 5), -100), np.full((1, 3, 5), 100)], [])])
+    return Case(
+        g,
+        [
+            ([rng.integers(-100, 101, (3, 3, 5)), rng.integers(-100, 101, (1, 3, 5))], []),
+            ([np.full((3, 3, 5), -100), np.full((1, 3, 5), 100)], []),
+        ],
+    )
 
 
 @covers("5:plan:mul")

@@ -20,5 +20,8 @@ def sigmoid_range_stopping_at_minus_2_63_plus_1():
     return Case(g, [([np.array([[[-(2**63) + 1, 0, 2**63 - 1, -1]]])], [])])
 
 
-CASES = [sigmoid_basic, sigmoid_range_reaching_minus_2_63,
-         sigmoid_range_stopping_at_minus_2_63_plus_1]
+CASES = [
+    sigmoid_basic,
+    sigmoid_range_reaching_minus_2_63,
+    sigmoid_range_stopping_at_minus_2_63_plus_1,
+]

@@ -11,4 +11,5 @@ def run(p, ins, ctx):
         y = rounded(v, int(p.table[r, c]), p.shift, p.round, ctx.note)
         ctx.note("rq.y", y)
         return y
+
     return [each(ins[0], scale)]

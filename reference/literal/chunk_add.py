@@ -4,7 +4,7 @@ from ._tensor import new, positions
 
 
 def run(p, ins, ctx):
-    x, = ins
+    (x,) = ins
     c, h, w = x.shape
     out = new(c // 2, h, w)
     for ch, y, xx in positions(c // 2, h, w):

@@ -4,7 +4,7 @@ from ._tensor import new, positions, rq_o
 
 
 def run(p, ins, ctx):
-    x, = ins
+    (x,) = ins
     cin, h, w = x.shape
     cg, og = cin // p.groups, p.cout // p.groups
     ho, wo = (h + 2 * p.ph - p.kh) // p.sh + 1, (w + 2 * p.pw - p.kw) // p.sw + 1

@@ -11,4 +11,5 @@ def run(p, ins, ctx):
         prod = p.alpha * (exp_neg_q16(v, ctx.note) - 2**16)
         ctx.note("elu.p", prod)
         return prod // 2**16
+
     return [each(ins[0], elu)]

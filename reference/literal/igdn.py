@@ -5,7 +5,7 @@ from ._tensor import new, positions
 
 
 def run(p, ins, ctx):
-    x, = ins
+    (x,) = ins
     c, h, w = x.shape
     out = new(c, h, w)
     for y, xx in positions(h, w):
@@ -18,8 +18,13 @@ def run(p, ins, ctx):
                 term = gx2 // 2**p.gf
                 n += term
                 without += term
-                for key, value in (("igdn.x2", x2), ("igdn.gx2", gx2), ("igdn.term", term),
-                                   ("igdn.N", n), ("igdn.N", without)):
+                for key, value in (
+                    ("igdn.x2", x2),
+                    ("igdn.gx2", gx2),
+                    ("igdn.term", term),
+                    ("igdn.N", n),
+                    ("igdn.N", without),
+                ):
                     ctx.note(key, value)
             r = isqrt(max(0, n))
             xr = x[i, y, xx] * r

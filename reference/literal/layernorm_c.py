@@ -5,7 +5,7 @@ from ._tensor import new, positions
 
 
 def run(p, ins, ctx):
-    x, = ins
+    (x,) = ins
     c, h, w = x.shape
     out = new(c, h, w)
     note = ctx.note

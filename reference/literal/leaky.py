@@ -10,4 +10,5 @@ def run(p, ins, ctx):
         prod = v * p.a
         ctx.note("leaky.p", prod)
         return prod // 2**p.f
+
     return [each(ins[0], leaky)]

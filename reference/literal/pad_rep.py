@@ -4,7 +4,7 @@ from ._tensor import new, positions
 
 
 def run(p, ins, ctx):
-    x, = ins
+    (x,) = ins
     c, h, w = x.shape
     ho, wo = -(-h // p.m) * p.m, -(-w // p.m) * p.m
     out = new(c, ho, wo)

@@ -4,7 +4,7 @@ from ._tensor import new, positions
 
 
 def run(p, ins, ctx):
-    x, = ins
+    (x,) = ins
     c, h, w = x.shape
     r = p.r
     out = new(c // (r * r), h * r, w * r)

@@ -10,4 +10,5 @@ def run(p, ins, ctx):
         num = 2**32 if v >= 0 else e * 2**16
         ctx.note("sig.num", num)
         return num // (2**16 + e)
+
     return [each(ins[0], sigmoid)]

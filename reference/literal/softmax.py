@@ -5,7 +5,7 @@ from ._tensor import new, positions
 
 
 def run(p, ins, ctx):
-    v, = ins
+    (v,) = ins
     c, h, w = v.shape
     out = new(c, h, w)
     for ch, y in positions(c, h):

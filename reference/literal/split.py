@@ -4,7 +4,7 @@ from ._tensor import new, positions
 
 
 def run(p, ins, ctx):
-    x, = ins
+    (x,) = ins
     _, h, w = x.shape
     out = new(p.count, h, w)
     for c, y, xx in positions(p.count, h, w):

@@ -4,7 +4,7 @@ from ._tensor import new, positions
 
 
 def run(p, ins, ctx):
-    x, = ins
+    (x,) = ins
     c, h, w = x.shape
     outs = []
     for k in range(4):

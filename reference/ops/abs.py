@@ -10,5 +10,5 @@ from . import Inputs, OpCtx, Outputs
 
 def run(p: NoParams, ins: Inputs, ctx: OpCtx) -> Outputs:
     """``|v|``; ``|−2^63|`` is kept exact."""
-    v, = ins
+    (v,) = ins
     return [np.abs(v) if v.dtype == np.int64 and amax(v) <= I64_MAX else compact(np.abs(wide(v)))]

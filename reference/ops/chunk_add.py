@@ -8,6 +8,6 @@ from . import Inputs, OpCtx, Outputs
 
 def run(p: NoParams, ins: Inputs, ctx: OpCtx) -> Outputs:
     """``out[c] = in[c] + in[c + C/2]``."""
-    x, = ins
+    (x,) = ins
     half = x.shape[0] // 2
     return [add(x[:half], x[half:])]

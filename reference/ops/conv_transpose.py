@@ -16,7 +16,7 @@ def run(p: ConvTranspose, ins: Inputs, ctx: OpCtx) -> Outputs:
     the same set of products as the definition); positions no tap reaches hold ``rq_o(0)``.
     The sum runs in ``int32`` or ``int64`` when ``cin·kh·kw·max|w|·max|x|`` fits (compiled
     where it has many products, :func:`~..arrays.compiled`), else in Python integers."""
-    x, = ins
+    (x,) = ins
     cin, h, w = x.shape
     uh, uw = (h - 1) * p.sh + p.kh + p.oph, (w - 1) * p.sw + p.kw + p.opw
     dtype = sum_width(x, p.weights, cin * p.kh * p.kw)
@@ -28,12 +28,14 @@ def run(p: ConvTranspose, ins: Inputs, ctx: OpCtx) -> Outputs:
         xs, wt = summed_in(dtype, x, p.weights)
         for i in range(p.kh):
             for j in range(p.kw):
-                plane[:, i:i + p.sh * (h - 1) + 1:p.sh, j:j + p.sw * (w - 1) + 1:p.sw] += \
+                plane[:, i : i + p.sh * (h - 1) + 1 : p.sh, j : j + p.sw * (w - 1) + 1 : p.sw] += (
                     np.tensordot(wt[:, :, i, j].T, xs, 1)
+                )
     else:
         from ..kernels import conv_transpose_acc  # numba, imported where a sum runs compiled
+
         conv_transpose_acc(x.astype(dtype), p.weights.astype(dtype), p.sh, p.sw, plane)
-    return [rq(compact(plane[:, p.ph:uh - p.ph, p.pw:uw - p.pw]), p.rq, ctx.rounding)]
+    return [rq(compact(plane[:, p.ph : uh - p.ph, p.pw : uw - p.pw]), p.rq, ctx.rounding)]
 
 
 def _gathered(p: ConvTranspose, x, ho, wo, dtype):
@@ -57,5 +59,6 @@ def _gathered(p: ConvTranspose, x, ho, wo, dtype):
                 continue
             taps = xs[:, us[ry]][:, :, vs[rx]]
             acc[np.ix_(np.arange(p.cout), ys[ry], xo[rx])] += np.tensordot(
-                wt[:, :, i, j].T.astype(acc.dtype), taps.astype(acc.dtype), 1)
+                wt[:, :, i, j].T.astype(acc.dtype), taps.astype(acc.dtype), 1
+            )
     return acc

@@ -10,7 +10,7 @@ from . import Inputs, OpCtx, Outputs
 
 def run(p: L2Norm, ins: Inputs, ctx: OpCtx) -> Outputs:
     """``T = Σ_{y,x} v²``, ``k = rsqrt_q16(T + ε)``, ``out = ⌊v·k / 2^16⌋`` per channel."""
-    v, = ins
+    (v,) = ins
     sq = mul(v, v).reshape(v.shape[0], -1)
     k = rsqrt_q16(add(total(sq, axis=1), compact(np.array(p.eps, dtype=object))))
     return [shift_floor(mul(v, k.reshape(-1, 1, 1)), 16)]

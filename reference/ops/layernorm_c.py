@@ -11,7 +11,7 @@ from . import Inputs, OpCtx, Outputs
 def run(p: LayerNorm, ins: Inputs, ctx: OpCtx) -> Outputs:
     """``m = trunc((S + ⌊C/2⌋·sgn(S)) / C)``, ``d_c = x_c − m``, ``V = ⌊Σ d_c² / C⌋``,
     ``k = rsqrt_q16(V + ε)``, ``n_c = ⌊d_c·k / 2^16⌋``, ``out = ⌊n_c·γ[c] / 2^16⌋ + β[c]``."""
-    x, = ins
+    (x,) = ins
     c = x.shape[0]
     s = total(x, axis=0, keepdims=True)
     sign = (s > 0).astype(np.int64) - (s < 0).astype(np.int64)

@@ -10,5 +10,5 @@ from . import Inputs, OpCtx, Outputs
 
 def run(p: Leaky, ins: Inputs, ctx: OpCtx) -> Outputs:
     """``v`` if ``v ≥ 0``, else ``⌊v·a / 2^f⌋``."""
-    v, = ins
+    (v,) = ins
     return [compact(np.where(v >= 0, v, shift_floor(mul(v, np.int64(p.a)), p.f)))]

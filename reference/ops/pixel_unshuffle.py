@@ -7,8 +7,11 @@ from . import Inputs, OpCtx, Outputs
 
 def run(p: Factor, ins: Inputs, ctx: OpCtx) -> Outputs:
     """``out[c·r² + i·r + j][h][w] = in[c][h·r + i][w·r + j]``."""
-    x, = ins
+    (x,) = ins
     c, h, w = x.shape
     r = p.r
-    return [x.reshape(c, h // r, r, w // r, r).transpose(0, 2, 4, 1, 3).reshape(
-        c * r * r, h // r, w // r)]
+    return [
+        x.reshape(c, h // r, r, w // r, r)
+        .transpose(0, 2, 4, 1, 3)
+        .reshape(c * r * r, h // r, w // r)
+    ]

@@ -11,6 +11,6 @@ from . import Inputs, OpCtx, Outputs
 def run(p: NoParams, ins: Inputs, ctx: OpCtx) -> Outputs:
     """``⌊2^32 / (2^16 + e)⌋`` for ``v ≥ 0`` and ``⌊e·2^16 / (2^16 + e)⌋`` for ``v < 0``,
     with ``e = exp_neg_q16(−|v|)``."""
-    v, = ins
+    (v,) = ins
     e = exp_neg_q16(-abs(wide(v)))
     return [np.where(v >= 0, (1 << 32) // (65536 + e), (e << 16) // (65536 + e))]

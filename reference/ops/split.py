@@ -7,4 +7,4 @@ from . import Inputs, OpCtx, Outputs
 
 def run(p: Split, ins: Inputs, ctx: OpCtx) -> Outputs:
     """``out[c] = in[start + c]``."""
-    return [ins[0][p.start:p.start + p.count]]
+    return [ins[0][p.start : p.start + p.count]]

@@ -14,5 +14,5 @@ def run(p: Subpos, ins: Inputs, ctx: OpCtx) -> Outputs:
     dtype = np.int64 if all(a.dtype == np.int64 for a in ins) else object
     out = np.empty((c, 2 * h, 2 * w), dtype=dtype)
     for k, part in zip(p.order, ins):
-        out[:, k >> 1::2, k & 1::2] = part
+        out[:, k >> 1 :: 2, k & 1 :: 2] = part
     return [compact(out)]

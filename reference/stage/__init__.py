@@ -17,13 +17,25 @@ from waiexport.refusal import Refusal
 __all__ = ["StageRefusal", "condition", "STAGE_OPS", "ELSEWHERE", "run"]
 
 #: The stage operators implemented here, in §5E's order.
-STAGE_OPS = ("dequantize", "bucket", "coded", "scale_index", "block_stat", "band_lookup",
-       "mans_decode", "residual_step", "coding_order")
+STAGE_OPS = (
+    "dequantize",
+    "bucket",
+    "coded",
+    "scale_index",
+    "block_stat",
+    "band_lookup",
+    "mans_decode",
+    "residual_step",
+    "coding_order",
+)
 
 #: The stage operators whose definitions are in texts this repository does not hold.
-ELSEWHERE = {"rans64_decode": "integer-payloads §2", "mc_predict": "integer-payloads §3",
-             "up2_predict": "staged-delivery Appendix A.4",
-             "rate_predict": "staged-delivery Appendix A.4"}
+ELSEWHERE = {
+    "rans64_decode": "integer-payloads §2",
+    "mc_predict": "integer-payloads §3",
+    "up2_predict": "staged-delivery Appendix A.4",
+    "rate_predict": "staged-delivery Appendix A.4",
+}
 
 
 class StageRefusal(Refusal):

@@ -12,8 +12,11 @@ _I32 = 1 << 31
 
 def ints(values) -> np.ndarray:
     """``values`` as an exact integer array (int64, or object for values past i32)."""
-    if isinstance(values, np.ndarray) and values.dtype.kind in "iu" and (
-            not values.size or (values.min() >= -_I32 and values.max() < _I32)):
+    if (
+        isinstance(values, np.ndarray)
+        and values.dtype.kind in "iu"
+        and (not values.size or (values.min() >= -_I32 and values.max() < _I32))
+    ):
         return values.astype(np.int64)
     a = np.array(values, dtype=object)
     return a.astype(np.int64) if all(-_I32 <= int(v) < _I32 for v in a.flat) else a

@@ -19,8 +19,9 @@ def band_lookup(v, edges: list[int], table: list[list[int]], row) -> np.ndarray:
     condition(len(table) >= 1, "the table has no row")
     condition(all(len(r) == m + 1 for r in table), f"a table row does not hold {m + 1} entries")
     v, rows = ints(v), np.asarray(row)
-    condition(bool(((rows >= 0) & (rows < len(table))).all()),
-              f"row {row} is not in [0, {len(table)})")
+    condition(
+        bool(((rows >= 0) & (rows < len(table))).all()), f"row {row} is not in [0, {len(table)})"
+    )
     band = sum((v >= int(e)).astype(np.int64) for e in edges) + np.zeros(v.shape, np.int64)
     return ints(table)[rows, band]
 

@@ -22,8 +22,9 @@ def block_stat(x, b: int, s: int, lo: int, hi: int) -> np.ndarray:
     c, h, w = x.shape
     if not x.size:
         return x.copy()
-    sums = np.add.reduceat(np.add.reduceat(x, np.arange(0, h, b), axis=1),
-                           np.arange(0, w, b), axis=2)
+    sums = np.add.reduceat(
+        np.add.reduceat(x, np.arange(0, h, b), axis=1), np.arange(0, w, b), axis=2
+    )
     v = clamped(half_up(sums, s), lo, hi)
     return v[:, np.arange(h) // b][:, :, np.arange(w) // b]
 

@@ -19,13 +19,20 @@ def bucket(sigma, edges: list[int], rule: str) -> np.ndarray:
     if rule == "ceil":
         condition(len(e) >= 1, "a ceil bucket takes at least one edge")
         low = np.maximum(sigma, e[0])
-        return len(e) - 1 - sum((low <= x).astype(np.int64) for x in e[:-1]) + \
-            np.zeros(sigma.shape, np.int64)
+        return (
+            len(e)
+            - 1
+            - sum((low <= x).astype(np.int64) for x in e[:-1])
+            + np.zeros(sigma.shape, np.int64)
+        )
     condition(len(e) >= 1, "a floor bucket takes at least one edge")
     condition(all(a <= b for a, b in zip(e, e[1:])), "floor bucket edges decrease")
     return sum((sigma >= x).astype(np.int64) for x in e) + np.zeros(sigma.shape, np.int64)
 
 
 def run(inp: dict, modes: dict) -> dict:
-    return {"index": int(bucket(np.array([inp["sigma"]], dtype=object), inp["edges"],
-                                modes.get("bucket"))[0])}
+    return {
+        "index": int(
+            bucket(np.array([inp["sigma"]], dtype=object), inp["edges"], modes.get("bucket"))[0]
+        )
+    }

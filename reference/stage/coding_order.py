@@ -13,10 +13,12 @@ __all__ = ["coding_order", "run"]
 
 def coding_order(shape, order: str, anchor: bool = False) -> np.ndarray:
     """The CHW positions of ``shape`` ``[C, H, W]`` in coding order."""
-    condition(order in ("raster", "checkerboard"), f"order {order!r} is neither raster nor "
-              "checkerboard")
-    condition(len(shape) == 3 and all(int(d) >= 0 for d in shape),
-              f"shape {list(shape)} is not [C, H, W]")
+    condition(
+        order in ("raster", "checkerboard"), f"order {order!r} is neither raster nor checkerboard"
+    )
+    condition(
+        len(shape) == 3 and all(int(d) >= 0 for d in shape), f"shape {list(shape)} is not [C, H, W]"
+    )
     c, h, w = (int(d) for d in shape)
     index = np.arange(c * h * w, dtype=np.int64)
     if order == "raster":
@@ -27,5 +29,8 @@ def coding_order(shape, order: str, anchor: bool = False) -> np.ndarray:
 
 
 def run(inp: dict, modes: dict) -> dict:
-    return {"indices": [int(i) for i in coding_order(inp["shape"], inp["order"],
-                                                     inp.get("anchor", False))]}
+    return {
+        "indices": [
+            int(i) for i in coding_order(inp["shape"], inp["order"], inp.get("anchor", False))
+        ]
+    }

@@ -13,8 +13,18 @@ import numpy as np
 from . import StageRefusal, condition
 from .mans_walk import walk_fac, walk_sgm
 
-__all__ = ["Window", "latent_tables", "zp_table", "check_sgm", "check_fac", "decode_sgm",
-           "decode_fac", "sgm_symbols", "zigzag", "run"]
+__all__ = [
+    "Window",
+    "latent_tables",
+    "zp_table",
+    "check_sgm",
+    "check_fac",
+    "decode_sgm",
+    "decode_fac",
+    "sgm_symbols",
+    "zigzag",
+    "run",
+]
 
 
 class Window:
@@ -33,7 +43,7 @@ class Window:
         self.flush()
 
     def _le64(self, i: int) -> int:
-        return int.from_bytes(self.m[i:i + 8], "little")
+        return int.from_bytes(self.m[i : i + 8], "little")
 
     def _refuse(self, why: str):
         raise StageRefusal("stream_exhausted", self.at, why)
@@ -123,61 +133,98 @@ def check_sgm(pmf, bounds, spans) -> None:
     widths = {len(p) for p in pmf}
     condition(len(widths) <= 1 and 0 not in widths, "the pmf rows are not of one width ≥ 1")
     for sigma, p in enumerate(pmf):
-        condition(all(_is_int(v) and v >= 0 for v in p) and sum(p) == 256,
-                  f"pmf row {sigma} is not non-negative integers summing to 256")
+        condition(
+            all(_is_int(v) and v >= 0 for v in p) and sum(p) == 256,
+            f"pmf row {sigma} is not non-negative integers summing to 256",
+        )
     condition(all(_is_int(b) and 0 <= b <= 255 for b in bounds), "a bound is not in [0, 255]")
     names = min(len(pmf), len(bounds))
     for n, span in enumerate(spans):
-        condition(len(span["mask"]) == len(span["sigma"]),
-                  f"span {n}: the mask and the distributions differ in length")
-        condition(all(_is_int(s) and 0 <= s < names for s in span["sigma"]),
-                  f"span {n}: a distribution names no row and bound")
+        condition(
+            len(span["mask"]) == len(span["sigma"]),
+            f"span {n}: the mask and the distributions differ in length",
+        )
+        condition(
+            all(_is_int(s) and 0 <= s < names for s in span["sigma"]),
+            f"span {n}: a distribution names no row and bound",
+        )
 
 
 def check_fac(rows, lengths) -> None:
     """The ``fac`` conditions: rows of 63 non-decreasing counts in ``[0, 255]``, one length
     per row; rows given as one integer array of 63 columns are checked in one pass."""
-    if isinstance(rows, np.ndarray) and rows.dtype.kind in "iu" and rows.ndim == 2 \
-            and rows.shape[1] == 63:
-        bad = np.flatnonzero((rows[:, 0] < 0) | (rows[:, -1] > 255)
-                             | (np.diff(rows, axis=1) < 0).any(axis=1))
-        condition(not bad.size, f"row {bad[0] if bad.size else 0} is not 63 non-decreasing "
-                                "counts in [0, 255]")
+    if (
+        isinstance(rows, np.ndarray)
+        and rows.dtype.kind in "iu"
+        and rows.ndim == 2
+        and rows.shape[1] == 63
+    ):
+        bad = np.flatnonzero(
+            (rows[:, 0] < 0) | (rows[:, -1] > 255) | (np.diff(rows, axis=1) < 0).any(axis=1)
+        )
+        condition(
+            not bad.size,
+            f"row {bad[0] if bad.size else 0} is not 63 non-decreasing counts in [0, 255]",
+        )
     else:
         for n, c in enumerate(rows):
-            condition(len(c) == 63 and all(_is_int(v) for v in c) and 0 <= c[0]
-                      and c[-1] <= 255 and all(a <= b for a, b in zip(c, c[1:])),
-                      f"row {n} is not 63 non-decreasing counts in [0, 255]")
-    condition(len(lengths) == len(rows) and all(_is_int(n) and n >= 0 for n in lengths),
-              "there is not one length ≥ 0 for each row")
+            condition(
+                len(c) == 63
+                and all(_is_int(v) for v in c)
+                and 0 <= c[0]
+                and c[-1] <= 255
+                and all(a <= b for a, b in zip(c, c[1:])),
+                f"row {n} is not 63 non-decreasing counts in [0, 255]",
+            )
+    condition(
+        len(lengths) == len(rows) and all(_is_int(n) and n >= 0 for n in lengths),
+        "there is not one length ≥ 0 for each row",
+    )
 
 
 def decode_sgm(stream: bytes, pmf, bounds, spans) -> list[list[int]]:
     """The latent spans' symbols, 0 at every unmasked position."""
     check_sgm(pmf, bounds, spans)
     lengths = [len(span["mask"]) for span in spans]
-    flat = sgm_symbols(stream, pmf, bounds,
-                       np.array([bool(m) for span in spans for m in span["mask"]], dtype=bool),
-                       np.array([s for span in spans for s in span["sigma"]], dtype=np.int64),
-                       lengths, checked=True)
+    flat = sgm_symbols(
+        stream,
+        pmf,
+        bounds,
+        np.array([bool(m) for span in spans for m in span["mask"]], dtype=bool),
+        np.array([s for span in spans for s in span["sigma"]], dtype=np.int64),
+        lengths,
+        checked=True,
+    )
     return [row.tolist() for row in np.split(flat, np.cumsum(lengths)[:-1])] if spans else []
 
 
-def sgm_symbols(stream: bytes, pmf, bounds, mask: np.ndarray, sigma: np.ndarray, lengths,
-                checked: bool = False) -> np.ndarray:
+def sgm_symbols(
+    stream: bytes, pmf, bounds, mask: np.ndarray, sigma: np.ndarray, lengths, checked: bool = False
+) -> np.ndarray:
     """:func:`decode_sgm` on whole planes: the spans' masks and distributions end to end in
     ``mask`` and ``sigma``, the span lengths in ``lengths``; the symbols, flat, as int64."""
     if not checked:
         check_sgm(pmf, bounds, [])
         names = min(len(pmf), len(bounds))
-        condition(len(mask) == len(sigma) == sum(lengths),
-                  "the masks and the distributions differ in length")
-        condition(not len(sigma) or 0 <= int(sigma.min()) and int(sigma.max()) < names,
-                  "a distribution names no row and bound")
+        condition(
+            len(mask) == len(sigma) == sum(lengths),
+            "the masks and the distributions differ in length",
+        )
+        condition(
+            not len(sigma) or 0 <= int(sigma.min()) and int(sigma.max()) < names,
+            "a distribution names no row and bound",
+        )
     tables = latent_tables(pmf) if pmf else np.zeros((0, 256), np.int64)
     syms = np.zeros(len(mask), dtype=np.int64)
-    Window(stream).walk(walk_sgm, tables, np.asarray(bounds, np.int64), mask, sigma,
-                        np.asarray(lengths, np.int64), syms)
+    Window(stream).walk(
+        walk_sgm,
+        tables,
+        np.asarray(bounds, np.int64),
+        mask,
+        sigma,
+        np.asarray(lengths, np.int64),
+        syms,
+    )
     return syms
 
 
@@ -185,10 +232,15 @@ def decode_fac(stream: bytes, rows, lengths) -> list[list[int]]:
     """The hyper-latent rows' symbols."""
     check_fac(rows, lengths)
     syms = np.zeros(sum(lengths), dtype=np.int64)
-    Window(stream).walk(walk_fac, np.asarray(rows, np.int64).reshape(len(rows), 63),
-                        np.asarray(lengths, np.int64), _ZP, np.zeros(256, np.int64), syms)
-    return [row.tolist() for row in np.split(syms, np.cumsum(lengths)[:-1])] if len(rows) \
-        else []
+    Window(stream).walk(
+        walk_fac,
+        np.asarray(rows, np.int64).reshape(len(rows), 63),
+        np.asarray(lengths, np.int64),
+        _ZP,
+        np.zeros(256, np.int64),
+        syms,
+    )
+    return [row.tolist() for row in np.split(syms, np.cumsum(lengths)[:-1])] if len(rows) else []
 
 
 def run(inp: dict, modes: dict) -> dict:

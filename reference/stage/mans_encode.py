@@ -69,7 +69,7 @@ class _Plan:
             out.append(format(value, "b").zfill(count) if count else "")
         bits = "1" + "".join(out)
         bits += "0" * (-len(bits) % 8)
-        return bytes(int(bits[i:i + 8], 2) for i in range(0, len(bits), 8))[::-1]
+        return bytes(int(bits[i : i + 8], 2) for i in range(0, len(bits), 8))[::-1]
 
 
 def _latent_slots(pmf):
@@ -82,8 +82,12 @@ def _latent_slots(pmf):
         for k, pk in enumerate(p):
             if pk:
                 n_f = int(f[k + 1] - f[k])
-                cols[k] = (int(pk), lambda nxt, pk=int(pk), n_f=n_f, fk=int(f[k]),
-                           gk=int(g[k]): fk + nxt - pk if nxt - pk < n_f else gk + nxt - pk - n_f)
+                cols[k] = (
+                    int(pk),
+                    lambda nxt, pk=int(pk), n_f=n_f, fk=int(f[k]), gk=int(g[k]): (
+                        fk + nxt - pk if nxt - pk < n_f else gk + nxt - pk - n_f
+                    ),
+                )
         out.append(cols)
     return out
 

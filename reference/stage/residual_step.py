@@ -39,5 +39,6 @@ def residual_step(pred, r, q: int, lo: int, hi: int) -> np.ndarray:
 
 
 def run(inp: dict, modes: dict) -> dict:
-    return {"value": int(residual_step([inp["pred"]], [inp["r"]], inp["q"], inp["lo"],
-                                       inp["hi"])[0])}
+    return {
+        "value": int(residual_step([inp["pred"]], [inp["r"]], inp["q"], inp["lo"], inp["hi"])[0])
+    }

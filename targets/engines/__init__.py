@@ -28,8 +28,8 @@ class Entry:
     help: str
     where: str
     args: dict = field(default_factory=dict)
-    isolated: bool = False     # a native runtime of its own: run it in a worker process
-    aborts: bool = False       # its runtime ends the process on an error: a worker unasked
+    isolated: bool = False  # a native runtime of its own: run it in a worker process
+    aborts: bool = False  # its runtime ends the process on an error: a worker unasked
 
     @property
     def prefix(self) -> str:
@@ -43,12 +43,18 @@ def _declared() -> tuple[Entry, ...]:
     it; modules in name order, ``reference`` first. A new engine is a module here and
     nothing else."""
     found = []
-    paths = sorted((p for folder in __path__ for p in Path(folder).glob("*.py")),
-                   key=lambda p: (p.stem != "reference", p.stem))
+    paths = sorted(
+        (p for folder in __path__ for p in Path(folder).glob("*.py")),
+        key=lambda p: (p.stem != "reference", p.stem),
+    )
     for path in paths:
         for d in _registry(path.read_text(encoding="utf-8")):
-            found.append(Entry(where=f"{__name__}.{path.stem}:{d['cls']}",
-                               **{k: v for k, v in d.items() if k != "cls"}))
+            found.append(
+                Entry(
+                    where=f"{__name__}.{path.stem}:{d['cls']}",
+                    **{k: v for k, v in d.items() if k != "cls"},
+                )
+            )
     return tuple(found)
 
 
@@ -57,7 +63,7 @@ def _registry(source: str) -> tuple:
     parsed alone (the whole module's parse took 40 ms of every command that names an
     engine, measured); ``()`` where there is none."""
     start = source.find("\nREGISTRY = ")
-    lines = source[start + 1:].splitlines() if start >= 0 else []
+    lines = source[start + 1 :].splitlines() if start >= 0 else []
     for end in range(1, len(lines) + 1):
         if not lines[end - 1].rstrip().endswith(")"):
             continue
@@ -70,8 +76,8 @@ def _registry(source: str) -> tuple:
 
 
 def __getattr__(name: str):
-    if name == "ENGINES":        # read on first use: the commands that name no engine read
-        return _declared()       # no module's source
+    if name == "ENGINES":  # read on first use: the commands that name no engine read
+        return _declared()  # no module's source
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
@@ -87,21 +93,29 @@ def plugins() -> dict:
 
 def names() -> list[str]:
     """Every engine name: the built-in ones, then the plug-ins'."""
-    return [e.name for e in _declared()] + [n for n in plugins() if n not in
-                                            {e.name for e in _declared()}]
+    return [e.name for e in _declared()] + [
+        n for n in plugins() if n not in {e.name for e in _declared()}
+    ]
 
 
 def help_text() -> str:
     """The ``--engine`` option's help, from the table and the registered plug-ins."""
     built_in = "; ".join(f"{e.name}: {e.help}" for e in _declared())
     extra = plugins()
-    return built_in + (("; registered plug-ins: " + "; ".join(
-        f"{n} ({d})" for n, d in sorted(extra.items()))) if extra else
-        f"; or an engine registered under the entry point group {GROUP}")
+    return built_in + (
+        ("; registered plug-ins: " + "; ".join(f"{n} ({d})" for n, d in sorted(extra.items())))
+        if extra
+        else f"; or an engine registered under the entry point group {GROUP}"
+    )
 
 
-def engine(name: str, fallback: bool = False, isolate: bool | None = None,
-           target: str | None = None, **limits):
+def engine(
+    name: str,
+    fallback: bool = False,
+    isolate: bool | None = None,
+    target: str | None = None,
+    **limits,
+):
     """The engine called ``name`` (:data:`ENGINES`, then the plug-ins). ``fallback`` lets an
     ``ort:<Provider>`` engine place nodes on the CPU provider (each vector then says how many
     went there). With ``isolate``, an engine with a native runtime of its own (every plug-in,
@@ -121,18 +135,22 @@ def engine(name: str, fallback: bool = False, isolate: bool | None = None,
                 return _isolated(name, e.where, {**e.args, **chosen}, limits)
             return _make(e.where, {**e.args, **chosen})
         if e.prefix and name.startswith(e.prefix) and len(name) > len(e.prefix):
-            return _make(e.where, {**e.args, **chosen, "provider": name[len(e.prefix):],
-                                   "fallback": fallback})
+            return _make(
+                e.where,
+                {**e.args, **chosen, "provider": name[len(e.prefix) :], "fallback": fallback},
+            )
     for ep in metadata.entry_points(group=GROUP):
         if ep.name == name:
-            return _isolated(name, ep.value, chosen, limits) if isolate else \
-                ep.load()(**chosen)
-    raise KeyError(f"unknown engine {name!r}; known: {', '.join(names())}, or one registered "
-                   f"under the entry point group {GROUP}")
+            return _isolated(name, ep.value, chosen, limits) if isolate else ep.load()(**chosen)
+    raise KeyError(
+        f"unknown engine {name!r}; known: {', '.join(names())}, or one registered "
+        f"under the entry point group {GROUP}"
+    )
 
 
 def _isolated(name: str, where: str, args: dict, limits: dict):
-    from .worker import Isolated     # the worker's machinery, for an isolated engine alone
+    from .worker import Isolated  # the worker's machinery, for an isolated engine alone
+
     return Isolated(name, where, args, **limits)
 
 

@@ -61,7 +61,7 @@ class Loaded:
     run_all: Callable | None = None
     inside: Callable | None = None
     placement: Callable | None = None
-    unclaimable: str | None = None     # why no decode of it can pass (a failed probe)
+    unclaimable: str | None = None  # why no decode of it can pass (a failed probe)
 
     def decode(self, inputs, scalars) -> list[np.ndarray]:
         """One decode's outputs in table order, checked (:func:`~..outputs.in_order`)."""
@@ -95,8 +95,10 @@ def described(said) -> dict:
     """An engine's description (:meth:`Engine.describe`) as a report holds it: its values of
     JSON's types as they are, any other as its text; one that is not a dict says where the
     engine runs."""
+
     def text(v) -> str:
         return ascii_text(str(v))[:200]
+
     out = plain(said, "description", other=text)
     return out if type(out) is dict else {"runs_on": text(out)}
 
@@ -112,7 +114,7 @@ class Engine:
     name = ""
     profile = "acc32"
     subset = "npu"
-    target = None        # the target description whose models it runs (None: no model)
+    target = None  # the target description whose models it runs (None: no model)
 
     def load(self, data: bytes) -> Loaded:
         raise NotImplementedError
@@ -132,20 +134,25 @@ class ModelEngine(Engine):
     (the load, §4's run steps 1–3 and the input policies), the model on the runtime
     (:meth:`open`, once per model), and the host's checks of its outputs."""
 
-    provider = None      # an onnxruntime provider, for the placement of an ort engine
-    formats: tuple = ("onnx",)    # the model formats its runtime reads
-    joins_probes = False   # runs its probes in one model (:meth:`probe`): only a runtime that
-                           # computes each node as it would alone (onnxruntime's CPU kernels);
-                           # one that compiles a model whole may choose differently for more
+    provider = None  # an onnxruntime provider, for the placement of an ort engine
+    formats: tuple = ("onnx",)  # the model formats its runtime reads
+    joins_probes = False  # runs its probes in one model (:meth:`probe`): only a runtime that
+    # computes each node as it would alone (onnxruntime's CPU kernels);
+    # one that compiles a model whole may choose differently for more
 
     def __init__(self, target_name: str):
         self.target = target(target_name)
         if self.target.fmt not in self.formats or self.target.compiler:
-            raise EngineUnavailable(f"{self.name or type(self).__name__} runs "
-                                    f"{' or '.join(self.formats)} models; target "
-                                    f"{self.target.name}'s are {self.target.fmt}"
-                                    + (f" compiled by {self.target.compiler.capitalize()}"
-                                       if self.target.compiler else ""))
+            raise EngineUnavailable(
+                f"{self.name or type(self).__name__} runs "
+                f"{' or '.join(self.formats)} models; target "
+                f"{self.target.name}'s are {self.target.fmt}"
+                + (
+                    f" compiled by {self.target.compiler.capitalize()}"
+                    if self.target.compiler
+                    else ""
+                )
+            )
         self.profile, self.subset = self.target.profile, self.target.subset
         self._cache: dict = {}
         self._probed: dict | None = None
@@ -162,10 +169,11 @@ class ModelEngine(Engine):
             runner = self.open(probe_model(fmt, p))
             floating = getattr(runner, "floating", [])
             return p.wrong(_last_run(runner, p.feed, p.runs).get("out0")) or (
-                f"{p.failure}: {p.op} on {p.dtype}: {floating[0]}" if floating else None)
+                f"{p.failure}: {p.op} on {p.dtype}: {floating[0]}" if floating else None
+            )
         except NotForEngine as e:
             return f"cannot run it: {e}"
-        except Exception as e:   # the runtime's own error: the probe is not exact
+        except Exception as e:  # the runtime's own error: the probe is not exact
             return f"{p.failure}: {p.op} on {p.dtype}: {str(e)[:200]}"
 
     def probe(self) -> dict:
@@ -175,8 +183,9 @@ class ModelEngine(Engine):
         (a runtime that crashes on one crashes that probe alone)."""
         if self._probed is None:
             exact = self._exact_joined() if self.joins_probes else set()
-            self._probed = {name: None if name in exact else self.probe_one(name)
-                            for name in self.probes()}
+            self._probed = {
+                name: None if name in exact else self.probe_one(name) for name in self.probes()
+            }
         return self._probed
 
     def _exact_joined(self) -> set[str]:
@@ -192,7 +201,7 @@ class ModelEngine(Engine):
             if getattr(runner, "floating", []):
                 return set()
             return joined.exact(_last_run(runner, joined.feed, joined.runs))
-        except Exception:   # NotForEngine, or the runtime's own error: each alone says which
+        except Exception:  # NotForEngine, or the runtime's own error: each alone says which
             return set()
 
     def probed(self) -> str:
@@ -201,12 +210,19 @@ class ModelEngine(Engine):
         if not found:
             return "no probes for this format"
         wrong = sorted(w for w in found.values() if w and not w.startswith("cannot run"))
-        return (f"{len(found)} probes of this runtime on the operators and types our models "
-                "use: " + ("all exact" if not wrong else
-                           f"{len(wrong)} wrong ({'; '.join(wrong[:3])}"
-                           + ("; ..." if len(wrong) > 3 else "") + "), so no claim for what "
-                           "uses them")
-                + format_of(self.target).chosen_words(found))
+        return (
+            f"{len(found)} probes of this runtime on the operators and types our models "
+            "use: "
+            + (
+                "all exact"
+                if not wrong
+                else f"{len(wrong)} wrong ({'; '.join(wrong[:3])}"
+                + ("; ..." if len(wrong) > 3 else "")
+                + "), so no claim for what "
+                "uses them"
+            )
+            + format_of(self.target).chosen_words(found)
+        )
 
     def open(self, model: Model) -> Callable[[dict], dict]:
         """The runtime's run of ``model``: a function from the model's feed (inputs by
@@ -223,6 +239,7 @@ class ModelEngine(Engine):
 
         def make():
             return export(data, self.target, chosen=chosen)
+
         return exported(data, self.target, chosen, make)
 
     def load(self, data: bytes) -> Loaded:
@@ -235,24 +252,25 @@ class ModelEngine(Engine):
             while len(self._cache) > KEPT:
                 del self._cache[next(iter(self._cache))]
         else:
-            self._cache[key] = self._cache.pop(key)       # the most recent last
+            self._cache[key] = self._cache.pop(key)  # the most recent last
         return self._cache[key]
 
     def _load(self, data: bytes) -> Loaded:
         exp = self.export(data)
         fmt, g, opened = exp.format, exp.graph, {}
         wrong = []
-        if fmt.static:    # a static model is built at load on the probe's shapes, so a
-            probes = probe_inputs(g)     # node it cannot take is found here, not mid-run
+        if fmt.static:  # a static model is built at load on the probe's shapes, so a
+            probes = probe_inputs(g)  # node it cannot take is found here, not mid-run
             try:
                 if probes:
                     wrong = self._wrong_probes(fmt, exp.built([x.shape for x in probes[0][0]]))
             except ExportError as e:
                 raise NotForEngine(f"{fmt.name} export refuses it: {e}") from None
-        else:     # one model: opened now, so what its runtime says of it counts
+        else:  # one model: opened now, so what its runtime says of it counts
             opened[None] = self.open(exp.built())
-            wrong = self._wrong_probes(fmt, exp.built()) + list(getattr(opened[None], "floating",
-                                                                        []))
+            wrong = self._wrong_probes(fmt, exp.built()) + list(
+                getattr(opened[None], "floating", [])
+            )
 
         def run(inputs, scalars):
             model = exp.built([np.shape(x) for x in inputs])
@@ -261,11 +279,15 @@ class ModelEngine(Engine):
             if model.shapes not in opened:
                 opened[model.shapes] = self.open(model)
             return graph_outputs(g, fmt, opened[model.shapes](feed))
+
         loaded = self._loaded(exp, run, opened.get(None))
         if wrong:
-            loaded.unclaimable = (f"this runtime fails {len(wrong)} check(s) of what the model "
-                                  "uses, so nothing here is claimed: "
-                                  + "; ".join(wrong[:3]) + ("; ..." if len(wrong) > 3 else ""))
+            loaded.unclaimable = (
+                f"this runtime fails {len(wrong)} check(s) of what the model "
+                "uses, so nothing here is claimed: "
+                + "; ".join(wrong[:3])
+                + ("; ..." if len(wrong) > 3 else "")
+            )
         return loaded
 
     def _within_sides(self, g: Graph, inputs, scalars) -> None:
@@ -280,15 +302,22 @@ class ModelEngine(Engine):
         if side > longest:
             op = next((o for o in g.ops if t in o.outputs), None)
             where = f"node {op.index} ({op.name})" if op else "an input"
-            raise NotForEngine(f"{where}: a tensor side of {side:,} passes {longest:,}, the "
-                               f"longest on which {self.name} computes exactly; past it {past}")
+            raise NotForEngine(
+                f"{where}: a tensor side of {side:,} passes {longest:,}, the "
+                f"longest on which {self.name} computes exactly; past it {past}"
+            )
 
     def _wrong_probes(self, fmt, model) -> list[str]:
         """What the failed probes of the operators and types ``model`` uses say."""
         found = self.probe()
-        failed = [p for p in fmt.probes if p.name not in fmt.choices and found.get(p.name)
-                  and not found[p.name].startswith("cannot run")]
-        if not failed:     # the model's operator types are inferred only where it matters
+        failed = [
+            p
+            for p in fmt.probes
+            if p.name not in fmt.choices
+            and found.get(p.name)
+            and not found[p.name].startswith("cannot run")
+        ]
+        if not failed:  # the model's operator types are inferred only where it matters
             return []
         used = fmt.used(model)
         return [found[p.name] for p in failed if (p.op, p.dtype) in used]
@@ -310,4 +339,5 @@ class ModelEngine(Engine):
                 raw = self.open(model)(fmt.feed(g, model, inputs, scalars))
                 out[t] = np.asarray(fmt.chw(raw[f"tensor{t}"])).astype(np.int64)
             return out
+
         return Loaded(g, run, run_all)

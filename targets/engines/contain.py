@@ -41,8 +41,9 @@ def _own(version: str, mount: str) -> Path | None:
         with open("/proc/self/cgroup") as f:
             for line in f:
                 _, controllers, path = line.rstrip("\n").split(":", 2)
-                if (version == "v1" and "memory" in controllers.split(",")) or \
-                        (version == "v2" and controllers == ""):
+                if (version == "v1" and "memory" in controllers.split(",")) or (
+                    version == "v2" and controllers == ""
+                ):
                     return Path(mount) / path.lstrip("/")
     except (OSError, ValueError):
         pass
@@ -56,7 +57,7 @@ def _stale(base: Path) -> None:
     except OSError:
         return
     for e in entries:
-        pid = e.name[len(PREFIX):].split("-")[0]
+        pid = e.name[len(PREFIX) :].split("-")[0]
         if pid.isdigit() and not os.path.exists(f"/proc/{pid}"):
             try:
                 e.rmdir()
@@ -88,8 +89,11 @@ def new() -> Path | None:
 def memory(cgroup: Path) -> int:
     """The anonymous and shared memory (memfds, tmpfs) in bytes of every process in
     ``cgroup`` and its descendants; 0 where it cannot be read."""
-    want = {"total_rss", "total_shmem"} if (cgroup / "memory.use_hierarchy").exists() else \
-        {"anon", "shmem"}
+    want = (
+        {"total_rss", "total_shmem"}
+        if (cgroup / "memory.use_hierarchy").exists()
+        else {"anon", "shmem"}
+    )
     total = 0
     try:
         with open(cgroup / "memory.stat") as f:
@@ -125,5 +129,5 @@ def end(cgroup: Path) -> None:
             return
         except FileNotFoundError:
             return
-        except OSError:           # its last processes not yet reaped
+        except OSError:  # its last processes not yet reaped
             time.sleep(0.01)

@@ -42,7 +42,7 @@ def family(pid: int) -> list[int]:
     for name in names:
         if name.isdigit():
             try:
-                with open(f"/proc/{name}/stat", "rb") as f:    # state, ppid, pgrp, session
+                with open(f"/proc/{name}/stat", "rb") as f:  # state, ppid, pgrp, session
                     state, ppid, _, sid = f.read().rsplit(b")", 1)[1].split()[:4]
             except (OSError, ValueError):
                 continue
@@ -50,7 +50,7 @@ def family(pid: int) -> list[int]:
                 children.setdefault(int(ppid), []).append(int(name))
                 found += [int(name)] if int(name) == pid or int(sid) == pid else []
     seen = set(found)
-    for p in found:              # grows as it is walked: each one's children after it
+    for p in found:  # grows as it is walked: each one's children after it
         new = [c for c in children.get(p, ()) if c not in seen]
         seen.update(new)
         found += new
@@ -109,7 +109,7 @@ def _exit_as(status: int | None) -> None:
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
         try:
             signal.signal(sig, signal.SIG_DFL)
-        except (OSError, ValueError):     # SIGKILL's and SIGSTOP's cannot be set
+        except (OSError, ValueError):  # SIGKILL's and SIGSTOP's cannot be set
             pass
         signal.pthread_sigmask(signal.SIG_UNBLOCK, [sig])
         os.kill(os.getpid(), sig)
@@ -156,7 +156,7 @@ def _let_go() -> None:
 def _wait_a_little() -> None:
     if hasattr(signal, "sigtimedwait"):
         signal.sigtimedwait([signal.SIGCHLD], 0.5)
-    else:                       # macOS has none: a look every 50 ms
+    else:  # macOS has none: a look every 50 ms
         time.sleep(0.05)
 
 
@@ -167,7 +167,7 @@ def join(cgroup: str) -> None:
         try:
             with open(os.path.join(cgroup, "cgroup.procs"), "w") as f:
                 f.write(str(os.getpid()))
-        except OSError:          # the parent sees that it is not in it, and says so
+        except OSError:  # the parent sees that it is not in it, and says so
             pass
 
 
@@ -186,8 +186,10 @@ def _first_in_namespace(argv: list[str], outer_alive: int, said: int) -> None:
     ``said``, and end, which ends every process left in the namespace. Nothing below can
     end this process (the kernel ignores a signal a namespace's first process has no
     handler for, sent from inside)."""
+
     def alive() -> bool:
         return not select.select([outer_alive], [], [], 0)[0]
+
     status = _keep(argv, alive)
     os.write(said, (b"" if status is None else str(status).encode()))
     os._exit(0)
@@ -215,7 +217,7 @@ def main(parent: int, cgroup: str, argv: list[str]) -> None:
     signal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGCHLD])
     while os.getppid() == parent and _reaped(first) is None:
         _wait_a_little()
-    end(os.getpid())          # the namespace's first process, and so all in it
+    end(os.getpid())  # the namespace's first process, and so all in it
     said = os.read(said_r, 64)
     _exit_as(int(said) if said else None)
 

@@ -11,10 +11,15 @@ from .base import ModelEngine, versions
 __all__ = ["OnnxReferenceEngine"]
 #: This module's engines, as the registry (:mod:`waiexport.targets.engines`) reads them
 #: without importing the module.
-REGISTRY = ({"name": "onnx-reference",
-             "help": "a target's ONNX model (ort-cpu's unless --target) on onnx's "
-                     "ReferenceEvaluator, an independent executor",
-             "cls": "OnnxReferenceEngine", "isolated": True},)
+REGISTRY = (
+    {
+        "name": "onnx-reference",
+        "help": "a target's ONNX model (ort-cpu's unless --target) on onnx's "
+        "ReferenceEvaluator, an independent executor",
+        "cls": "OnnxReferenceEngine",
+        "isolated": True,
+    },
+)
 
 
 class OnnxReferenceEngine(ModelEngine):
@@ -26,12 +31,15 @@ class OnnxReferenceEngine(ModelEngine):
         super().__init__(target_name)
 
     def describe(self) -> dict:
-        return {"runs_on": "onnx's ReferenceEvaluator (numpy), an independent ONNX executor",
-                "packages": versions("onnx", "waiexport", "numpy"),
-                "probed": self.probed()}
+        return {
+            "runs_on": "onnx's ReferenceEvaluator (numpy), an independent ONNX executor",
+            "packages": versions("onnx", "waiexport", "numpy"),
+            "probed": self.probed(),
+        }
 
     def open(self, model):
-        from onnx.reference import ReferenceEvaluator    # 120 ms, where this engine runs
+        from onnx.reference import ReferenceEvaluator  # 120 ms, where this engine runs
+
         evaluator = ReferenceEvaluator(model.native)
         names = list(model.outputs)
         return lambda feed: dict(zip(names, evaluator.run(names, feed)))

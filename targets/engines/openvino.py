@@ -19,10 +19,15 @@ from .base import ModelEngine, versions
 __all__ = ["OpenVinoEngine", "FLOATING"]
 #: This module's engines, as the registry (:mod:`waiexport.targets.engines`) reads them
 #: without importing the module.
-REGISTRY = ({"name": "openvino-cpu",
-             "help": "the openvino-cpu export (or --target's) on OpenVINO's CPU plugin, f32 "
-                     "inference precision (extra openvino)",
-             "cls": "OpenVinoEngine", "isolated": True},)
+REGISTRY = (
+    {
+        "name": "openvino-cpu",
+        "help": "the openvino-cpu export (or --target's) on OpenVINO's CPU plugin, f32 "
+        "inference precision (extra openvino)",
+        "cls": "OpenVinoEngine",
+        "isolated": True,
+    },
+)
 
 #: OpenVINO's names of the floating-point precisions.
 FLOATING = {"f32", "f16", "bf16", "f64", "f8e4m3", "f8e5m2"}
@@ -38,16 +43,20 @@ class OpenVinoEngine(ModelEngine):
         try:
             import openvino as ov
         except ImportError:
-            raise EngineUnavailable("OpenVINO is not installed: pip install "
-                                    "'waiexport[openvino]'") from None
+            raise EngineUnavailable(
+                "OpenVINO is not installed: pip install 'waiexport[openvino]'"
+            ) from None
         super().__init__(target_name)
         self.core = ov.Core()
         self.cpu = self.core.get_property("CPU", "FULL_DEVICE_NAME")
 
     def describe(self) -> dict:
-        return {"runs_on": f"OpenVINO's CPU plugin on {self.cpu}, inference precision f32",
-                "device": self.cpu, "packages": versions("openvino", "waiexport", "numpy"),
-                "probed": self.probed()}
+        return {
+            "runs_on": f"OpenVINO's CPU plugin on {self.cpu}, inference precision f32",
+            "device": self.cpu,
+            "packages": versions("openvino", "waiexport", "numpy"),
+            "probed": self.probed(),
+        }
 
     def open(self, model):
         """The model compiled as it is, where what OpenVINO runs in floating point is read,
@@ -72,16 +81,25 @@ class OpenVinoEngine(ModelEngine):
                     at_shapes = self._compiled(m)
                     new = [] if floating else _floating(at_shapes)
                     if new:
-                        raise EngineFailure(f"OpenVINO runs {new[0]} in floating point at "
-                                            "these input shapes (§6)")
+                        raise EngineFailure(
+                            f"OpenVINO runs {new[0]} in floating point at these input shapes (§6)"
+                        )
                     fixed[shapes] = at_shapes.create_infer_request()
                 said = fixed[shapes].infer(feed)
             except RuntimeError as e:
                 raise EngineFailure.said("OpenVINO", str(e).strip().splitlines()[-1]) from None
             return {_name(port): value for port, value in said.items()}
-        run.floating = [f"OpenVINO runs {len(floating)} node(s) in floating point, which §6 "
-                        "forbids on graph values: " + ", ".join(floating[:4])
-                        + (", ..." if len(floating) > 4 else "")] if floating else []
+
+        run.floating = (
+            [
+                f"OpenVINO runs {len(floating)} node(s) in floating point, which §6 "
+                "forbids on graph values: "
+                + ", ".join(floating[:4])
+                + (", ..." if len(floating) > 4 else "")
+            ]
+            if floating
+            else []
+        )
         return run
 
     def _compiled(self, model):
@@ -90,11 +108,13 @@ class OpenVinoEngine(ModelEngine):
 
 def _floating(compiled) -> list[str]:
     """The nodes ``compiled`` runs in a floating-point precision, by name and kind."""
-    return [f"{op.get_friendly_name()} ({info['layerType'].astype(str)})"
-            for op in compiled.get_runtime_model().get_ordered_ops()
-            for info in [op.get_rt_info()]
-            if info["layerType"].astype(str) not in _BOOKKEEPING
-            and info["runtimePrecision"].astype(str) in FLOATING]
+    return [
+        f"{op.get_friendly_name()} ({info['layerType'].astype(str)})"
+        for op in compiled.get_runtime_model().get_ordered_ops()
+        for info in [op.get_rt_info()]
+        if info["layerType"].astype(str) not in _BOOKKEEPING
+        and info["runtimePrecision"].astype(str) in FLOATING
+    ]
 
 
 def _name(port) -> str:

@@ -16,16 +16,31 @@ __all__ = ["QnnEngine"]
 #: This module's engines, as the registry (:mod:`waiexport.targets.engines`) reads them
 #: without importing the module.
 REGISTRY = (
-    {"name": "qnn-htp", "help": "the qnn-htp export (or --target's QDQ) on Qualcomm's HTP through "
-                                "onnxruntime's QNN provider, v73 (extra qnn)",
-     "cls": "QnnEngine", "isolated": True, "args": {"arch": "73"}},
-    {"name": "qnn-htp-v68", "help": "the same on the HTP v68",
-     "cls": "QnnEngine", "isolated": True, "args": {"arch": "68"}},
-    {"name": "qnn-htp-v81", "help": "the same on the HTP v81",
-     "cls": "QnnEngine", "isolated": True, "args": {"arch": "81"}},
+    {
+        "name": "qnn-htp",
+        "help": "the qnn-htp export (or --target's QDQ) on Qualcomm's HTP through "
+        "onnxruntime's QNN provider, v73 (extra qnn)",
+        "cls": "QnnEngine",
+        "isolated": True,
+        "args": {"arch": "73"},
+    },
+    {
+        "name": "qnn-htp-v68",
+        "help": "the same on the HTP v68",
+        "cls": "QnnEngine",
+        "isolated": True,
+        "args": {"arch": "68"},
+    },
+    {
+        "name": "qnn-htp-v81",
+        "help": "the same on the HTP v81",
+        "cls": "QnnEngine",
+        "isolated": True,
+        "args": {"arch": "81"},
+    },
 )
 
-_REGISTERED: list = []     # the provider library, registered once a process
+_REGISTERED: list = []  # the provider library, registered once a process
 
 
 class QnnEngine(ModelEngine):
@@ -38,8 +53,9 @@ class QnnEngine(ModelEngine):
             import onnxruntime as ort
             import onnxruntime_qnn as oq
         except ImportError:
-            raise EngineUnavailable("onnxruntime-qnn is not installed: pip install "
-                                    "'waiexport[qnn]'") from None
+            raise EngineUnavailable(
+                "onnxruntime-qnn is not installed: pip install 'waiexport[qnn]'"
+            ) from None
         super().__init__(target_name)
         self.name = "qnn-htp" if arch == "73" else f"qnn-htp-v{arch}"
         self.arch, self.ort, self.oq = arch, ort, oq
@@ -53,18 +69,29 @@ class QnnEngine(ModelEngine):
 
     def describe(self) -> dict:
         from onnxruntime_qnn.build_and_package_info import qnn_version
+
         device = self.devices[0].device
         npu = device.type == self.ort.OrtHardwareDeviceType.NPU
-        where = ("on the NPU itself" if npu else
-                 f"emulated on this machine's CPU ({device.vendor}) by QNN's HTP library")
-        generic = "" if self.target.options.exact else (
-            f"; {self.target.name}'s models carry float32 scales as quantisation tools write "
-            "them, so a pass shows those vectors only, no exactness of that export")
-        return {"runs_on": f"Qualcomm QNN HTP v{self.arch}, {where}, QNN SDK {qnn_version}, "
-                           f"CPU fallback disabled{generic}",
-                "device": f"HTP v{self.arch} ({'NPU' if npu else 'emulated'})",
-                "packages": versions("onnxruntime", "onnxruntime-qnn", "waiexport", "numpy"),
-                "probed": self.probed()}
+        where = (
+            "on the NPU itself"
+            if npu
+            else f"emulated on this machine's CPU ({device.vendor}) by QNN's HTP library"
+        )
+        generic = (
+            ""
+            if self.target.options.exact
+            else (
+                f"; {self.target.name}'s models carry float32 scales as quantisation tools write "
+                "them, so a pass shows those vectors only, no exactness of that export"
+            )
+        )
+        return {
+            "runs_on": f"Qualcomm QNN HTP v{self.arch}, {where}, QNN SDK {qnn_version}, "
+            f"CPU fallback disabled{generic}",
+            "device": f"HTP v{self.arch} ({'NPU' if npu else 'emulated'})",
+            "packages": versions("onnxruntime", "onnxruntime-qnn", "waiexport", "numpy"),
+            "probed": self.probed(),
+        }
 
     def open(self, model):
         """A session of ``model`` on the HTP; one that cannot be made (a node the HTP does not
@@ -72,13 +99,17 @@ class QnnEngine(ModelEngine):
         opts = self.ort.SessionOptions()
         opts.log_severity_level = 4
         opts.add_session_config_entry("session.disable_cpu_ep_fallback", "1")
-        opts.add_provider_for_devices(self.devices, {"backend_path": self.oq.get_qnn_htp_path(),
-                                                     "htp_arch": self.arch})
-        try:    # no fallback: onnxruntime's Python session would redo a failed load or run
+        opts.add_provider_for_devices(
+            self.devices, {"backend_path": self.oq.get_qnn_htp_path(), "htp_arch": self.arch}
+        )
+        try:  # no fallback: onnxruntime's Python session would redo a failed load or run
             session = self.ort.InferenceSession(model.data, opts, enable_fallback=0)
-        except Exception as e:     # onnxruntime's own error, of its own types
-            raise EngineFailure.said("QNN", f"the model does not load on HTP v{self.arch}: "
-                                     + str(e).strip().splitlines()[0][:300]) from None
+        except Exception as e:  # onnxruntime's own error, of its own types
+            raise EngineFailure.said(
+                "QNN",
+                f"the model does not load on HTP v{self.arch}: "
+                + str(e).strip().splitlines()[0][:300],
+            ) from None
         if self.oq.get_ep_name() not in session.get_providers():
             raise EngineFailure(f"QNN: the session holds no HTP ({session.get_providers()})")
         names = [o.name for o in session.get_outputs()]
@@ -88,4 +119,5 @@ class QnnEngine(ModelEngine):
                 return dict(zip(names, session.run(names, feed)))
             except Exception as e:
                 raise EngineFailure.said("QNN", str(e).strip().splitlines()[0][:300]) from None
+
         return run

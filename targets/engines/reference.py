@@ -14,8 +14,13 @@ from .base import Engine, Loaded, versions
 __all__ = ["ReferenceEngine"]
 #: This module's engines, as the registry (:mod:`waiexport.targets.engines`) reads them
 #: without importing the module.
-REGISTRY = ({"name": "reference", "help": "the exact reference (acc64, all of wai-ops/1)",
-             "cls": "ReferenceEngine"},)
+REGISTRY = (
+    {
+        "name": "reference",
+        "help": "the exact reference (acc64, all of wai-ops/1)",
+        "cls": "ReferenceEngine",
+    },
+)
 
 
 class ReferenceEngine(Engine):
@@ -25,14 +30,19 @@ class ReferenceEngine(Engine):
 
     def load(self, data: bytes) -> Loaded:
         g = load(data, profile=self.profile, subset=self.subset).graph
-        return Loaded(g, lambda inputs, scalars: by_name(decode(g, inputs, scalars)),
-                      lambda inputs, scalars: decode(g, inputs, scalars, keep=True))
+        return Loaded(
+            g,
+            lambda inputs, scalars: by_name(decode(g, inputs, scalars)),
+            lambda inputs, scalars: decode(g, inputs, scalars, keep=True),
+        )
 
     def stage(self, op: str, inp: dict, modes: dict) -> dict:
         """The stage operator ``op`` of :mod:`waiexport.reference.stage` on a vector's ``in``."""
         return run(op, inp, modes)
 
     def describe(self) -> dict:
-        return {"runs_on": "the exact Python reference of this package (numba kernels for "
-                           "the convolution sums), on this machine's CPU",
-                "packages": versions("waiexport", "numpy", "numba")}
+        return {
+            "runs_on": "the exact Python reference of this package (numba kernels for "
+            "the convolution sums), on this machine's CPU",
+            "packages": versions("waiexport", "numpy", "numba"),
+        }

@@ -13,8 +13,14 @@ from .base import ModelEngine, versions
 __all__ = ["TosaRefEngine"]
 #: This module's engines, as the registry (:mod:`waiexport.targets.engines`) reads them
 #: without importing the module.
-REGISTRY = ({"name": "tosa-ref", "help": "the tosa export on the TOSA reference model (tosa-tools)",
-             "cls": "TosaRefEngine", "isolated": True},)
+REGISTRY = (
+    {
+        "name": "tosa-ref",
+        "help": "the tosa export on the TOSA reference model (tosa-tools)",
+        "cls": "TosaRefEngine",
+        "isolated": True,
+    },
+)
 
 
 class TosaRefEngine(ModelEngine):
@@ -23,16 +29,19 @@ class TosaRefEngine(ModelEngine):
     name, formats = "tosa-ref", ("tosa",)
 
     def __init__(self, target_name: str = "tosa"):
-        try:   # availability, here rather than mid-run
+        try:  # availability, here rather than mid-run
             import_module("tosa_reference_model")
         except ImportError:
-            raise EngineUnavailable("tosa-tools is not installed: pip install "
-                                    "'waiexport[tosa]'") from None
+            raise EngineUnavailable(
+                "tosa-tools is not installed: pip install 'waiexport[tosa]'"
+            ) from None
         super().__init__(target_name)
 
     def describe(self) -> dict:
-        return {"runs_on": "the TOSA reference model of tosa-tools, in process",
-                "packages": versions("tosa-tools", "waiexport", "numpy")}
+        return {
+            "runs_on": "the TOSA reference model of tosa-tools, in process",
+            "packages": versions("tosa-tools", "waiexport", "numpy"),
+        }
 
     def open(self, model):
         return lambda feed: TOSA.run(model, feed)

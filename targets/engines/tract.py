@@ -17,9 +17,16 @@ from .base import ModelEngine, versions
 __all__ = ["TractEngine"]
 #: This module's engines, as the registry (:mod:`waiexport.targets.engines`) reads them
 #: without importing the module.
-REGISTRY = ({"name": "tract", "help": "the tract export (or --target's) on tract, concrete shapes "
-                              "per decode (extra tract)",
-             "cls": "TractEngine", "isolated": True, "aborts": True},)
+REGISTRY = (
+    {
+        "name": "tract",
+        "help": "the tract export (or --target's) on tract, concrete shapes "
+        "per decode (extra tract)",
+        "cls": "TractEngine",
+        "isolated": True,
+        "aborts": True,
+    },
+)
 
 
 class TractEngine(ModelEngine):
@@ -31,17 +38,21 @@ class TractEngine(ModelEngine):
         try:
             import tract  # noqa: F401
         except ImportError:
-            raise EngineUnavailable("tract is not installed: pip install 'waiexport[tract]'") \
-                from None
+            raise EngineUnavailable(
+                "tract is not installed: pip install 'waiexport[tract]'"
+            ) from None
         super().__init__(target_name)
 
     def describe(self) -> dict:
-        return {"runs_on": "tract (Sonos' Rust ONNX runtime), concrete input shapes per decode",
-                "packages": versions("tract", "waiexport", "numpy"),
-                "probed": self.probed()}
+        return {
+            "runs_on": "tract (Sonos' Rust ONNX runtime), concrete input shapes per decode",
+            "packages": versions("tract", "waiexport", "numpy"),
+            "probed": self.probed(),
+        }
 
     def open(self, model):
         import tract
+
         runnables: dict = {}
 
         def run(feed):
@@ -53,9 +64,10 @@ class TractEngine(ModelEngine):
                 out = runnable.run(list(feed.values()))
             except tract.TractError as e:
                 raise EngineFailure.said("tract", e) from None
-            if len(names) == len(model.outputs):    # tract renames what it folds; the order
-                names = list(model.outputs)           # is the model's
+            if len(names) == len(model.outputs):  # tract renames what it folds; the order
+                names = list(model.outputs)  # is the model's
             return {n: np.asarray(o.to_numpy()) for n, o in zip(names, out)}
+
         return run
 
 
@@ -72,12 +84,22 @@ def _runnable(tract, data: bytes, feed: dict):
         names = [m.output_name(k) for k in range(m.output_count())]
         return names, m.into_runnable()
     except tract.TractError as e:
-        raise NotForEngine(f"tract cannot load it: {str(e).strip().splitlines()[0][:300]}") \
-            from None
+        raise NotForEngine(
+            f"tract cannot load it: {str(e).strip().splitlines()[0][:300]}"
+        ) from None
     finally:
         os.unlink(f.name)
 
 
 def _dtype(a: np.ndarray) -> str:
-    return {"int8": "i8", "uint8": "u8", "int16": "i16", "int32": "i32", "int64": "i64",
-            "uint16": "u16", "uint32": "u32", "uint64": "u64", "bool": "bool"}[a.dtype.name]
+    return {
+        "int8": "i8",
+        "uint8": "u8",
+        "int16": "i16",
+        "int32": "i32",
+        "int64": "i64",
+        "uint16": "u16",
+        "uint32": "u32",
+        "uint64": "u64",
+        "bool": "bool",
+    }[a.dtype.name]

@@ -22,10 +22,15 @@ from .base import ModelEngine, versions
 __all__ = ["TvmEngine"]
 #: This module's engines, as the registry (:mod:`waiexport.targets.engines`) reads them
 #: without importing the module.
-REGISTRY = ({"name": "tvm-llvm",
-             "help": "the tvm-llvm export (or --target's) compiled by Apache TVM for this CPU, "
-                     "per decode shape, cached (extra tvm)",
-             "cls": "TvmEngine", "isolated": True},)
+REGISTRY = (
+    {
+        "name": "tvm-llvm",
+        "help": "the tvm-llvm export (or --target's) compiled by Apache TVM for this CPU, "
+        "per decode shape, cached (extra tvm)",
+        "cls": "TvmEngine",
+        "isolated": True,
+    },
+)
 
 
 class TvmEngine(ModelEngine):
@@ -37,21 +42,25 @@ class TvmEngine(ModelEngine):
         try:
             import tvm  # noqa: F401
         except ImportError:
-            raise EngineUnavailable("Apache TVM is not installed: pip install "
-                                    "'waiexport[tvm]'") from None
+            raise EngineUnavailable(
+                "Apache TVM is not installed: pip install 'waiexport[tvm]'"
+            ) from None
         super().__init__(target_name)
-        self.compiled = 0        # compiles this engine ran (the rest came from the cache)
+        self.compiled = 0  # compiles this engine ran (the rest came from the cache)
         self._cpu = host_cpu()
 
     def describe(self) -> dict:
-        return {"runs_on": f"code TVM's relax ONNX frontend and llvm target compiled for this "
-                           f"CPU ({self._cpu}), static shapes per decode",
-                "packages": versions("apache-tvm", "waiexport", "numpy", "onnx"),
-                "probed": self.probed()}
+        return {
+            "runs_on": f"code TVM's relax ONNX frontend and llvm target compiled for this "
+            f"CPU ({self._cpu}), static shapes per decode",
+            "packages": versions("apache-tvm", "waiexport", "numpy", "onnx"),
+            "probed": self.probed(),
+        }
 
     def open(self, model):
         import tvm
         from tvm import relax
+
         machines: dict = {}
 
         sizing = _sizing(model.data)
@@ -59,17 +68,19 @@ class TvmEngine(ModelEngine):
         def run(feed):
             fixed = {k: v for k, v in feed.items() if k in sizing}
             key = tuple((k, v.shape, v.dtype.str) for k, v in feed.items()) + tuple(
-                (k, v.tobytes()) for k, v in fixed.items())
+                (k, v.tobytes()) for k, v in fixed.items()
+            )
             if key not in machines:
-                machines[key] = relax.VirtualMachine(self._library(model, feed, fixed),
-                                                     tvm.cpu())
+                machines[key] = relax.VirtualMachine(self._library(model, feed, fixed), tvm.cpu())
             try:
-                out = machines[key]["main"](*[tvm.runtime.tensor(v) for k, v in feed.items()
-                                              if k not in fixed])
-            except Exception as e:   # TVM's own error types
+                out = machines[key]["main"](
+                    *[tvm.runtime.tensor(v) for k, v in feed.items() if k not in fixed]
+                )
+            except Exception as e:  # TVM's own error types
                 raise EngineFailure.said("TVM", e) from None
             outs = list(out) if not hasattr(out, "numpy") else [out]
             return {name: np.asarray(o.numpy()) for name, o in zip(model.outputs, outs)}
+
         return run
 
     def _library(self, model, feed, fixed):
@@ -77,10 +88,19 @@ class TvmEngine(ModelEngine):
         compiled in, from the cache or compiled."""
         import tvm
         from tvm.relax.frontend.onnx import from_onnx
+
         shapes = {k: list(v.shape) for k, v in feed.items() if k not in fixed}
-        key = hashlib.sha256(model.data + json.dumps(
-            [shapes, {k: v.tolist() for k, v in fixed.items()}, versions("apache-tvm"),
-             cpu_key()]).encode()).hexdigest()
+        key = hashlib.sha256(
+            model.data
+            + json.dumps(
+                [
+                    shapes,
+                    {k: v.tolist() for k, v in fixed.items()},
+                    versions("apache-tvm"),
+                    cpu_key(),
+                ]
+            ).encode()
+        ).hexdigest()
         folder = user_cache("tvm")
         path = kept(folder, key, ".so")
         if path is None:
@@ -88,9 +108,10 @@ class TvmEngine(ModelEngine):
                 proto = _frozen(onnx.load_from_string(model.data), fixed)
                 mod = from_onnx(proto, shape_dict=shapes)
                 executable = tvm.compile(mod, target="llvm")
-            except Exception as e:   # the frontend's OpNotImplemented, TVM's errors
-                raise NotForEngine(f"TVM cannot take it: {str(e).strip().splitlines()[-1][:300]}") \
-                    from None
+            except Exception as e:  # the frontend's OpNotImplemented, TVM's errors
+                raise NotForEngine(
+                    f"TVM cannot take it: {str(e).strip().splitlines()[-1][:300]}"
+                ) from None
             path = keep(folder, key, ".so", lambda part: executable.export_library(str(part)))
             self.compiled += 1
         return tvm.runtime.load_module(str(path))
@@ -119,6 +140,7 @@ def _frozen(proto, fixed: dict):
     kept_inputs = [i for i in proto.graph.input if i.name not in fixed]
     del proto.graph.input[:]
     proto.graph.input.extend(kept_inputs)
-    proto.graph.initializer.extend(numpy_helper.from_array(np.asarray(v), k)
-                                   for k, v in fixed.items())
+    proto.graph.initializer.extend(
+        numpy_helper.from_array(np.asarray(v), k) for k, v in fixed.items()
+    )
     return proto

@@ -98,13 +98,24 @@ def _recv(stream):
 #: What an answer may name besides plain values (text, numbers, bytes, containers): numpy's
 #: arrays, dtypes and scalars by the functions that rebuild them, a graph's and a target's
 #: classes (those defined in these modules) and the engine's kinds of no (:func:`_kinds`).
-_NUMPY = {(f"numpy{core}.{module}", name) for core in (".core", "._core")
-          for module, name in (("multiarray", "_reconstruct"), ("multiarray", "scalar"),
-                               ("numeric", "_frombuffer"))} | {("numpy", "ndarray"),
-                                                                ("numpy", "dtype")}
-_DATA = {"waiexport.graph", "waiexport.params", "waiexport.descriptions",
-         *(f"networkx.classes.{m}" for m in ("graph", "digraph", "multigraph", "multidigraph",
-                                             "coreviews", "reportviews"))}
+_NUMPY = {
+    (f"numpy{core}.{module}", name)
+    for core in (".core", "._core")
+    for module, name in (
+        ("multiarray", "_reconstruct"),
+        ("multiarray", "scalar"),
+        ("numeric", "_frombuffer"),
+    )
+} | {("numpy", "ndarray"), ("numpy", "dtype")}
+_DATA = {
+    "waiexport.graph",
+    "waiexport.params",
+    "waiexport.descriptions",
+    *(
+        f"networkx.classes.{m}"
+        for m in ("graph", "digraph", "multigraph", "multidigraph", "coreviews", "reportviews")
+    ),
+}
 
 
 class _Answer(pickle.Unpickler):
@@ -117,12 +128,12 @@ class _Answer(pickle.Unpickler):
         if (module, name) in _NUMPY or (module, name) in _kind_names():
             return super().find_class(module, name)
         if module in _DATA and "." not in name:
-            found = getattr(sys.modules.get(module) or __import__(module, fromlist=[name]),
-                            name, None)
+            found = getattr(
+                sys.modules.get(module) or __import__(module, fromlist=[name]), name, None
+            )
             if isinstance(found, type) and found.__module__ == module:
                 return found
-        raise pickle.UnpicklingError(f"it names {module[:60]}.{name[:60]}, which no answer "
-                                     "holds")
+        raise pickle.UnpicklingError(f"it names {module[:60]}.{name[:60]}, which no answer holds")
 
 
 def _rss(pid: int) -> int:
@@ -151,17 +162,27 @@ class Isolated(Engine):
     """The engine ``name``, made from ``where`` (``module:name``) with ``args``, in a worker
     process (see the module)."""
 
-    def __init__(self, name: str, where: str, args: dict | None = None,
-                 time_limit: float = TIME_LIMIT, memory_limit: int = MEMORY_LIMIT):
+    def __init__(
+        self,
+        name: str,
+        where: str,
+        args: dict | None = None,
+        time_limit: float = TIME_LIMIT,
+        memory_limit: int = MEMORY_LIMIT,
+    ):
         self.name, self._where, self._args = name, where, dict(args or {})
         self.time_limit, self.memory_limit = time_limit, memory_limit
         self._proc, self._watched = None, 0.0
-        self._loaded: dict = {}      # digest → bytes, to load again after a restart
+        self._loaded: dict = {}  # digest → bytes, to load again after a restart
         self._in_worker: set = set()
         self._probed = None
         info = self._call(("make", where, self._args), START_LIMIT, SMALL)
-        if not (type(info) is dict and _MADE <= info.keys() and type(info["probes"]) is list
-                and all(type(n) is str for n in info["probes"])):
+        if not (
+            type(info) is dict
+            and _MADE <= info.keys()
+            and type(info["probes"]) is list
+            and all(type(n) is str for n in info["probes"])
+        ):
             self._stop()
             raise EngineFailure("its worker's answer to making the engine is not an engine's")
         self.profile, self.subset, self.target = info["profile"], info["subset"], info["target"]
@@ -180,17 +201,24 @@ class Isolated(Engine):
         for name in names:
             try:
                 said = self._call(("probe", name), most=SMALL)
-                found[name] = said if said is None or type(said) is str else \
-                    f"{name}: its worker's answer is not a probe's"
+                found[name] = (
+                    said
+                    if said is None or type(said) is str
+                    else f"{name}: its worker's answer is not a probe's"
+                )
             except (EngineCrashed, EngineTimedOut) as e:
                 found[name] = f"{name}: {e}"
         self._request(("probed", found), START_LIMIT)
         return found
 
     def describe(self) -> dict:
-        return {**described(self._describe), "isolation": (
-            f"in a worker process of its own, {self._held()}, each call limited to "
-            f"{self.time_limit:g} s and {self.memory_limit / 2**30:g} GiB of memory")}
+        return {
+            **described(self._describe),
+            "isolation": (
+                f"in a worker process of its own, {self._held()}, each call limited to "
+                f"{self.time_limit:g} s and {self.memory_limit / 2**30:g} GiB of memory"
+            ),
+        }
 
     def _held(self) -> str:
         """Which mechanisms hold the worker's processes and count their memory, as they
@@ -199,32 +227,48 @@ class Isolated(Engine):
         pid = self._proc.pid
         ns = _namespaced(pid)
         cg = self._cgroup is not None and contain.holds(self._cgroup, pid)
-        return ("in a PID namespace of its own (when its first process ends, the kernel ends "
-                "every process in it)" if ns else "under a keeper that is the subreaper of "
-                "all it starts (processes that leave its tree can escape it)") + \
-            (", in a memory cgroup of its own (its processes' anonymous and shared memory "
-             "counted, memfds included)" if cg else ", memory counted as the resident sets "
-             "of the processes it can see (shared memory held by no process is not)")
+        return (
+            "in a PID namespace of its own (when its first process ends, the kernel ends "
+            "every process in it)"
+            if ns
+            else "under a keeper that is the subreaper of "
+            "all it starts (processes that leave its tree can escape it)"
+        ) + (
+            ", in a memory cgroup of its own (its processes' anonymous and shared memory "
+            "counted, memfds included)"
+            if cg
+            else ", memory counted as the resident sets "
+            "of the processes it can see (shared memory held by no process is not)"
+        )
 
     # --- the worker ---------------------------------------------------------------------
     def _start(self) -> None:
         self._cgroup = contain.new()
         try:
             self._proc = subprocess.Popen(
-                [sys.executable, "-I", "-S", keeper.__file__, str(os.getpid()),
-                 str(self._cgroup or "-"), *_argv()],
-                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                start_new_session=True)
-        except OSError as e:        # out of processes, files or memory
+                [
+                    sys.executable,
+                    "-I",
+                    "-S",
+                    keeper.__file__,
+                    str(os.getpid()),
+                    str(self._cgroup or "-"),
+                    *_argv(),
+                ],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                start_new_session=True,
+            )
+        except OSError as e:  # out of processes, files or memory
             if self._cgroup is not None:
                 contain.end(self._cgroup)
-            raise EngineFailure(f"its worker could not be started: {e.strerror or e}") \
-                from None
+            raise EngineFailure(f"its worker could not be started: {e.strerror or e}") from None
         self._err, self._tail, self._line, self._notes = self._proc.stderr.fileno(), b"", b"", 0
         os.set_blocking(self._err, False)
-        self._kill = weakref.finalize(self, _kill, self._proc, self._cgroup)   # at exit too
+        self._kill = weakref.finalize(self, _kill, self._proc, self._cgroup)  # at exit too
         self._in_worker = set()
-        if getattr(self, "profile", None) is not None:       # a restart: make it again
+        if getattr(self, "profile", None) is not None:  # a restart: make it again
             self._request(("make", self._where, self._args), START_LIMIT)
             if self._probed is not None:
                 self._request(("probed", self._probed), START_LIMIT)
@@ -233,8 +277,11 @@ class Isolated(Engine):
         """The last lines the worker's runtime wrote to standard error: of its last
         :data:`SAID` bytes, however much it wrote."""
         self._heard()
-        lines = [line.strip() for line in self._tail.decode("utf-8", "replace").splitlines()
-                 if line.strip()]
+        lines = [
+            line.strip()
+            for line in self._tail.decode("utf-8", "replace").splitlines()
+            if line.strip()
+        ]
         return " | ".join(lines[-3:])[-400:] or "no message"
 
     def _heard(self) -> None:
@@ -272,8 +319,11 @@ class Isolated(Engine):
         meanwhile is read (:meth:`_heard`), so a runtime blocked on it goes on."""
         err = [] if self._err is None else [self._err]
         readable, writable, _ = select.select(
-            err + ([] if writing else [fd]), [fd] if writing else [], [],
-            min(max(deadline - time.monotonic(), 0), 0.2))
+            err + ([] if writing else [fd]),
+            [fd] if writing else [],
+            [],
+            min(max(deadline - time.monotonic(), 0), 0.2),
+        )
         if err and err[0] in readable:
             self._heard()
         return fd in (writable if writing else readable)
@@ -294,30 +344,44 @@ class Isolated(Engine):
             self._write(_framed(message), deadline, time_limit)
             (n,) = struct.unpack("<Q", self._read(8, deadline, time_limit))
             if n > most:
-                raise _Unread(f"it announced an answer of {n} bytes, past the "
-                              + ("memory limit" if most == self.memory_limit else
-                                 f"{most} bytes its answer can hold"))
+                raise _Unread(
+                    f"it announced an answer of {n} bytes, past the "
+                    + (
+                        "memory limit"
+                        if most == self.memory_limit
+                        else f"{most} bytes its answer can hold"
+                    )
+                )
             answer = _Answer(io.BytesIO(self._read(n, deadline, time_limit))).load()
-            if not (type(answer) is tuple and len(answer) == 2 and answer[0] in ("ok", "error")
-                    and (answer[0] == "ok" or isinstance(answer[1], _kinds()))):
+            if not (
+                type(answer) is tuple
+                and len(answer) == 2
+                and answer[0] in ("ok", "error")
+                and (answer[0] == "ok" or isinstance(answer[1], _kinds()))
+            ):
                 raise _Unread("it is not one of the answers a worker gives")
         except EOFError:
-            try:              # its end, or it closed its pipes and runs on
+            try:  # its end, or it closed its pipes and runs on
                 code = self._proc.wait(timeout=1)
             except subprocess.TimeoutExpired:
                 code = None
             said = self._said()
             self._stop()
-            how = "closed its pipes and was stopped" if code is None else \
-                f"killed by signal {signal.Signals(-code).name}" if code < 0 else \
-                f"exited with status {code}"
+            how = (
+                "closed its pipes and was stopped"
+                if code is None
+                else f"killed by signal {signal.Signals(-code).name}"
+                if code < 0
+                else f"exited with status {code}"
+            )
             raise EngineCrashed(f"the runtime's process {how}: {said}") from None
-        except EngineFailure:      # timed out, or its memory past the limit
+        except EngineFailure:  # timed out, or its memory past the limit
             raise
-        except Exception as e:   # _Unread, or what reading hostile bytes raised
+        except Exception as e:  # _Unread, or what reading hostile bytes raised
             self._stop()
-            raise EngineFailure(f"its worker's answer was not read ({str(e)[:200]}); the "
-                                "worker was stopped") from None
+            raise EngineFailure(
+                f"its worker's answer was not read ({str(e)[:200]}); the worker was stopped"
+            ) from None
         if answer[0] == "error":
             raise answer[1]
         return answer[1]
@@ -331,7 +395,7 @@ class Isolated(Engine):
             self._waited(deadline, time_limit)
             if self._ready(fd, True, deadline):
                 try:
-                    view = view[os.write(fd, view):]
+                    view = view[os.write(fd, view) :]
                 except BlockingIOError:
                     pass
                 except BrokenPipeError:
@@ -351,8 +415,9 @@ class Isolated(Engine):
             self._watched = now + WATCH
             if self._memory() > self.memory_limit:
                 self._stop()
-                raise EngineCrashed(f"its memory passed {self.memory_limit / 2**30:g} GiB; the "
-                                    "worker was stopped")
+                raise EngineCrashed(
+                    f"its memory passed {self.memory_limit / 2**30:g} GiB; the worker was stopped"
+                )
 
     def _memory(self) -> int:
         """The worker's memory: the resident memory of its keeper's family (:func:`_rss`)
@@ -391,31 +456,39 @@ class Isolated(Engine):
     # --- the engine ---------------------------------------------------------------------
     def load(self, data: bytes) -> Loaded:
         key = hashlib.sha256(data).hexdigest()
-        graph, unclaimable = _loaded(self._call(("load", key, data),
-                                                most=GRAPH_SIZE * len(data) + SLACK))
+        graph, unclaimable = _loaded(
+            self._call(("load", key, data), most=GRAPH_SIZE * len(data) + SLACK)
+        )
         self._loaded[key] = data
         self._in_worker.add(key)
 
         def run(inputs, scalars):
             self._live()
-            if key not in self._in_worker:   # started again since
+            if key not in self._in_worker:  # started again since
                 self._call(("load", key, self._loaded[key]))
                 self._in_worker.add(key)
-            return self._call(("run", key, [i for i in inputs], list(scalars)),
-                              most=_answer_bound(graph, inputs, scalars, graph.outputs))
+            return self._call(
+                ("run", key, [i for i in inputs], list(scalars)),
+                most=_answer_bound(graph, inputs, scalars, graph.outputs),
+            )
 
         def run_all(inputs, scalars):
-            return self._call(("run_all", key, list(inputs), list(scalars)),
-                              most=_answer_bound(graph, inputs, scalars))
+            return self._call(
+                ("run_all", key, list(inputs), list(scalars)),
+                most=_answer_bound(graph, inputs, scalars),
+            )
+
         return Loaded(graph, run, run_all, unclaimable=unclaimable)
 
 
 #: The worker's start in isolated mode (``-I``: no current folder, script folder, user site
 #: or ``PYTHON*`` variable): its path is the one the parent gives (:func:`_argv`), then the
 #: worker module runs as ``__main__``.
-_BOOT = ("import json, runpy, sys; sys.path[:] = json.loads(sys.argv.pop(1)); "
-         "runpy.run_module('waiexport.targets.engines.worker', run_name='__main__', "
-         "alter_sys=True)")
+_BOOT = (
+    "import json, runpy, sys; sys.path[:] = json.loads(sys.argv.pop(1)); "
+    "runpy.run_module('waiexport.targets.engines.worker', run_name='__main__', "
+    "alter_sys=True)"
+)
 
 
 def _argv() -> list[str]:
@@ -424,8 +497,7 @@ def _argv() -> list[str]:
     ``tract.py``, a ``pickle.py``, a clone's ``waiexport/``) is never what the worker
     imports in place of a runtime or of this package."""
     here = os.path.realpath(os.getcwd())
-    path = [p for p in (os.path.abspath(p) for p in sys.path if p)
-            if os.path.realpath(p) != here]
+    path = [p for p in (os.path.abspath(p) for p in sys.path if p) if os.path.realpath(p) != here]
     return [sys.executable, "-I", "-c", _BOOT, json.dumps(path)]
 
 
@@ -449,9 +521,10 @@ def _answer_bound(graph, inputs, scalars, tensors=None) -> int:
     outputs hold, not the memory limit."""
 
     try:
-        shapes = run_plan(graph, [tuple(getattr(i, "shape", ())) for i in inputs],
-                          [int(v) for v in scalars])
-    except Exception:        # a refusal, or what the engine reads as an error of its own
+        shapes = run_plan(
+            graph, [tuple(getattr(i, "shape", ())) for i in inputs], [int(v) for v in scalars]
+        )
+    except Exception:  # a refusal, or what the engine reads as an error of its own
         return SLACK
     chosen = shapes if tensors is None else {t: shapes[t] for t in tensors}
     return SLACK + PER_ELEMENT * sum(prod(s) for s in chosen.values())
@@ -468,16 +541,17 @@ def _loaded(said) -> tuple:
             raise TypeError(f"why no decode can pass is {type(unclaimable).__name__}")
         return read_member(write(graph)).graph, unclaimable
     except Exception as e:
-        raise EngineFailure("its worker's answer to loading the graph is not a graph this "
-                            f"toolchain loads ({str(e)[:200]})") from None
+        raise EngineFailure(
+            "its worker's answer to loading the graph is not a graph this "
+            f"toolchain loads ({str(e)[:200]})"
+        ) from None
 
 
 def _namespaced(pid: int) -> bool:
     """Whether the children of process ``pid`` (a keeper) are in another PID namespace
     than this process."""
     try:
-        return os.readlink(f"/proc/{pid}/ns/pid_for_children") != \
-            os.readlink("/proc/self/ns/pid")
+        return os.readlink(f"/proc/{pid}/ns/pid_for_children") != os.readlink("/proc/self/ns/pid")
     except OSError:
         return False
 
@@ -487,18 +561,18 @@ def _kill(proc, cgroup) -> None:
     that ended), every process in its cgroup (then removed), and close the parent's ends of
     its pipes."""
     end(proc.pid)
-    try:            # where there is no /proc to find them by: the keeper's process group
+    try:  # where there is no /proc to find them by: the keeper's process group
         os.killpg(proc.pid, signal.SIGKILL)
     except OSError:
         pass
     if cgroup is not None:
         contain.end(cgroup)
     proc.wait()
-    swept()         # a temporary cache folder the worker, killed, could not remove
+    swept()  # a temporary cache folder the worker, killed, could not remove
     for pipe in (proc.stdin, proc.stdout, proc.stderr):
         try:
             pipe.close()
-        except OSError:        # what the parent had not written to a worker that ended
+        except OSError:  # what the parent had not written to a worker that ended
             pass
 
 
@@ -529,7 +603,7 @@ def _sent(e: Exception) -> Exception:
             return Refusal(e.code, e.where, e.detail)
         if kind is not None:
             return kind(str(e))
-    except Exception:    # a subclass that broke what its kind holds
+    except Exception:  # a subclass that broke what its kind holds
         pass
     return EngineFailure(f"{type(e).__name__}: {str(e)[:300]}")
 
@@ -556,11 +630,11 @@ def _watch(keeper_pid: int) -> None:
 def _serve(keeper_pid: int) -> None:
     """The worker's loop: requests on standard input, answers on the standard output it
     was started with; a thread watches for its keeper's end (:func:`_watch`)."""
-    subreap()       # an orphan below stays below the worker too, should its keeper be killed
+    subreap()  # an orphan below stays below the worker too, should its keeper be killed
     threading.Thread(target=_watch, args=(keeper_pid,), daemon=True).start()
     stdin, answers = sys.stdin.buffer, os.fdopen(os.dup(1), "wb")
-    os.dup2(2, 1)      # what the runtime prints, from Python or its native code, goes to
-    sys.stdout = sys.stderr           # standard error, not into the answers
+    os.dup2(2, 1)  # what the runtime prints, from Python or its native code, goes to
+    sys.stdout = sys.stderr  # standard error, not into the answers
     eng, loaded = None, {}
     while True:
         try:
@@ -571,10 +645,14 @@ def _serve(keeper_pid: int) -> None:
             if message[0] == "make":
                 module, attr = message[1].split(":")
                 eng = getattr(import_module(module), attr)(**message[2])
-                value = {"profile": eng.profile, "subset": eng.subset, "target": eng.target,
-                         "provider": getattr(eng, "provider", None),
-                         "probes": list(eng.probes()) if hasattr(eng, "probes") else [],
-                         "stage": hasattr(eng, "stage")}
+                value = {
+                    "profile": eng.profile,
+                    "subset": eng.subset,
+                    "target": eng.target,
+                    "provider": getattr(eng, "provider", None),
+                    "probes": list(eng.probes()) if hasattr(eng, "probes") else [],
+                    "stage": hasattr(eng, "stage"),
+                }
             elif message[0] == "probe":
                 value = eng.probe_one(message[1])
             elif message[0] == "probed":
@@ -596,7 +674,7 @@ def _serve(keeper_pid: int) -> None:
             continue
         try:
             _send(answers, ("ok", value))
-        except Exception as e:     # a value that does not pickle
+        except Exception as e:  # a value that does not pickle
             _send(answers, ("error", EngineFailure(f"its answer cannot be sent: {e}"[:300])))
 
 

@@ -10,13 +10,29 @@ from onnx import TensorProto, helper, numpy_helper
 
 from ..errors import ExportError
 
-__all__ = ["Emitter", "I32", "I64", "U8", "I8", "BOOL", "fits_i8", "graphs", "reads",
-           "subgraph_nodes"]
+__all__ = [
+    "Emitter",
+    "I32",
+    "I64",
+    "U8",
+    "I8",
+    "BOOL",
+    "fits_i8",
+    "graphs",
+    "reads",
+    "subgraph_nodes",
+]
 
 I32, I64, U8, BOOL = TensorProto.INT32, TensorProto.INT64, TensorProto.UINT8, TensorProto.BOOL
 I8 = TensorProto.INT8
-_NP = {I32: np.int32, I64: np.int64, U8: np.uint8, I8: np.int8, BOOL: np.bool_,
-       TensorProto.INT16: np.int16}
+_NP = {
+    I32: np.int32,
+    I64: np.int64,
+    U8: np.uint8,
+    I8: np.int8,
+    BOOL: np.bool_,
+    TensorProto.INT16: np.int16,
+}
 
 
 def _branches(node) -> list:
@@ -63,22 +79,23 @@ class Emitter:
     def __init__(self):
         self.nodes: list = []
         self.inits: list = []
-        self.scope = "model"   # the node names' prefix: ``op<index>`` of the operator lowered
-        self.storage = I32     # every graph tensor's type: int32 (acc32), int64 (acc64)
-        self.target = None     # the target description whose runtime will run the model
-        self.nhwc: dict = {}   # a tensor's twin ``[1, H, W, C]``, where a lowering made one:
-                               # the same values moved, for a consumer that reads NHWC
+        self.scope = "model"  # the node names' prefix: ``op<index>`` of the operator lowered
+        self.storage = I32  # every graph tensor's type: int32 (acc32), int64 (acc64)
+        self.target = None  # the target description whose runtime will run the model
+        self.nhwc: dict = {}  # a tensor's twin ``[1, H, W, C]``, where a lowering made one:
+        # the same values moved, for a consumer that reads NHWC
         self.channel_axis = 1  # where per-channel constants broadcast (3 for an NHWC twin)
         self._n = 0
         self._consts: dict = {}
-        self._widened: dict = {}   # a widening cast's output: (its input, that input's type)
+        self._widened: dict = {}  # a widening cast's output: (its input, that input's type)
 
     def exact(self, op: str, dtype: int) -> bool:
         """Whether the target's runtime computes ONNX ``op`` on ``dtype`` exactly in integers
         (its description's ``inexact`` and ``lacks``, measured by the probes); a lowering
         that has another form takes it where this is false."""
-        return self.target is None or \
-            self.target.options.cannot(op, np.dtype(_NP[dtype]).name) is None
+        return (
+            self.target is None or self.target.options.cannot(op, np.dtype(_NP[dtype]).name) is None
+        )
 
     def per_channel(self, values) -> np.ndarray:
         """One value per channel, shaped to broadcast on :attr:`channel_axis`."""
@@ -118,11 +135,15 @@ class Emitter:
     def when(self, cond: str, then: tuple, orelse: tuple, dtype: int) -> str:
         """``If(cond)``: each branch ``(nodes, output)`` from :meth:`branch`, its one output
         (made by one of its nodes) of type ``dtype``; the name of the result."""
+
         def body(label: str, nodes: list, out: str):
-            return helper.make_graph(nodes, label, [],
-                                     [helper.make_tensor_value_info(out, dtype, None)])
-        return self.node("If", [cond], then_branch=body("then", *then),
-                         else_branch=body("else", *orelse))
+            return helper.make_graph(
+                nodes, label, [], [helper.make_tensor_value_info(out, dtype, None)]
+            )
+
+        return self.node(
+            "If", [cond], then_branch=body("then", *then), else_branch=body("else", *orelse)
+        )
 
     def name(self, hint: str) -> str:
         self._n += 1
@@ -139,8 +160,11 @@ class Emitter:
             ints = arr if arr.dtype.kind in "iub" else np.vectorize(int, otypes=[object])(arr)
             kind = None if dtype == BOOL else np.iinfo(_NP[dtype])
             lo, hi = (0, 1) if kind is None else (kind.min, kind.max)
-            if int(ints.min()) < lo or int(ints.max()) > hi or (ints is not arr and
-                                                                (ints != arr).any()):
+            if (
+                int(ints.min()) < lo
+                or int(ints.max()) > hi
+                or (ints is not arr and (ints != arr).any())
+            ):
                 raise ExportError(f"a constant does not fit {TensorProto.DataType.Name(dtype)}")
         cast = arr.astype(_NP[dtype])
         key = (dtype, cast.shape, cast.tobytes())
@@ -150,12 +174,12 @@ class Emitter:
             self._consts[key] = name
         return self._consts[key]
 
-    def node(self, op: str, inputs: list[str], n_out: int = 1, hint: str | None = None,
-             **attrs):
+    def node(self, op: str, inputs: list[str], n_out: int = 1, hint: str | None = None, **attrs):
         """Add one node; returns its output name (or names when ``n_out > 1``)."""
         outs = [self.name(hint or op.lower()) for _ in range(n_out)]
-        self.nodes.append(helper.make_node(op, inputs, outs, name=f"{self.scope}/{outs[0]}",
-                                           **attrs))
+        self.nodes.append(
+            helper.make_node(op, inputs, outs, name=f"{self.scope}/{outs[0]}", **attrs)
+        )
         return outs[0] if n_out == 1 else outs
 
     def cast(self, x: str, dtype: int) -> str:
@@ -180,13 +204,16 @@ class Emitter:
 
     def dim(self, x: str, axis: int) -> str:
         """One runtime dimension of ``x`` as a 1-element int64 tensor."""
-        return self.node("Slice", [self.dims(x), self.const([axis], I64),
-                                   self.const([axis + 1], I64)])
+        return self.node(
+            "Slice", [self.dims(x), self.const([axis], I64), self.const([axis + 1], I64)]
+        )
 
     def slice(self, x: str, starts, ends, axes, steps=None) -> str:
         """``Slice`` with constant (or, given names, runtime) bounds."""
+
         def arg(v):
             return v if isinstance(v, str) else self.const(list(v), I64)
+
         ins = [x, arg(starts), arg(ends), self.const(list(axes), I64)]
         if steps is not None:
             ins.append(self.const(list(steps), I64))

@@ -29,8 +29,15 @@ from .lower import LOWER, WIDE, DoesNotFit, ExportError, LowerCtx
 from .lower._common import clamped, phase_major, shuffled_alone
 from .sink import sunk
 
-__all__ = ["build_model", "every_node_model", "OPSET", "lowest_opset", "check_integer_only",
-           "ExportError", "DoesNotFit"]
+__all__ = [
+    "build_model",
+    "every_node_model",
+    "OPSET",
+    "lowest_opset",
+    "check_integer_only",
+    "ExportError",
+    "DoesNotFit",
+]
 
 OPSET = 21
 _FLOATS = {TensorProto.FLOAT, TensorProto.DOUBLE, TensorProto.FLOAT16, TensorProto.BFLOAT16}
@@ -73,15 +80,23 @@ def _fold_depth_to_space(g: Graph, label=_operator) -> dict:
         t, r = op.inputs[0], op.params.r
         producer = g.producer(t)
         if producer is None or g.op(producer).name != "conv" or shuffled_alone(g, t) is None:
-            raise DoesNotFit(f"{label(op.index)} (pixel_shuffle): its input is not a conv's "
-                              "output read by it alone, so the channel order cannot be folded")
+            raise DoesNotFit(
+                f"{label(op.index)} (pixel_shuffle): its input is not a conv's "
+                "output read by it alone, so the channel order cannot be folded"
+            )
         perms[t] = phase_major(g.tensor(t).channels, r)
     return perms
 
 
-def build_model(g: Graph, metadata: dict, expose: bool = False,
-                target=None, label=_operator, u8s8: bool | None = None,
-                bounds=None) -> onnx.ModelProto:
+def build_model(
+    g: Graph,
+    metadata: dict,
+    expose: bool = False,
+    target=None,
+    label=_operator,
+    u8s8: bool | None = None,
+    bounds=None,
+) -> onnx.ModelProto:
     """The ONNX model of ``g``, a graph that meets ``acc32`` and lies in ``wai-ops/1-npu``
     (after the target's rewrites). With ``expose``, every graph tensor ``t`` is also an output
     ``tensor<t>`` (for locating a difference). ``u8s8`` is the u8×s8 kernel probe's verdict
@@ -98,44 +113,74 @@ def build_model(g: Graph, metadata: dict, expose: bool = False,
         rec = g.tensor(inp.tensor)
         fed = _fed_as(inp.kind, rec.lo, rec.hi, e.storage)
         names[inp.tensor] = name if fed == e.storage else e.widen(name, fed, e.storage)
-        inputs.append(helper.make_tensor_value_info(
-            name, fed, [1, rec.channels, f"{name}_h", f"{name}_w"]))
+        inputs.append(
+            helper.make_tensor_value_info(name, fed, [1, rec.channels, f"{name}_h", f"{name}_w"])
+        )
     scalars = [f"scalar{j}" for j in range(len(g.scalars))]
     inputs += [helper.make_tensor_value_info(s, I64, [1]) for s in scalars]
-    perms = _fold_depth_to_space(g, label) if target is not None and \
-        target.depth_to_space == DCR else {}
-    ctx = LowerCtx(gb.tensors, scalars, g, target, perms,
-                   {n.op.index: n.result for n in gb.nodes}, u8s8)
+    perms = (
+        _fold_depth_to_space(g, label)
+        if target is not None and target.depth_to_space == DCR
+        else {}
+    )
+    ctx = LowerCtx(
+        gb.tensors, scalars, g, target, perms, {n.op.index: n.result for n in gb.nodes}, u8s8
+    )
     checks = [] if e.storage == I64 else None
     for n in gb.nodes if e.storage == I64 else ():
-        past = sorted(k for k, (lo, hi) in n.result.intermediates.items()
-                      if (lo < -(1 << 63) or hi >= 1 << 63) and k not in WIDE)
+        past = sorted(
+            k
+            for k, (lo, hi) in n.result.intermediates.items()
+            if (lo < -(1 << 63) or hi >= 1 << 63) and k not in WIDE
+        )
         if past:
-            raise ExportError(f"{label(n.op.index)} ({n.op.name}): {', '.join(past)} pass 64 "
-                              "bits, and this lowering forms them in int64")
-    lower_ops(g, LOWER, e, ctx, names, label=label, fmt="ONNX",
-              clamp=lambda x, rec: clamped(e, x, rec.lo, rec.hi),
-              before=lambda op: setattr(e, "scope", f"op{op.index}"), checks=checks,
-              bounds=gb)
+            raise ExportError(
+                f"{label(n.op.index)} ({n.op.name}): {', '.join(past)} pass 64 "
+                "bits, and this lowering forms them in int64"
+            )
+    lower_ops(
+        g,
+        LOWER,
+        e,
+        ctx,
+        names,
+        label=label,
+        fmt="ONNX",
+        clamp=lambda x, rec: clamped(e, x, rec.lo, rec.hi),
+        before=lambda op: setattr(e, "scope", f"op{op.index}"),
+        checks=checks,
+        bounds=gb,
+    )
     e.scope = "model"
 
-    def graph_order(t: int, x: str) -> str:   # a tensor whose channels a fold reordered
-        return x if t not in perms else e.node(
-            "Gather", [x, e.const(np.argsort(perms[t]), I64)], axis=1)
-    given = [(f"out{k}", t, names[t]) for k, t in enumerate(g.outputs)] \
-        + [(f"check{t}", t, x) for t, x in checks or []] \
+    def graph_order(t: int, x: str) -> str:  # a tensor whose channels a fold reordered
+        return (
+            x
+            if t not in perms
+            else e.node("Gather", [x, e.const(np.argsort(perms[t]), I64)], axis=1)
+        )
+
+    given = (
+        [(f"out{k}", t, names[t]) for k, t in enumerate(g.outputs)]
+        + [(f"check{t}", t, x) for t, x in checks or []]
         + [(f"tensor{t}", t, names[t]) for t in sorted(names) if expose]
-    outputs = []   # the graph's; the host checks the acc64 ``check`` ones after the run; with
-    for name, t, x in given:      # ``expose``, every tensor's
+    )
+    outputs = []  # the graph's; the host checks the acc64 ``check`` ones after the run; with
+    for name, t, x in given:  # ``expose``, every tensor's
         e.nodes.append(helper.make_node("Identity", [graph_order(t, x)], [name]))
-        outputs.append(helper.make_tensor_value_info(
-            name, e.storage, [1, g.tensor(t).channels, None, None]))
+        outputs.append(
+            helper.make_tensor_value_info(name, e.storage, [1, g.tensor(t).channels, None, None])
+        )
     e.pruned([o.name for o in outputs])
     graph = helper.make_graph(e.nodes, "wai-ops", inputs, outputs, e.inits)
     opset = [helper.make_opsetid("", lowest_opset(e.nodes))]
-    model = helper.make_model(graph, opset_imports=opset, producer_name="waiexport",
-                              producer_version=__version__,
-                              ir_version=helper.find_min_ir_version_for(opset))
+    model = helper.make_model(
+        graph,
+        opset_imports=opset,
+        producer_name="waiexport",
+        producer_version=__version__,
+        ir_version=helper.find_min_ir_version_for(opset),
+    )
     model = sunk(model)
     for key, value in sorted(metadata.items()):
         model.metadata_props.add(key=key, value=value)
@@ -162,8 +207,9 @@ def every_node_model(model: onnx.ModelProto) -> onnx.ModelProto:
 def lowest_opset(nodes) -> int:
     """The lowest opset whose definition of every operator in ``nodes`` is the one of
     :data:`OPSET` the lowerings were written for, so older runtimes load the model."""
-    return max(onnx.defs.get_schema(n.op_type, OPSET, "").since_version
-               for n in subgraph_nodes(nodes))
+    return max(
+        onnx.defs.get_schema(n.op_type, OPSET, "").since_version for n in subgraph_nodes(nodes)
+    )
 
 
 def check_integer_only(model: onnx.ModelProto) -> None:
@@ -180,12 +226,19 @@ def check_integer_only(model: onnx.ModelProto) -> None:
                 raise ExportError(f"tensor {v.name} is floating point")
         for node in g.node:
             for a in node.attribute:
-                if a.type in (onnx.AttributeProto.FLOAT, onnx.AttributeProto.FLOATS,
-                              onnx.AttributeProto.TENSOR) and a.name != "value":
-                    raise ExportError(f"node {node.name or node.op_type} has a float "
-                                      "attribute")
-            if node.op_type == "Cast" and any(a.name == "to" and a.i in _FLOATS
-                                              for a in node.attribute):
+                if (
+                    a.type
+                    in (
+                        onnx.AttributeProto.FLOAT,
+                        onnx.AttributeProto.FLOATS,
+                        onnx.AttributeProto.TENSOR,
+                    )
+                    and a.name != "value"
+                ):
+                    raise ExportError(f"node {node.name or node.op_type} has a float attribute")
+            if node.op_type == "Cast" and any(
+                a.name == "to" and a.i in _FLOATS for a in node.attribute
+            ):
                 raise ExportError("a Cast to floating point")
 
 

@@ -22,9 +22,12 @@ __all__ = ["ONNX", "OnnxFormat", "CpuSession", "THREADED", "ort_failure"]
 
 
 def _types(values) -> dict:
-    from onnx import helper     # onnx: 0.8 s to import fresh; a warm load needs none
-    return {v.name: np.dtype(helper.tensor_dtype_to_np_dtype(v.type.tensor_type.elem_type)).name
-            for v in values}
+    from onnx import helper  # onnx: 0.8 s to import fresh; a warm load needs none
+
+    return {
+        v.name: np.dtype(helper.tensor_dtype_to_np_dtype(v.type.tensor_type.elem_type)).name
+        for v in values
+    }
 
 
 class _Read(Model):
@@ -32,13 +35,19 @@ class _Read(Model):
     (0.8 s on a fresh install, README), only when its graph is asked for, or its inputs' and
     outputs' types where they were not given."""
 
-    def __init__(self, data: bytes, inputs: dict | None = None, outputs: dict | None = None,
-                 nodes: int | None = None):
+    def __init__(
+        self,
+        data: bytes,
+        inputs: dict | None = None,
+        outputs: dict | None = None,
+        nodes: int | None = None,
+    ):
         self.data, self.shapes, self._given, self.count = data, None, (inputs, outputs), nodes
 
     @cached_property
     def native(self):
-        import onnx                 # onnx: 0.8 s to import fresh; a warm load needs none
+        import onnx  # onnx: 0.8 s to import fresh; a warm load needs none
+
         return onnx.load_from_string(self.data)
 
     @property
@@ -58,75 +67,101 @@ class OnnxFormat(Format):
         if find_spec("onnxruntime") is None:
             raise EngineUnavailable(
                 "onnxruntime (which checks every exported ONNX model) is not installed: pip "
-                "install 'waiexport[ort]', or the onnxruntime build of your execution provider")
+                "install 'waiexport[ort]', or the onnxruntime build of your execution provider"
+            )
 
     def prepare(self, exp, chosen: dict) -> None:
-        from .export import build_model     # onnx: at export alone (a warm load needs none)
+        from .export import build_model  # onnx: at export alone (a warm load needs none)
         from .probes import SATURATION
+
         exp.u8s8 = u8s8 = chosen.get(SATURATION)
-        exp.model = build_model(exp.graph, exp.metadata, target=exp.target,
-                                label=exp.outcome.label, u8s8=u8s8,
-                                bounds=exp.outcome.member.bounds)
+        exp.model = build_model(
+            exp.graph,
+            exp.metadata,
+            target=exp.target,
+            label=exp.outcome.label,
+            u8s8=u8s8,
+            bounds=exp.outcome.member.bounds,
+        )
         _runtime_fits(exp)
 
     def exposed(self, exp):
         """The export's model with every graph tensor ``t`` an output ``tensor<t>`` too
         (:func:`~.export.build_model`'s ``expose``), built as the export's own model is,
         once."""
-        from .export import build_model     # onnx: at export alone (a warm load needs none)
+        from .export import build_model  # onnx: at export alone (a warm load needs none)
+
         if "exposed" not in exp._models:
             exp._models["exposed"] = build_model(
-                exp.graph, exp.metadata, expose=True, target=exp.target,
-                label=exp.outcome.label, u8s8=exp.u8s8, bounds=exp.outcome.member.bounds)
+                exp.graph,
+                exp.metadata,
+                expose=True,
+                target=exp.target,
+                label=exp.outcome.label,
+                u8s8=exp.u8s8,
+                bounds=exp.outcome.member.bounds,
+            )
         return exp._models["exposed"]
 
     def prefix(self, exp, t: int) -> Model:
-        import onnx                 # onnx: 0.8 s to import fresh; a warm load needs none
+        import onnx  # onnx: 0.8 s to import fresh; a warm load needs none
+
         m = onnx.ModelProto()
         m.CopyFrom(self.exposed(exp))
-        keep = [o for o in m.graph.output if o.name in (f"tensor{t}",) or
-                o.name.startswith("check")]
+        keep = [
+            o for o in m.graph.output if o.name in (f"tensor{t}",) or o.name.startswith("check")
+        ]
         del m.graph.output[:]
         m.graph.output.extend(keep)
-        return Model(m.SerializeToString(), _types(m.graph.input), _types(m.graph.output), None,
-                     m)
+        return Model(m.SerializeToString(), _types(m.graph.input), _types(m.graph.output), None, m)
 
     @property
     def probes(self) -> tuple:
-        from .probes import PROBES      # onnx: 0.8 s to import fresh; a warm load needs none
+        from .probes import PROBES  # onnx: 0.8 s to import fresh; a warm load needs none
+
         return PROBES
 
     @property
     def choices(self) -> tuple:
         from .probes import SATURATION  # onnx: 0.8 s to import fresh; a warm load needs none
+
         return (SATURATION,)
 
     def joined(self, probes: tuple):
-        from .probes import Joined      # onnx: 0.8 s to import fresh; a warm load needs none
+        from .probes import Joined  # onnx: 0.8 s to import fresh; a warm load needs none
+
         return Joined(probes)
 
     def chosen_words(self, found: dict) -> str:
         from .probes import SATURATION  # onnx: 0.8 s to import fresh; a warm load needs none
+
         if SATURATION not in found:
             return ""
-        return ("; MatMulInteger u8 x s8 at the worst case of our digits: "
-                + ("exact, so convolutions with int8 weights use it" if found[SATURATION] is None
-                   else "not exact, so convolutions use u8 x u8 ConvInteger"))
+        return "; MatMulInteger u8 x s8 at the worst case of our digits: " + (
+            "exact, so convolutions with int8 weights use it"
+            if found[SATURATION] is None
+            else "not exact, so convolutions use u8 x u8 ConvInteger"
+        )
 
     def used(self, model) -> set:
-        from .probes import used        # onnx: 0.8 s to import fresh; a warm load needs none
+        from .probes import used  # onnx: 0.8 s to import fresh; a warm load needs none
+
         return used(model.native)
 
     def build(self, exp, shapes=None) -> Model:
         m = exp.model
-        return Model(m.SerializeToString(), _types(m.graph.input), _types(m.graph.output), None,
-                     m)
+        return Model(m.SerializeToString(), _types(m.graph.input), _types(m.graph.output), None, m)
 
     def feed(self, g, model, inputs, scalars) -> dict:
         return host_feed(g, inputs, scalars, model.inputs)
 
-    def model_of(self, data: bytes, inputs: dict | None = None, outputs: dict | None = None,
-                 nodes: int | None = None) -> Model:
+    def model_of(
+        self,
+        data: bytes,
+        inputs: dict | None = None,
+        outputs: dict | None = None,
+        nodes: int | None = None,
+    ) -> Model:
         """A model given as bytes (a probe's, one kept on disk with its inputs' and outputs'
         types and its count of nodes), as the format holds it (:class:`_Read`)."""
         return _Read(data, inputs, outputs, nodes)
@@ -135,8 +170,9 @@ class OnnxFormat(Format):
         """Every node, those of ``If`` branches too (each branch's, though a decode runs
         one)."""
         if isinstance(model, _Read) and model.count is not None:
-            return model.count       # a kept model's count: no onnx imported for it
-        from .emit import subgraph_nodes    # onnx: imported only where a model is read
+            return model.count  # a kept model's count: no onnx imported for it
+        from .emit import subgraph_nodes  # onnx: imported only where a model is read
+
         return sum(1 for _ in subgraph_nodes(model.native.graph.node))
 
     def run(self, model, feed) -> dict:
@@ -144,6 +180,7 @@ class OnnxFormat(Format):
 
     def runner(self, model):
         import onnxruntime as ort
+
         session = CpuSession(ort, model.data)
         names = [o.name for o in session.get_outputs() if not o.name.startswith("tensor")]
         return lambda feed: dict(zip(names, session.run(names, feed)))
@@ -152,9 +189,11 @@ class OnnxFormat(Format):
         return {"metadata": exp.metadata, "nodes": self.nodes(model)}
 
     def summary(self, exp, model, path, decodes) -> str:
-        return (f"{path}: {self.nodes(model)} nodes, {len(model.data)} bytes, "
-                f"integer tensors only; self-check: {decodes} decodes bit-exact against the "
-                "reference")
+        return (
+            f"{path}: {self.nodes(model)} nodes, {len(model.data)} bytes, "
+            f"integer tensors only; self-check: {decodes} decodes bit-exact against the "
+            "reference"
+        )
 
     def chw(self, a):
         a = np.asarray(a)
@@ -168,7 +207,8 @@ def _runtime_fits(exp) -> None:
     """Raise :class:`DoesNotFit` naming each node (by our graph's label) whose lowering uses
     an ONNX operator the target's runtime cannot compute exactly, or does not take (its
     description's ONNX options: ``inexact`` and ``lacks``)."""
-    from .probes import typed_nodes     # onnx: at export alone (a warm load needs none)
+    from .probes import typed_nodes  # onnx: at export alone (a warm load needs none)
+
     t = exp.target
     if not (t.options.inexact or t.options.lacks):
         return
@@ -180,9 +220,14 @@ def _runtime_fits(exp) -> None:
             if why not in reasons:
                 reasons.append(why)
     if found:
-        raise DoesNotFit(f"does not fit {t.name}: " + "; ".join(
-            f"{exp.outcome.label(k)} ({exp.graph.ops[k].name}): its lowering needs "
-            + ", and ".join(why[:3]) for k, why in sorted(found.items())))
+        raise DoesNotFit(
+            f"does not fit {t.name}: "
+            + "; ".join(
+                f"{exp.outcome.label(k)} ({exp.graph.ops[k].name}): its lowering needs "
+                + ", and ".join(why[:3])
+                for k, why in sorted(found.items())
+            )
+        )
 
 
 def quiet(ort, provider: str = "CPUExecutionProvider", fallback: bool = False):
@@ -235,7 +280,7 @@ class CpuSession:
             session = self._pool
         try:
             return session.run(names, feed)
-        except Exception as e:   # onnxruntime's own error types, one per failure kind
+        except Exception as e:  # onnxruntime's own error types, one per failure kind
             raise ort_failure(e) from None
 
 
@@ -243,8 +288,10 @@ def ort_failure(e: Exception):
     """onnxruntime's error ``e`` on a run as an :class:`~..errors.EngineFailure`, without the
     status number and the C++ source line and signature it cites, so its reason (an
     allocation it could not make, and its size) fits the line."""
-    return EngineFailure.said("onnxruntime", re.sub(
-        r"^\[ONNXRuntimeError\] : \d+ : | /onnxruntime_src/\S+ [^)]*\)", "", str(e).strip()))
+    return EngineFailure.said(
+        "onnxruntime",
+        re.sub(r"^\[ONNXRuntimeError\] : \d+ : | /onnxruntime_src/\S+ [^)]*\)", "", str(e).strip()),
+    )
 
 
 def _offline(ort, data: bytes, threads: int):
@@ -254,7 +301,6 @@ def _offline(ort, data: bytes, threads: int):
     this CPU, is kept (:func:`~..stored.optimised`) and opened in later runs with its
     optimisations off, so what runs is the graph it would have made (a corpus model opens in
     0.7 ms, not 1.2; a scale graph in 4 ms, not 8; measured)."""
-
 
     cpu = ["CPUExecutionProvider"]
 
@@ -273,8 +319,10 @@ def _offline(ort, data: bytes, threads: int):
         if path:
             opts.optimized_model_filepath = path
         return ort.InferenceSession(data, opts, providers=cpu)
-    return optimised(["onnxruntime", ort.__version__, cpu_key(),
-                      hashlib.sha256(data).hexdigest()], opened, made)
+
+    return optimised(
+        ["onnxruntime", ort.__version__, cpu_key(), hashlib.sha256(data).hexdigest()], opened, made
+    )
 
 
 ONNX = OnnxFormat()

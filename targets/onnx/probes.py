@@ -30,14 +30,34 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["Probe", "Joined", "PROBES", "SATURATION", "used", "typed_nodes", "FLOAT32",
-           "NARROWED", "NEAREST", "FUSED", "WRITTEN", "CLAMP", "SPLIT_CLAMP",
-           "FOLDED", "SUM_TREE", "folded_patterns"]
+__all__ = [
+    "Probe",
+    "Joined",
+    "PROBES",
+    "SATURATION",
+    "used",
+    "typed_nodes",
+    "FLOAT32",
+    "NARROWED",
+    "NEAREST",
+    "FUSED",
+    "WRITTEN",
+    "CLAMP",
+    "SPLIT_CLAMP",
+    "FOLDED",
+    "SUM_TREE",
+    "folded_patterns",
+]
 
 FLOAT32, NARROWED, NEAREST, PAIRS, CAST, FUSED, WRITTEN = (
-    "float32 accumulation", "int64 narrowed to int32", "rounding to nearest after fusion",
-    "int16 pair saturation", "int64 narrowed to int32 after a Cast from int32",
-    "fused into one float32 clamp", "a folded constant written into")
+    "float32 accumulation",
+    "int64 narrowed to int32",
+    "rounding to nearest after fusion",
+    "int16 pair saturation",
+    "int64 narrowed to int32 after a Cast from int32",
+    "fused into one float32 clamp",
+    "a folded constant written into",
+)
 #: The names, as operators, of the two patterns of a clamp (:func:`_clamps`).
 CLAMP, SPLIT_CLAMP = "Min-Max", "Min-BitwiseOr-Max"
 #: A constant the runtime folds from ``Expand`` at fixed shapes, read by a bitwise operator:
@@ -49,13 +69,20 @@ FOLDED = "Expand-BitwiseOr"
 SUM_TREE = "Mul-Add-Add"
 #: numpy's types by ONNX's names for them (``TensorProto``'s, looked up when a model is built:
 #: a load whose probes' models are kept on disk imports no onnx, targets/stored.py).
-_TYPES = {np.dtype(np.int8): "INT8", np.dtype(np.uint8): "UINT8", np.dtype(np.int32): "INT32",
-          np.dtype(np.int64): "INT64", np.dtype(np.uint32): "UINT32",
-          np.dtype(np.uint64): "UINT64", np.dtype(np.bool_): "BOOL"}
+_TYPES = {
+    np.dtype(np.int8): "INT8",
+    np.dtype(np.uint8): "UINT8",
+    np.dtype(np.int32): "INT32",
+    np.dtype(np.int64): "INT64",
+    np.dtype(np.uint32): "UINT32",
+    np.dtype(np.uint64): "UINT64",
+    np.dtype(np.bool_): "BOOL",
+}
 
 
 def _onnx_type(dtype) -> int:
-    from onnx import TensorProto    # onnx: kept probe models need none
+    from onnx import TensorProto  # onnx: kept probe models need none
+
     return getattr(TensorProto, _TYPES[np.dtype(dtype)])
 
 
@@ -71,7 +98,7 @@ class Probe:
     consts: dict
     feed: dict
     want: np.ndarray
-    runs: int = 1        # the same feed this many times, the last output judged
+    runs: int = 1  # the same feed this many times, the last output judged
 
     @property
     def name(self) -> str:
@@ -83,16 +110,28 @@ class Probe:
     def parts(self, prefix: str = "") -> tuple:
         """The probe's nodes, constants, inputs and output, as onnx builds them, every name
         prefixed by ``prefix``."""
-        from onnx import helper, numpy_helper    # onnx: kept probe models need none
-        inputs = [helper.make_tensor_value_info(prefix + k, _onnx_type(v.dtype), v.shape)
-                  for k, v in self.feed.items()]
-        out = helper.make_tensor_value_info(prefix + "out0", _onnx_type(self.want.dtype),
-                                            self.want.shape)
+        from onnx import helper, numpy_helper  # onnx: kept probe models need none
+
+        inputs = [
+            helper.make_tensor_value_info(prefix + k, _onnx_type(v.dtype), v.shape)
+            for k, v in self.feed.items()
+        ]
+        out = helper.make_tensor_value_info(
+            prefix + "out0", _onnx_type(self.want.dtype), self.want.shape
+        )
         inits = [numpy_helper.from_array(v, prefix + k) for k, v in self.consts.items()]
-        nodes = [helper.make_node(n[0], [prefix + i for i in n[1]], [prefix + o for o in n[2]],
-                                  **{k: _onnx_type(v) if k == "to" else v
-                                     for k, v in (n[3] if len(n) > 3 else {}).items()})
-                 for n in self.nodes]
+        nodes = [
+            helper.make_node(
+                n[0],
+                [prefix + i for i in n[1]],
+                [prefix + o for o in n[2]],
+                **{
+                    k: _onnx_type(v) if k == "to" else v
+                    for k, v in (n[3] if len(n) > 3 else {}).items()
+                },
+            )
+            for n in self.nodes
+        ]
         return nodes, inits, inputs, [out]
 
     def wrong(self, got) -> str | None:
@@ -101,18 +140,26 @@ class Probe:
         if got.shape == self.want.shape and (got.astype(object) == self.want.astype(object)).all():
             return None
         first = got.reshape(-1)[0] if got.size else "nothing"
-        return (f"{self.failure}: {self.op} on {self.dtype} gives {first}, exact is "
-                f"{self.want.reshape(-1)[0]}")
+        return (
+            f"{self.failure}: {self.op} on {self.dtype} gives {first}, exact is "
+            f"{self.want.reshape(-1)[0]}"
+        )
 
 
 def _model(parts: list) -> bytes:
     """One ONNX model of the probes' ``parts`` (:meth:`Probe.parts`)."""
-    from onnx import helper    # onnx: a load whose probe models are kept imports none
-    g = helper.make_graph([n for p in parts for n in p[0]], "probe",
-                          [i for p in parts for i in p[2]], [o for p in parts for o in p[3]],
-                          [c for p in parts for c in p[1]])
-    return helper.make_model(g, opset_imports=[helper.make_opsetid("", 21)],
-                             ir_version=10).SerializeToString()
+    from onnx import helper  # onnx: a load whose probe models are kept imports none
+
+    g = helper.make_graph(
+        [n for p in parts for n in p[0]],
+        "probe",
+        [i for p in parts for i in p[2]],
+        [o for p in parts for o in p[3]],
+        [c for p in parts for c in p[1]],
+    )
+    return helper.make_model(
+        g, opset_imports=[helper.make_opsetid("", 21)], ir_version=10
+    ).SerializeToString()
 
 
 @dataclass(frozen=True)
@@ -140,15 +187,24 @@ class Joined:
 
     def exact(self, outputs: dict) -> set[str]:
         """The names of the probes whose output in ``outputs`` (by name) is exact."""
-        return {p.name for i, p in enumerate(self.probes)
-                if f"p{i}.out0" in outputs and p.wrong(outputs[f"p{i}.out0"]) is None}
+        return {
+            p.name
+            for i, p in enumerate(self.probes)
+            if f"p{i}.out0" in outputs and p.wrong(outputs[f"p{i}.out0"]) is None
+        }
 
 
 def _two(op, a, b, want, dtype, failure=FLOAT32, **attrs):
     a, b = np.array([a], dtype), np.array([b], dtype)
-    return Probe(failure, op, np.dtype(dtype).name, (((op, ["x", "y"], ["out0"], attrs)),),
-                 {}, {"x": a, "y": b}, np.array([want], np.bool_ if op in ("Equal", "Greater",
-                                                                             "Less") else dtype))
+    return Probe(
+        failure,
+        op,
+        np.dtype(dtype).name,
+        (((op, ["x", "y"], ["out0"], attrs)),),
+        {},
+        {"x": a, "y": b},
+        np.array([want], np.bool_ if op in ("Equal", "Greater", "Less") else dtype),
+    )
 
 
 def _probes() -> tuple:
@@ -159,92 +215,198 @@ def _probes() -> tuple:
     x = np.array([[255] * 1030 + [1]], np.uint8)
     ws8 = np.array([[64]] * 1030 + [[1]], np.int8)
     out.append(_saturation())
-    out.append(Probe(FLOAT32, "MatMulInteger", "uint8", (("MatMulInteger", ["x", "w"], ["out0"]),),
-                     {"w": ws8}, {"x": x}, (x.astype(np.int64) @ ws8.astype(np.int64))
-                     .astype(np.int32)))
+    out.append(
+        Probe(
+            FLOAT32,
+            "MatMulInteger",
+            "uint8",
+            (("MatMulInteger", ["x", "w"], ["out0"]),),
+            {"w": ws8},
+            {"x": x},
+            (x.astype(np.int64) @ ws8.astype(np.int64)).astype(np.int32),
+        )
+    )
     wu8 = np.array([[[[255]]] * 1025], np.uint8).reshape(1, 1025, 1, 1)
     xc = np.array([255] * 1024 + [1], np.uint8).reshape(1, 1025, 1, 1)
-    out.append(Probe(FLOAT32, "ConvInteger", "uint8", (("ConvInteger", ["x", "w"], ["out0"]),),
-                     {"w": wu8}, {"x": xc}, np.array([[[[255 * 255 * 1024 + 255]]]], np.int32)))
+    out.append(
+        Probe(
+            FLOAT32,
+            "ConvInteger",
+            "uint8",
+            (("ConvInteger", ["x", "w"], ["out0"]),),
+            {"w": wu8},
+            {"x": xc},
+            np.array([[[[255 * 255 * 1024 + 255]]]], np.int32),
+        )
+    )
     # the weights-first product's ConvInteger: an int8 x against u8 weight sign parts of at
     # most 128, pairs of 128 x -128 and 128 x 127 (which an int16 pair still holds) and one
     # of 1 x -1: -2^24 - 1, odd past 2^24
     xs8 = np.array([-128] * 1024 + [127, -1], np.int8).reshape(1, 1026, 1, 1)
     wc = np.array([128] * 1024 + [0, 1], np.uint8).reshape(1, 1026, 1, 1)
-    out.append(Probe(FLOAT32, "ConvInteger", "int8", (("ConvInteger", ["x", "w"], ["out0"]),),
-                     {"w": wc}, {"x": xs8}, np.array([[[[-(1 << 24) - 1]]]], np.int32)))
+    out.append(
+        Probe(
+            FLOAT32,
+            "ConvInteger",
+            "int8",
+            (("ConvInteger", ["x", "w"], ["out0"]),),
+            {"w": wc},
+            {"x": xs8},
+            np.array([[[[-(1 << 24) - 1]]]], np.int32),
+        )
+    )
     for dtype, big in ((np.int32, (1 << 24) + 1), (np.int64, (1 << 40) + 1)):
         a = np.array([[big, 1]], dtype)
         b = np.array([[1], [1]], dtype)
-        out.append(Probe(NARROWED if dtype == np.int64 else FLOAT32, "MatMul",
-                         np.dtype(dtype).name, (("MatMul", ["x", "y"], ["out0"]),), {},
-                         {"x": a, "y": b}, np.array([[big + 1]], dtype)))
+        out.append(
+            Probe(
+                NARROWED if dtype == np.int64 else FLOAT32,
+                "MatMul",
+                np.dtype(dtype).name,
+                (("MatMul", ["x", "y"], ["out0"]),),
+                {},
+                {"x": a, "y": b},
+                np.array([[big + 1]], dtype),
+            )
+        )
     r = np.full((1, 64), (1 << 24) + 1, np.int32)
-    out.append(Probe(FLOAT32, "ReduceSum", "int32", (("ReduceSum", ["x", "axes"], ["out0"],
-                                                       {"keepdims": 0}),),
-                     {"axes": np.array([1], np.int64)}, {"x": r},
-                     np.array([64 * ((1 << 24) + 1)], np.int32)))
-    out.append(Probe(NARROWED, "ReduceSum", "int64", (("ReduceSum", ["x", "axes"], ["out0"],
-                                                        {"keepdims": 0}),),
-                     {"axes": np.array([1], np.int64)}, {"x": r.astype(np.int64) << 16},
-                     np.array([64 * ((1 << 24) + 1) << 16], np.int64)))
+    out.append(
+        Probe(
+            FLOAT32,
+            "ReduceSum",
+            "int32",
+            (("ReduceSum", ["x", "axes"], ["out0"], {"keepdims": 0}),),
+            {"axes": np.array([1], np.int64)},
+            {"x": r},
+            np.array([64 * ((1 << 24) + 1)], np.int32),
+        )
+    )
+    out.append(
+        Probe(
+            NARROWED,
+            "ReduceSum",
+            "int64",
+            (("ReduceSum", ["x", "axes"], ["out0"], {"keepdims": 0}),),
+            {"axes": np.array([1], np.int64)},
+            {"x": r.astype(np.int64) << 16},
+            np.array([64 * ((1 << 24) + 1) << 16], np.int64),
+        )
+    )
     top = (1 << 30) + 1
     for dtype in (np.int32, np.int64):
         b = top if dtype == np.int32 else (1 << 40) + 1
         fail = FLOAT32 if dtype == np.int32 else NARROWED
-        out += [_two("Add", b, 2, b + 2, dtype, fail), _two("Sub", b, -2, b + 2, dtype, fail),
-                _two("Mul", b, 1, b, dtype, fail), _two("Div", b, 3, b // 3, dtype, fail),
-                _two("Mod", b, 3, b % 3, dtype, fail, fmod=0),
-                _two("Max", b, b - 1, b, dtype, fail), _two("Min", b, b + 1, b, dtype, fail),
-                _two("Equal", b, b - 1, False, dtype, fail),
-                _two("Greater", b, b - 1, True, dtype, fail)]
+        out += [
+            _two("Add", b, 2, b + 2, dtype, fail),
+            _two("Sub", b, -2, b + 2, dtype, fail),
+            _two("Mul", b, 1, b, dtype, fail),
+            _two("Div", b, 3, b // 3, dtype, fail),
+            _two("Mod", b, 3, b % 3, dtype, fail, fmod=0),
+            _two("Max", b, b - 1, b, dtype, fail),
+            _two("Min", b, b + 1, b, dtype, fail),
+            _two("Equal", b, b - 1, False, dtype, fail),
+            _two("Greater", b, b - 1, True, dtype, fail),
+        ]
     out.append(_two("BitwiseAnd", top + 2, top + 1, top + 1, np.int32))
     # a bound past 2^24 (OpenVINO 2026.4.1 takes Clip's bounds through float32: 2^30)
-    out.append(Probe(FLOAT32, "Clip", "int32", (("Clip", ["x", "lo", "hi"], ["out0"]),),
-                     {"lo": np.array(-top - 2, np.int32), "hi": np.array(top + 2, np.int32)},
-                     {"x": np.array([top + 12345], np.int32)}, np.array([top + 2], np.int32)))
+    out.append(
+        Probe(
+            FLOAT32,
+            "Clip",
+            "int32",
+            (("Clip", ["x", "lo", "hi"], ["out0"]),),
+            {"lo": np.array(-top - 2, np.int32), "hi": np.array(top + 2, np.int32)},
+            {"x": np.array([top + 12345], np.int32)},
+            np.array([top + 2], np.int32),
+        )
+    )
     # int32 → int64, an operation with an int64 constant, a division back into int32 range,
     # → int32: tract 0.23.9 narrows the constants of such a chain (2^31 becomes −2^31)
     x = (1 << 30) + 1
-    for op, k, d in (("Mul", 3, 1 << 31), ("Add", 1 << 31, 2), ("Sub", -(1 << 31), 2),
-                     ("Div", (1 << 32) + 2, 1)):
+    for op, k, d in (
+        ("Mul", 3, 1 << 31),
+        ("Add", 1 << 31, 2),
+        ("Sub", -(1 << 31), 2),
+        ("Div", (1 << 32) + 2, 1),
+    ):
         want = {"Mul": x * k, "Add": x + k, "Sub": x - k, "Div": x // k}[op] // d
-        out.append(Probe(CAST, op, "int64", (
-            ("Cast", ["x"], ["w"], {"to": np.int64}), (op, ["w", "k"], ["v"]),
-            ("Div", ["v", "d"], ["u"]), ("Cast", ["u"], ["out0"], {"to": np.int32})),
-            {"k": np.array([k], np.int64), "d": np.array([d], np.int64)},
-            {"x": np.array([x], np.int32)}, np.array([want], np.int32)))
-    out.append(_two("BitShift", (1 << 30) + 5, 1, ((1 << 30) + 5) >> 1, np.uint32,
-                    direction="RIGHT"))
-    out.append(_two("BitShift", (1 << 40) + 5, 1, ((1 << 40) + 5) >> 1, np.uint64, NARROWED,
-                    direction="RIGHT"))
+        out.append(
+            Probe(
+                CAST,
+                op,
+                "int64",
+                (
+                    ("Cast", ["x"], ["w"], {"to": np.int64}),
+                    (op, ["w", "k"], ["v"]),
+                    ("Div", ["v", "d"], ["u"]),
+                    ("Cast", ["u"], ["out0"], {"to": np.int32}),
+                ),
+                {"k": np.array([k], np.int64), "d": np.array([d], np.int64)},
+                {"x": np.array([x], np.int32)},
+                np.array([want], np.int32),
+            )
+        )
+    out.append(
+        _two("BitShift", (1 << 30) + 5, 1, ((1 << 30) + 5) >> 1, np.uint32, direction="RIGHT")
+    )
+    out.append(
+        _two(
+            "BitShift",
+            (1 << 40) + 5,
+            1,
+            ((1 << 40) + 5) >> 1,
+            np.uint64,
+            NARROWED,
+            direction="RIGHT",
+        )
+    )
     out += _clamps()
     out.append(_folded())
     out.append(_sum_tree())
     # MatMulInteger → Add → Div, the requantisation's shape: 7 // 2 is 3, nearest gives 4
-    out.append(Probe(NEAREST, "Div", "int32",
-                     (("MatMulInteger", ["x", "w"], ["s"]), ("Add", ["s", "b"], ["t"]),
-                      ("Div", ["t", "d"], ["out0"])),
-                     {"w": np.array([[1]], np.int8), "b": np.array([0], np.int32),
-                      "d": np.array([2], np.int32)},
-                     {"x": np.array([[7]], np.uint8)}, np.array([[3]], np.int32)))
+    out.append(
+        Probe(
+            NEAREST,
+            "Div",
+            "int32",
+            (
+                ("MatMulInteger", ["x", "w"], ["s"]),
+                ("Add", ["s", "b"], ["t"]),
+                ("Div", ["t", "d"], ["out0"]),
+            ),
+            {
+                "w": np.array([[1]], np.int8),
+                "b": np.array([0], np.int32),
+                "d": np.array([2], np.int32),
+            },
+            {"x": np.array([[7]], np.uint8)},
+            np.array([[3]], np.int32),
+        )
+    )
     return tuple(out)
 
 
 def _clamps() -> list[Probe]:
     """A clamp's two patterns (:data:`CLAMP`, :data:`SPLIT_CLAMP`) on int32, each bound past
     2^24 and no float32 value, on the values each side of both bounds and the int32 ends."""
-    lo, hi = 1671950263, 1702881760          # float32 gives 1671950208 and 1702881792
-    x = np.array([lo - 1, lo, lo + 1, hi - 1, hi, hi + 1, 0, (1 << 31) - 1, -(1 << 31)],
-                 np.int32)
+    lo, hi = 1671950263, 1702881760  # float32 gives 1671950208 and 1702881792
+    x = np.array([lo - 1, lo, lo + 1, hi - 1, hi, hi + 1, 0, (1 << 31) - 1, -(1 << 31)], np.int32)
     want = np.clip(x, lo, hi).astype(np.int32)
-    bounds = {"lo": np.array(lo, np.int32), "hi": np.array(hi, np.int32),
-              "zero": np.array(0, np.int32)}
+    bounds = {
+        "lo": np.array(lo, np.int32),
+        "hi": np.array(hi, np.int32),
+        "zero": np.array(0, np.int32),
+    }
     pair = (("Min", ["x", "hi"], ["a"]), ("Max", ["a", "lo"], ["out0"]))
-    split = (("Min", ["x", "hi"], ["a"]), ("BitwiseOr", ["a", "zero"], ["b"]),
-             ("Max", ["b", "lo"], ["out0"]))
-    return [Probe(FUSED, CLAMP, "int32", pair, bounds, {"x": x}, want),
-            Probe(FUSED, SPLIT_CLAMP, "int32", split, bounds, {"x": x}, want)]
+    split = (
+        ("Min", ["x", "hi"], ["a"]),
+        ("BitwiseOr", ["a", "zero"], ["b"]),
+        ("Max", ["b", "lo"], ["out0"]),
+    )
+    return [
+        Probe(FUSED, CLAMP, "int32", pair, bounds, {"x": x}, want),
+        Probe(FUSED, SPLIT_CLAMP, "int32", split, bounds, {"x": x}, want),
+    ]
 
 
 def _sum_tree() -> Probe:
@@ -255,21 +417,36 @@ def _sum_tree() -> Probe:
     w = np.array([3, 5, 7], np.int32)
     y, z = np.array([1, 3, 5], np.int32), np.array([(1 << 30) - 3, 7, -9], np.int32)
     want = (x.astype(np.int64) * w + y + z).astype(np.int32)
-    return Probe(FLOAT32, SUM_TREE, "int32", (
-        ("Mul", ["x", "w"], ["p"]), ("Add", ["p", "y"], ["s"]), ("Add", ["s", "z"], ["out0"])),
-        {"w": w, "z": z}, {"x": x, "y": y}, want)
+    return Probe(
+        FLOAT32,
+        SUM_TREE,
+        "int32",
+        (("Mul", ["x", "w"], ["p"]), ("Add", ["p", "y"], ["s"]), ("Add", ["s", "z"], ["out0"])),
+        {"w": w, "z": z},
+        {"x": x, "y": y},
+        want,
+    )
 
 
 def _folded() -> Probe:
     """A constant ``Expand``ed to the input's shape, through a ``BitwiseOr`` with 0, added
     to an input, run twice: a runtime that folds the constant and writes the sum into it
     gives 207, not 107, the second time (:data:`FOLDED`)."""
-    return Probe(WRITTEN, FOLDED, "int32", (
-        ("Shape", ["x"], ["s"]), ("Expand", ["c", "s"], ["e"]),
-        ("BitwiseOr", ["e", "zero"], ["o"]), ("Add", ["o", "y"], ["out0"])),
+    return Probe(
+        WRITTEN,
+        FOLDED,
+        "int32",
+        (
+            ("Shape", ["x"], ["s"]),
+            ("Expand", ["c", "s"], ["e"]),
+            ("BitwiseOr", ["e", "zero"], ["o"]),
+            ("Add", ["o", "y"], ["out0"]),
+        ),
         {"c": np.array([7], np.int32), "zero": np.array([0], np.int32)},
         {"x": np.zeros((1, 2, 2, 2), np.int32), "y": np.full((1, 2, 2, 2), 100, np.int32)},
-        np.full((1, 2, 2, 2), 107, np.int32), runs=2)
+        np.full((1, 2, 2, 2), 107, np.int32),
+        runs=2,
+    )
 
 
 def _saturation() -> Probe:
@@ -279,18 +456,35 @@ def _saturation() -> Probe:
     operand fed and the s8 one a constant at both ends (:func:`.mac.nhwc.im2col_sum`, base-128
     and base-256 digits), and the u8 operand a constant and the s8 one fed
     (:func:`.mac.weights_first.weights_first_sum`)."""
+
     def pairs(top: int, w: int):
         x = np.array([[top] * 64, [top, 0] * 32, [1] * 64, [top] * 64], dtype=np.uint8)
-        ws = np.stack([np.full(64, -w), np.full(64, min(w, 127)), np.arange(64) * w // 32 - w,
-                       np.resize([min(w, 127), -w], 64)], axis=1).astype(np.int8)
+        ws = np.stack(
+            [
+                np.full(64, -w),
+                np.full(64, min(w, 127)),
+                np.arange(64) * w // 32 - w,
+                np.resize([min(w, 127), -w], 64),
+            ],
+            axis=1,
+        ).astype(np.int8)
         return x, ws, (x.astype(np.int64) @ ws.astype(np.int64)).astype(np.int32)
+
     (x, w, want), (x2, w2, want2) = pairs(128, 128), pairs(255, 64)
-    return Probe(PAIRS, "MatMulInteger", "uint8", (
-        ("MatMulInteger", ["x", "w"], ["fed"]), ("MatMulInteger", ["a", "b"], ["held"]),
-        ("MatMulInteger", ["x2", "w2"], ["wide"]),
-        ("Concat", ["fed", "held", "wide"], ["out0"], {"axis": 1})),
-        {"w": w, "a": x, "w2": w2}, {"x": x, "b": w, "x2": x2},
-        np.concatenate([want, want, want2], axis=1))
+    return Probe(
+        PAIRS,
+        "MatMulInteger",
+        "uint8",
+        (
+            ("MatMulInteger", ["x", "w"], ["fed"]),
+            ("MatMulInteger", ["a", "b"], ["held"]),
+            ("MatMulInteger", ["x2", "w2"], ["wide"]),
+            ("Concat", ["fed", "held", "wide"], ["out0"], {"axis": 1}),
+        ),
+        {"w": w, "a": x, "w2": w2},
+        {"x": x, "b": w, "x2": x2},
+        np.concatenate([want, want, want2], axis=1),
+    )
 
 
 PROBES = _probes()
@@ -303,25 +497,30 @@ def typed_nodes(model) -> list[tuple[str, str, str]]:
     as ``(name, operator, its first input's type)``, the types inferred; a node of sizes
     alone (from ``Shape`` or ``Size`` and constants, a tensor's dimensions, each below 2^31)
     is left out, since no runtime's narrowing of those can change a value."""
-    import onnx    # onnx: a load whose probe models are kept imports none
+    import onnx  # onnx: a load whose probe models are kept imports none
     from onnx import helper
     from .emit import graphs, subgraph_nodes
+
     inferred = onnx.shape_inference.infer_shapes(model, strict_mode=False)
     every = list(graphs(inferred.graph))
-    types = {v.name: v.type.tensor_type.elem_type for g in every for v in
-             list(g.value_info) + list(g.input) + list(g.output)}
+    types = {
+        v.name: v.type.tensor_type.elem_type
+        for g in every
+        for v in list(g.value_info) + list(g.input) + list(g.output)
+    }
     types.update({t.name: t.data_type for t in inferred.graph.initializer})
-    names = {v: np.dtype(helper.tensor_dtype_to_np_dtype(v)).name for v in set(types.values())
-             if v}
+    names = {v: np.dtype(helper.tensor_dtype_to_np_dtype(v)).name for v in set(types.values()) if v}
     out, sizes = [], set()
     constant = {t.name for t in inferred.graph.initializer} | {
-        o for n in subgraph_nodes(inferred.graph.node) if n.op_type == "Constant"
-        for o in n.output}
+        o for n in subgraph_nodes(inferred.graph.node) if n.op_type == "Constant" for o in n.output
+    }
     for n in subgraph_nodes(inferred.graph.node):
         given = [i for i in n.input if i]
         if n.op_type in ("Shape", "Size") or (
-                n.op_type not in _DATA and any(i in sizes for i in given)
-                and all(i in sizes or i in constant for i in given)):
+            n.op_type not in _DATA
+            and any(i in sizes for i in given)
+            and all(i in sizes or i in constant for i in given)
+        ):
             sizes.update(n.output)
         elif given:
             out.append((n.name, n.op_type, names.get(types.get(n.input[0]), "")))
@@ -335,29 +534,39 @@ _DATA = frozenset({"ConstantOfShape", "Range", "Expand", "Tile"})
 def used(model) -> set[tuple[str, str]]:
     """Each ``(operator, input type)`` an ONNX model uses (its first input's type, inferred),
     and each pattern it holds (:func:`clamp_patterns`, :func:`folded_patterns`)."""
-    return {(op, dtype) for _, op, dtype in typed_nodes(model)} | clamp_patterns(model) | \
-        folded_patterns(model)
+    return (
+        {(op, dtype) for _, op, dtype in typed_nodes(model)}
+        | clamp_patterns(model)
+        | folded_patterns(model)
+    )
 
 
 def folded_patterns(model) -> set[tuple[str, str]]:
     """``{(FOLDED, its type)}`` where a bitwise operator of ``model`` reads a tensor a runtime
     folds at fixed shapes from an ``Expand`` of a constant: computed from constants and
     shapes alone, through that ``Expand`` (:data:`FOLDED`); else nothing."""
-    from onnx import helper    # onnx: a load whose probe models are kept imports none
+    from onnx import helper  # onnx: a load whose probe models are kept imports none
     from .emit import subgraph_nodes
+
     static = {t.name for t in model.graph.initializer}
-    expanded: dict = {}      # a folded tensor downstream of an Expand: its constant's type
+    expanded: dict = {}  # a folded tensor downstream of an Expand: its constant's type
     types = {t.name: t.data_type for t in model.graph.initializer}
     found = set()
     for n in subgraph_nodes(model.graph.node):
         ins = [i for i in n.input if i]
         if n.op_type.startswith("Bitwise"):
-            found |= {(FOLDED, np.dtype(helper.tensor_dtype_to_np_dtype(expanded[i])).name)
-                      for i in ins if i in expanded}
+            found |= {
+                (FOLDED, np.dtype(helper.tensor_dtype_to_np_dtype(expanded[i])).name)
+                for i in ins
+                if i in expanded
+            }
         if n.op_type == "Shape" or (ins and all(i in static for i in ins)):
             static.update(n.output)
-            kind = types.get(ins[0]) if n.op_type == "Expand" else next(
-                (expanded[i] for i in ins if i in expanded), None)
+            kind = (
+                types.get(ins[0])
+                if n.op_type == "Expand"
+                else next((expanded[i] for i in ins if i in expanded), None)
+            )
             if kind:
                 expanded.update(dict.fromkeys(n.output, kind))
     return found
@@ -368,12 +577,20 @@ def clamp_patterns(model) -> set[tuple[str, str]]:
     ``Max`` of constant bounds one after the other, directly (:data:`CLAMP`) or through a
     ``BitwiseOr`` with 0 (:data:`SPLIT_CLAMP`), where a bound is no float32 value; as
     ``(pattern, the bounds' type)``."""
-    from onnx import numpy_helper    # onnx: a load whose probe models are kept imports none
+    from onnx import numpy_helper  # onnx: a load whose probe models are kept imports none
     from .emit import subgraph_nodes
+
     nodes = list(subgraph_nodes(model.graph.node))
     consts = {t.name: numpy_helper.to_array(t) for t in model.graph.initializer}
-    consts.update({n.output[0]: numpy_helper.to_array(a.t) for n in nodes
-                   if n.op_type == "Constant" for a in n.attribute if a.name == "value"})
+    consts.update(
+        {
+            n.output[0]: numpy_helper.to_array(a.t)
+            for n in nodes
+            if n.op_type == "Constant"
+            for a in n.attribute
+            if a.name == "value"
+        }
+    )
     made = {o: n for n in nodes for o in n.output}
 
     def bound(n) -> np.ndarray | None:
@@ -381,19 +598,29 @@ def clamp_patterns(model) -> set[tuple[str, str]]:
 
     def other(n):
         return next((made.get(i) for i in n.input if i not in consts), None)
+
     found = set()
     for n in nodes:
         if n.op_type not in ("Min", "Max") or bound(n) is None:
             continue
         before, pattern = other(n), CLAMP
-        if before is not None and before.op_type == "BitwiseOr" and bound(before) is not None \
-                and not bound(before).any():
+        if (
+            before is not None
+            and before.op_type == "BitwiseOr"
+            and bound(before) is not None
+            and not bound(before).any()
+        ):
             before, pattern = other(before), SPLIT_CLAMP
-        if before is None or before.op_type != ({"Min", "Max"} - {n.op_type}).pop() or \
-                bound(before) is None:
+        if (
+            before is None
+            or before.op_type != ({"Min", "Max"} - {n.op_type}).pop()
+            or bound(before) is None
+        ):
             continue
         values = np.concatenate([bound(n).reshape(-1), bound(before).reshape(-1)])
-        if values.dtype.kind in "iu" and (values.astype(np.float32).astype(np.int64)
-                                          != values).any():
+        if (
+            values.dtype.kind in "iu"
+            and (values.astype(np.float32).astype(np.int64) != values).any()
+        ):
             found.add((pattern, values.dtype.name))
     return found

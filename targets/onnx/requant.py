@@ -17,8 +17,16 @@ import numpy as np
 from . import wide
 from .emit import BOOL, I32, I64, Emitter
 
-__all__ = ["bit_floor_shift", "floor_divmod", "floor_shift", "requantise", "rq_args",
-           "channel_const", "span", "width"]
+__all__ = [
+    "bit_floor_shift",
+    "floor_divmod",
+    "floor_shift",
+    "requantise",
+    "rq_args",
+    "channel_const",
+    "span",
+    "width",
+]
 
 
 def channel_const(e: Emitter, values, hint: str, dtype: int = I64) -> str:
@@ -49,8 +57,9 @@ def _lifts(shifts: list[int], span, dtype: int) -> list[int] | None:
     return lifts
 
 
-def floor_shift(e: Emitter, p: str, shifts: list[int], dtype: int = I64, span=None,
-                offset=None) -> str:
+def floor_shift(
+    e: Emitter, p: str, shifts: list[int], dtype: int = I64, span=None, offset=None
+) -> str:
     """``⌊(p + offset) / 2^s⌋`` for per-channel shifts ``s ∈ 0..127`` (``0..30`` on int32) and
     per-channel integers ``offset`` (none when None), ``p + offset`` within ``span`` when that
     is given: a lifted ``Div`` where :func:`_lifts` allows it, the offset and the lift added
@@ -66,8 +75,10 @@ def floor_shift(e: Emitter, p: str, shifts: list[int], dtype: int = I64, span=No
     if lifts is None:
         return floor_divmod(e, _plus(e, p, offset, dtype), shifts, dtype)[0]
     p, added = _merged(e, p, offset, [k << s for k, s in zip(lifts, shifts)], dtype)
-    q = e.node("Div", [_plus(e, p, added, dtype),
-                       channel_const(e, [1 << s for s in shifts], "pow2", dtype)])
+    q = e.node(
+        "Div",
+        [_plus(e, p, added, dtype), channel_const(e, [1 << s for s in shifts], "pow2", dtype)],
+    )
     return e.node("Sub", [q, channel_const(e, lifts, "lift", dtype)]) if any(lifts) else q
 
 
@@ -102,13 +113,14 @@ def bit_floor_shift(e: Emitter, p: str, shifts: list[int]) -> str:
     for j in range(min(s for s in shifts if s), 32):
         coef = [0 if not s or j < s else 1 << (j - s) for s in shifts]
         if j == 31:
-            bit = e.node("Max", [e.node("BitwiseAnd", [p, e.const(-(1 << 31), I32)]),
-                                 e.const(-1, I32)])
+            bit = e.node(
+                "Max", [e.node("BitwiseAnd", [p, e.const(-(1 << 31), I32)]), e.const(-1, I32)]
+            )
         else:
-            bit = e.node("Min", [e.node("BitwiseAnd", [p, e.const(1 << j, I32)]),
-                                 e.const(1, I32)])
-        term = bit if set(coef) == {1} else e.node("Mul", [bit, channel_const(e, coef, "bits",
-                                                                               I32)])
+            bit = e.node("Min", [e.node("BitwiseAnd", [p, e.const(1 << j, I32)]), e.const(1, I32)])
+        term = (
+            bit if set(coef) == {1} else e.node("Mul", [bit, channel_const(e, coef, "bits", I32)])
+        )
         total = term if total is None else e.node("Add", [total, term])
     if 0 in shifts:
         keep = channel_const(e, [int(not s) for s in shifts], "bits", I32)
@@ -124,8 +136,15 @@ def _bit_half_even(e: Emitter, p: str, shifts: list[int], half: str) -> str:
     (``q AND 1``); never where ``s = 0``."""
     one = e.const(1, I32)
     q = bit_floor_shift(e, p, shifts)
-    d = e.node("Sub", [e.node("BitwiseAnd", [p, channel_const(e, [(1 << s) - 1 for s in shifts],
-                                                                 "mask", I32)]), half])
+    d = e.node(
+        "Sub",
+        [
+            e.node(
+                "BitwiseAnd", [p, channel_const(e, [(1 << s) - 1 for s in shifts], "mask", I32)]
+            ),
+            half,
+        ],
+    )
     above = e.node("Min", [e.node("Max", [d, e.const(0, I32)]), one])
     size = e.node("Max", [d, e.node("Mul", [d, e.const(-1, I32)])])
     tie = e.node("Sub", [one, e.node("Min", [size, one])])
@@ -149,8 +168,7 @@ def floor_divmod(e: Emitter, p: str, shifts: list[int], dtype: int = I64) -> tup
     return q, e.node("Add", [r, e.node("Mul", [r2, first])])
 
 
-def _round(e: Emitter, p: str, shifts: list[int], mode: str, dtype: int, span,
-           offset=None) -> str:
+def _round(e: Emitter, p: str, shifts: list[int], mode: str, dtype: int, span, offset=None) -> str:
     """``R_mode(p + offset, s)`` per channel (``offset`` per-channel integers or None)."""
     if mode == "floor":
         return floor_shift(e, p, shifts, dtype, span, offset)
@@ -166,8 +184,16 @@ def _round(e: Emitter, p: str, shifts: list[int], mode: str, dtype: int, span,
     odd = e.node("Equal", [e.node("Mod", [q, e.const(2, dtype)], fmod=0), e.const(1, dtype)])
     tie = e.node("And", [e.node("Equal", [r, half]), odd])
     up = e.node("Or", [e.node("Greater", [r, half]), tie])
-    up = e.node("And", [up, e.const(e.per_channel([s > 0 for s in shifts])
-                                    if len(set(shifts)) > 1 else shifts[0] > 0, BOOL)])
+    up = e.node(
+        "And",
+        [
+            up,
+            e.const(
+                e.per_channel([s > 0 for s in shifts]) if len(set(shifts)) > 1 else shifts[0] > 0,
+                BOOL,
+            ),
+        ],
+    )
     return e.node("Add", [q, e.cast(up, dtype)])
 
 
@@ -186,8 +212,13 @@ def _wide_one(e: Emitter, p: list[str], s: int, mode: str) -> str:
     q = wide.floor_shift(e, q1, 1)
     one = e.const(1, I64)
     below = wide.equal(e, wide.floor_shift(e, wide.add_small(e, p, -1), s - 1), q1)
-    up = e.node("And", [e.node("Equal", [wide.low_bit(e, q1), one]),
-                        e.node("Or", [below, e.node("Equal", [wide.low_bit(e, q), one])])])
+    up = e.node(
+        "And",
+        [
+            e.node("Equal", [wide.low_bit(e, q1), one]),
+            e.node("Or", [below, e.node("Equal", [wide.low_bit(e, q), one])]),
+        ],
+    )
     return e.node("Add", [wide.narrow(e, q), e.cast(up, I64)])
 
 
@@ -206,12 +237,23 @@ def _wide_round(e: Emitter, t: str, shifts: list[int], mode: str, mult) -> str:
 def _needs_wide(shifts: list[int], span, dtype: int) -> bool:
     """Whether the recipe needs a wide product: only under acc64 (int64), for a shift past
     63 or an ``rq.p`` interval past i64."""
-    return dtype == I64 and (max(shifts) > 63 or (
-        span is not None and (span[0] < -(1 << 63) or span[1] >= 1 << 63)))
+    return dtype == I64 and (
+        max(shifts) > 63 or (span is not None and (span[0] < -(1 << 63) or span[1] >= 1 << 63))
+    )
 
 
-def requantise(e: Emitter, v: str, *, round: str, shifts: list[int], mult=None, pre=None,
-               post=None, dtype: int = I64, span=None) -> str:
+def requantise(
+    e: Emitter,
+    v: str,
+    *,
+    round: str,
+    shifts: list[int],
+    mult=None,
+    pre=None,
+    post=None,
+    dtype: int = I64,
+    span=None,
+) -> str:
     """``y = R_round((v + pre)·mult, shifts) + post`` (§5.1) on a ``dtype`` tensor ``v``
     (int64, or int32 where :func:`width` proves every value fits): ``mult`` a per-channel
     list or a tensor name, ``pre``/``post`` per-channel lists, ``span`` the certified
@@ -224,8 +266,9 @@ def requantise(e: Emitter, v: str, *, round: str, shifts: list[int], mult=None, 
         q = _wide_round(e, v, shifts, round, mult)
     else:
         if mult is not None:
-            v = e.node("Mul", [v, mult if isinstance(mult, str) else
-                               channel_const(e, mult, "mult", dtype)])
+            v = e.node(
+                "Mul", [v, mult if isinstance(mult, str) else channel_const(e, mult, "mult", dtype)]
+            )
         q = _round(e, v, shifts, round, dtype, span, pre)
     return q if post is None else e.node("Add", [q, channel_const(e, post, "bias", dtype)])
 
@@ -239,10 +282,15 @@ def width(result, args: dict) -> int:
         return I64
     lo, hi = -(1 << 31), (1 << 31) - 1
     ivs = [result.intermediates.get(k) for k in ("rq.t", "rq.p", "rq.q", "rq.y")]
-    params = [v for key in ("mult", "pre", "post") if isinstance(args.get(key), list)
-              for v in args[key]]
-    if any(iv is None or iv[0] < lo or iv[1] > hi for iv in ivs) or max(args["shifts"]) > 30 \
-            or any(not lo <= v <= hi for v in params) or isinstance(args.get("mult"), str):
+    params = [
+        v for key in ("mult", "pre", "post") if isinstance(args.get(key), list) for v in args[key]
+    ]
+    if (
+        any(iv is None or iv[0] < lo or iv[1] > hi for iv in ivs)
+        or max(args["shifts"]) > 30
+        or any(not lo <= v <= hi for v in params)
+        or isinstance(args.get("mult"), str)
+    ):
         return I64
     return I32
 
@@ -256,7 +304,11 @@ def rq_args(rq, channels: int, result=None) -> dict:
     """An ``RQ`` block as :func:`requantise`'s keywords, one value per channel, with the
     certified ``rq.p`` interval of ``result`` (the operator's certificate) when given."""
     bias = [int(b) for b in rq.bias]
-    return dict(round=rq.round, shifts=rq.shifts(channels), span=span(result),
-                mult=rq.mults(channels) if rq.m_kind else None,
-                pre=bias if rq.bias_kind == "pre" else None,
-                post=bias if rq.bias_kind == "post" else None)
+    return dict(
+        round=rq.round,
+        shifts=rq.shifts(channels),
+        span=span(result),
+        mult=rq.mults(channels) if rq.m_kind else None,
+        pre=bias if rq.bias_kind == "pre" else None,
+        post=bias if rq.bias_kind == "post" else None,
+    )

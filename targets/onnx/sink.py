@@ -29,16 +29,20 @@ def sunk(model: onnx.ModelProto) -> onnx.ModelProto:
     if not any(n.op_type == "Concat" for g in graphs(model.graph) for n in g.node):
         return model
     inferred = onnx.shape_inference.infer_shapes(model, data_prop=True)
-    shapes = {v.name: [d.dim_value if d.HasField("dim_value") else None
-                       for d in v.type.tensor_type.shape.dim]
-              for g in graphs(inferred.graph)
-              for v in [*g.value_info, *g.input, *g.output] if v.type.HasField("tensor_type")}
+    shapes = {
+        v.name: [
+            d.dim_value if d.HasField("dim_value") else None for d in v.type.tensor_type.shape.dim
+        ]
+        for g in graphs(inferred.graph)
+        for v in [*g.value_info, *g.input, *g.output]
+        if v.type.HasField("tensor_type")
+    }
     consts = _Constants(model.graph.initializer)
     for g in graphs(model.graph):
         _sink(g, shapes, consts, model.graph.initializer)
     read = {t for g in graphs(model.graph) for n in g.node for t in n.input}
     unread = [t for t in model.graph.initializer if t.name not in read]
-    for t in unread:        # a per-channel constant now read in slices only
+    for t in unread:  # a per-channel constant now read in slices only
         model.graph.initializer.remove(t)
     return model
 
@@ -61,7 +65,7 @@ class _Constants(dict):
 
 def _sink(g, shapes: dict, consts: dict, inits) -> None:
     outputs, seen, moved = {o.name for o in g.output}, set(), False
-    while True:            # the maps of who reads and makes what, again after each move
+    while True:  # the maps of who reads and makes what, again after each move
         readers, made = defaultdict(list), {o: n for n in g.node for o in n.output}
         for n in g.node:
             for t in reads(n):
@@ -105,8 +109,7 @@ def _chain(concat, readers, outputs, shapes, consts):
         n = rest[0]
         if n.op_type == "Reshape":
             after = shapes.get(n.output[0]) or []
-            if shaped or n.input[0] != t or axis != rank - 1 or not after or \
-                    after[-1] != total:
+            if shaped or n.input[0] != t or axis != rank - 1 or not after or after[-1] != total:
                 break
             rank, axis = len(after), len(after) - 1
         elif not _elementwise(n, t, axis, rank, total, consts):
@@ -131,14 +134,18 @@ def _elementwise(n, t: str, axis: int, rank: int, total: int, consts: dict) -> b
     one value, or, on a last ``axis``, of one value a channel."""
     if n.op_type not in _ELEMENTWISE:
         return False
-    others = [x for x in n.input[1:] if x] if n.input[0] == t else \
-        ([n.input[0]] if n.op_type in _EITHER_SIDE and n.input[1:] == [t] else None)
+    others = (
+        [x for x in n.input[1:] if x]
+        if n.input[0] == t
+        else ([n.input[0]] if n.op_type in _EITHER_SIDE and n.input[1:] == [t] else None)
+    )
     if others is None or t in others or not all(x in consts for x in others):
         return False
     for x in others:
         k = consts[x]
-        if k.ndim > rank or (k.size != 1 and not (
-                axis == rank - 1 and k.shape[-1] == total and k.size == total)):
+        if k.ndim > rank or (
+            k.size != 1 and not (axis == rank - 1 and k.shape[-1] == total and k.size == total)
+        ):
             return False
     return True
 
@@ -151,23 +158,30 @@ def _source(concat, chain, made, readers, shapes, consts):
     keeps; a step there must not trap whatever the value (a ``Div`` by 0 or −1 would)."""
     steps, sizes, axis, _ = chain
     slices = [made.get(p) for p in concat.input]
-    if any(n is None or n.op_type != "Slice" or len(readers[n.output[0]]) != 1
-           for n in slices) or any(n.op_type == "Reshape" for n in steps):
+    if any(
+        n is None or n.op_type != "Slice" or len(readers[n.output[0]]) != 1 for n in slices
+    ) or any(n.op_type == "Reshape" for n in steps):
         return None
     x = slices[0].input[0]
     rank = len(shapes.get(x) or [])
-    if rank != len(shapes[concat.output[0]]) or axis != rank - 1 or \
-            (shapes[x][-1] or -1) != sum(sizes) or \
-            any(n.input[0] != x or not all(a in consts for a in n.input[1:]) for n in slices):
+    if (
+        rank != len(shapes[concat.output[0]])
+        or axis != rank - 1
+        or (shapes[x][-1] or -1) != sum(sizes)
+        or any(n.input[0] != x or not all(a in consts for a in n.input[1:]) for n in slices)
+    ):
         return None
     edges = np.cumsum([0, *sizes])
     for i, n in enumerate(slices):
         starts, ends, axes = (consts[a].tolist() for a in n.input[1:4])
         steps_of = consts[n.input[4]].tolist() if len(n.input) > 4 and n.input[4] else []
         axes = [a + rank if a < 0 else a for a in axes]
-        if any(v != 1 for v in steps_of) or rank - 1 not in axes or \
-                starts[axes.index(rank - 1)] != edges[i] or \
-                min(ends[axes.index(rank - 1)], edges[-1]) != edges[i + 1]:
+        if (
+            any(v != 1 for v in steps_of)
+            or rank - 1 not in axes
+            or starts[axes.index(rank - 1)] != edges[i]
+            or min(ends[axes.index(rank - 1)], edges[-1]) != edges[i + 1]
+        ):
             return None
     if any(n.op_type == "Div" and np.isin(consts[n.input[1]], (0, -1)).any() for n in steps):
         return None
@@ -184,8 +198,16 @@ def _from_source(g, concat, chain, x: str, slices: list) -> None:
         new.append(_again(n, [t if name in inside else name for name in n.input], "whole"))
         t = new[-1].output[0]
     ends = [_again(n, [t, *n.input[1:]], "after") for n in slices]
-    new += [*ends, helper.make_node("Concat", [n.output[0] for n in ends],
-                                    [steps[-1].output[0]], name=concat.name, axis=axis)]
+    new += [
+        *ends,
+        helper.make_node(
+            "Concat",
+            [n.output[0] for n in ends],
+            [steps[-1].output[0]],
+            name=concat.name,
+            axis=axis,
+        ),
+    ]
     _swap(g, [concat, *steps, *slices], new, shape_readers)
 
 
@@ -198,9 +220,20 @@ def _rewrite(g, concat, steps, sizes, axis, shape_readers, consts, inits) -> Non
     for i, part in enumerate(concat.input):
         x = part
         for n in (s for s in steps if s.op_type != "Reshape"):
-            new.append(_again(n, [x if name in chain else _sliced(
-                name, edges[i], edges[i + 1], consts, inits) if name else ""
-                for name in n.input], f"part{i}"))
+            new.append(
+                _again(
+                    n,
+                    [
+                        x
+                        if name in chain
+                        else _sliced(name, edges[i], edges[i + 1], consts, inits)
+                        if name
+                        else ""
+                        for name in n.input
+                    ],
+                    f"part{i}",
+                )
+            )
             x = new[-1].output[0]
         ends.append(x)
     reshapes = [n for n in steps if n.op_type == "Reshape"]
@@ -216,9 +249,13 @@ def _rewrite(g, concat, steps, sizes, axis, shape_readers, consts, inits) -> Non
 def _again(n, inputs: list, suffix: str):
     """``n`` on ``inputs``: its output and its name (so a node keeps its operator's scope,
     ``op<index>/``, which ``--locate`` reads; none where ``n`` has none) with ``suffix``."""
-    return helper.make_node(n.op_type, inputs, [f"{n.output[0]}_{suffix}"],
-                            name=f"{n.name}_{suffix}" if n.name else "",
-                            **{a.name: helper.get_attribute_value(a) for a in n.attribute})
+    return helper.make_node(
+        n.op_type,
+        inputs,
+        [f"{n.output[0]}_{suffix}"],
+        name=f"{n.name}_{suffix}" if n.name else "",
+        **{a.name: helper.get_attribute_value(a) for a in n.attribute},
+    )
 
 
 def _swap(g, old: list, new: list, shape_readers: list) -> None:
@@ -260,8 +297,11 @@ def _in_order(g) -> None:
                 continue
             done.add(n.output[0])
             stack.append((n, True))
-            stack += [(made[t], False) for t in sorted(reads(n), reverse=True)
-                      if t in made and made[t].output[0] not in done]
+            stack += [
+                (made[t], False)
+                for t in sorted(reads(n), reverse=True)
+                if t in made and made[t].output[0] not in done
+            ]
     _replace(g, order)
 
 

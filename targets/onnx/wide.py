@@ -15,9 +15,27 @@ import numpy as np
 
 from .emit import I64, Emitter
 
-__all__ = ["LIMBS", "BASE", "limbs_of", "from_i64", "from_const", "from_consts", "product",
-           "times", "negate", "add", "add_small", "summed", "floor_shift", "floor_divide",
-           "equal", "select", "low_bit", "narrow", "split_const"]
+__all__ = [
+    "LIMBS",
+    "BASE",
+    "limbs_of",
+    "from_i64",
+    "from_const",
+    "from_consts",
+    "product",
+    "times",
+    "negate",
+    "add",
+    "add_small",
+    "summed",
+    "floor_shift",
+    "floor_divide",
+    "equal",
+    "select",
+    "low_bit",
+    "narrow",
+    "split_const",
+]
 
 LIMBS, BITS = 5, 30
 BASE = 1 << BITS
@@ -28,8 +46,7 @@ def split_const(values) -> list[np.ndarray]:
     flat = [int(v) for v in np.ravel(values)]
     out = []
     for k in range(LIMBS):
-        limb = [(v >> (BITS * k)) & (BASE - 1) if k < LIMBS - 1 else v >> (BITS * k)
-                for v in flat]
+        limb = [(v >> (BITS * k)) & (BASE - 1) if k < LIMBS - 1 else v >> (BITS * k) for v in flat]
         out.append(np.array(limb, dtype=np.int64).reshape(np.shape(values)))
     return out
 
@@ -93,15 +110,18 @@ def times(e: Emitter, w: list[str], c) -> list[str]:
             total = e.node("Add", [total, t])
         cols.append(total)
     limbs = _normalise(e, cols)
-    return limbs[:LIMBS - 1] + [narrow(e, limbs[LIMBS - 1:])]
+    return limbs[: LIMBS - 1] + [narrow(e, limbs[LIMBS - 1 :])]
 
 
 def _const_three(e: Emitter, c) -> list[str]:
     """Three limbs of constants that fit i64, as :func:`_three` splits a tensor."""
     parts = split_const(np.asarray(c, dtype=object))
     top = parts[2] + (parts[3] << BITS) + (parts[4] << (2 * BITS))
-    return [e.const(parts[0], I64, "limb"), e.const(parts[1], I64, "limb"),
-            e.const(top, I64, "limb")]
+    return [
+        e.const(parts[0], I64, "limb"),
+        e.const(parts[1], I64, "limb"),
+        e.const(top, I64, "limb"),
+    ]
 
 
 def summed(e: Emitter, w: list[str], total) -> list[str]:
@@ -139,8 +159,14 @@ def product(e: Emitter, x, y) -> list[str]:
         for t in terms[1:]:
             total = e.node("Add", [total, t])
         return total
-    cols = [mul(0, 0), add(mul(0, 1), mul(1, 0)), add(mul(0, 2), mul(1, 1), mul(2, 0)),
-            add(mul(1, 2), mul(2, 1)), mul(2, 2)]
+
+    cols = [
+        mul(0, 0),
+        add(mul(0, 1), mul(1, 0)),
+        add(mul(0, 2), mul(1, 1), mul(2, 0)),
+        add(mul(1, 2), mul(2, 1)),
+        mul(2, 2),
+    ]
     return _normalise(e, cols)
 
 
@@ -173,8 +199,9 @@ def floor_divide(e: Emitter, w: list[str], d: int) -> tuple[list[str], str]:
     ``rem·2^30 + limb`` is below ``2^61``)."""
     out, rem = [], None
     for limb in reversed(w):
-        cur = limb if rem is None else e.node("Add", [
-            e.node("Mul", [rem, e.const(BASE, I64)]), limb])
+        cur = (
+            limb if rem is None else e.node("Add", [e.node("Mul", [rem, e.const(BASE, I64)]), limb])
+        )
         q, rem = _divmod(e, cur, d)
         out.append(q)
     out.reverse()
@@ -207,4 +234,3 @@ def narrow(e: Emitter, w: list[str]) -> str:
     for limb in reversed(w[:-1]):
         acc = e.node("Add", [e.node("Mul", [acc, e.const(BASE, I64)]), limb])
     return acc
-

@@ -29,11 +29,12 @@ class TosaBuilder:
         try:
             import tosa_serializer as ts
         except ImportError:
-            raise EngineUnavailable("tosa-tools is not installed: pip install "
-                                    "'waiexport[tosa]'") from None
+            raise EngineUnavailable(
+                "tosa-tools is not installed: pip install 'waiexport[tosa]'"
+            ) from None
         self.ts = ts
         self.ser = ts.TosaSerializer("", targetMinor=0, targetDraft=False)
-        self.types: dict = {}           # tensor name → (shape, dtype)
+        self.types: dict = {}  # tensor name → (shape, dtype)
         self.inputs: list = []
         self.outputs: list = []
 
@@ -55,25 +56,30 @@ class TosaBuilder:
         if not np.array_equal(cast.astype(np.int64), arr.astype(np.int64)):
             raise ValueError(f"a constant does not fit {dtype}")
         shape = list(shape if shape is not None else cast.shape or [1])
-        return self._note(self.ser.addConst(shape, self._dtype(dtype), cast.reshape(shape)),
-                          shape, dtype)
+        return self._note(
+            self.ser.addConst(shape, self._dtype(dtype), cast.reshape(shape)), shape, dtype
+        )
 
     def shape_of(self, dims) -> str:
         """A ``shape`` operand (RESHAPE's new shape, SLICE's start and size)."""
         t = self.ser.addConst([len(dims)], self.ts.DType.SHAPE, np.array(dims, np.int64))
         return t.name
 
-    def op(self, name: str, inputs: list[str], shape, dtype: str, attr: str | None = None,
-           *args) -> str:
+    def op(
+        self, name: str, inputs: list[str], shape, dtype: str, attr: str | None = None, *args
+    ) -> str:
         """Operator ``name`` (``CONV2D``, ``ADD``, …) writing one new tensor; ``attr`` names
         its attribute builder (default ``<Name>Attribute``), given ``args``."""
-        if any(int(d) < 1 for d in shape):       # the reference model crashes on one
-            raise ExportError(f"{name} would make a tensor of shape {list(shape)}: TOSA has no "
-                              "empty tensor")
+        if any(int(d) < 1 for d in shape):  # the reference model crashes on one
+            raise ExportError(
+                f"{name} would make a tensor of shape {list(shape)}: TOSA has no empty tensor"
+            )
         past = [v for v in [*shape, *_integers(args)] if not -_I32 <= v < _I32]
-        if past:        # the serializer's own TypeError otherwise
-            raise ExportError(f"{name} would take {past[0]} (in its shape or an attribute: a "
-                              "stride, a pad, a size), past TOSA's int32 fields")
+        if past:  # the serializer's own TypeError otherwise
+            raise ExportError(
+                f"{name} would take {past[0]} (in its shape or an attribute: a "
+                "stride, a pad, a size), past TOSA's int32 fields"
+            )
         a = self.ts.TosaSerializerAttribute()
         getattr(a, attr or _attribute(name))(*args)
         out = self.ser.addIntermediate(list(shape), self._dtype(dtype))

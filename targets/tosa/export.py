@@ -35,21 +35,35 @@ class TosaModel:
     outputs: list
 
 
-def build_tosa(g: Graph, shapes: list, scalars: list | tuple = (),
-               label=lambda k: f"operator {k}", bounds=None) -> TosaModel:
+def build_tosa(
+    g: Graph, shapes: list, scalars: list | tuple = (), label=lambda k: f"operator {k}", bounds=None
+) -> TosaModel:
     """The TOSA model of ``g`` on these input shapes (``(C, H, W)`` each, state inputs
     included). Raises :class:`ExportError` naming the node (``label(index)``), the feature
     and why where TOSA has no exact form for it. ``bounds`` is the bounds pass over ``g``
     where the caller has it."""
     gb = bounds or certify_graph(g)
     b = TosaBuilder()
-    ctx = TosaCtx(run_plan(g, shapes, list(scalars) or [s.lo for s in g.scalars]), gb.tensors,
-                  {n.op.index: n.result for n in gb.nodes}, g)
+    ctx = TosaCtx(
+        run_plan(g, shapes, list(scalars) or [s.lo for s in g.scalars]),
+        gb.tensors,
+        {n.op.index: n.result for n in gb.nodes},
+        g,
+    )
     names = {i.tensor: b.input(ctx.nhwc(i.tensor), ctx.storage(i.tensor)) for i in g.inputs}
     ctx.scalars = [b.input((1, 1, 1, 1), I32) for _ in g.scalars]
-    lower_ops(g, LOWER, b, ctx, names, label=label, fmt="TOSA",
-              clamp=lambda x, rec: clip(b, x, rec.lo, rec.hi),
-              store=lambda t, x: b.cast(x, ctx.storage(t)), bounds=gb)
+    lower_ops(
+        g,
+        LOWER,
+        b,
+        ctx,
+        names,
+        label=label,
+        fmt="TOSA",
+        clamp=lambda x, rec: clip(b, x, rec.lo, rec.hi),
+        store=lambda t, x: b.cast(x, ctx.storage(t)),
+        bounds=gb,
+    )
     for t in g.outputs:
         b.output(names[t])
     return TosaModel(b.serialize(), b.inputs, b.outputs)
@@ -60,6 +74,7 @@ def operator_names(data: bytes) -> list[str]:
     one region's one block, as :func:`build_tosa` writes it)."""
     from tosa.Op import Op
     from tosa.TosaGraph import TosaGraph
+
     names = {v: k for k, v in vars(Op).items() if not k.startswith("_")}
     block = TosaGraph.GetRootAsTosaGraph(data, 0).Regions(0).Blocks(0)
     return [names[block.Operators(i).Op()] for i in range(block.OperatorsLength())]

@@ -25,28 +25,39 @@ class TosaFormat(Format):
     name, layout, suffix, static = "tosa", "NHWC [1, H, W, C]", ".tosa", True
     judge = "the TOSA reference model"
     judge_at_size = "iree-cpu"
-    forks = True   # tosa_reference_model.run: one thread, the interpreter held (measured)
+    forks = True  # tosa_reference_model.run: one thread, the interpreter held (measured)
 
     def require(self) -> None:
         try:
             import tosa_reference_model  # noqa: F401
             import tosa_serializer  # noqa: F401
         except ImportError:
-            raise EngineUnavailable("tosa-tools is not installed: pip install "
-                                    "'waiexport[tosa]'") from None
+            raise EngineUnavailable(
+                "tosa-tools is not installed: pip install 'waiexport[tosa]'"
+            ) from None
 
     def build(self, exp, shapes) -> Model:
-        m = build_tosa(exp.graph, list(shapes), label=exp.outcome.label,
-                       bounds=exp.outcome.member.bounds)
-        return Model(m.data, {f"input{k}": np.dtype(d).name for k, (_, d) in enumerate(m.inputs)},
-                     {f"out{j}": np.dtype(d).name for j, (_, d) in enumerate(m.outputs)},
-                     tuple(shapes), m)
+        m = build_tosa(
+            exp.graph, list(shapes), label=exp.outcome.label, bounds=exp.outcome.member.bounds
+        )
+        return Model(
+            m.data,
+            {f"input{k}": np.dtype(d).name for k, (_, d) in enumerate(m.inputs)},
+            {f"out{j}": np.dtype(d).name for j, (_, d) in enumerate(m.outputs)},
+            tuple(shapes),
+            m,
+        )
 
     def feed(self, g, model, inputs, scalars) -> dict:
         feed = host_feed(g, inputs, scalars)
-        return {name: (v.reshape(1, 1, 1, 1) if name.startswith("scalar") else
-                       np.transpose(v[0], (1, 2, 0))[None]).astype(dtype)
-                for (name, v), (_, dtype) in zip(feed.items(), model.native.inputs)}
+        return {
+            name: (
+                v.reshape(1, 1, 1, 1)
+                if name.startswith("scalar")
+                else np.transpose(v[0], (1, 2, 0))[None]
+            ).astype(dtype)
+            for (name, v), (_, dtype) in zip(feed.items(), model.native.inputs)
+        }
 
     def run(self, model, feed) -> dict:
         return {f"out{j}": o for j, o in enumerate(run_tosa(model.native, list(feed.values())))}
@@ -62,13 +73,17 @@ class TosaFormat(Format):
     def provenance(self, exp, model) -> dict:
         """The export's metadata and the model's inputs' and outputs' types and shapes."""
         m = model.native
-        return {**exp.metadata,
-                "wai.inputs": [{"dtype": d, "nhwc": list(s)} for s, d in m.inputs],
-                "wai.outputs": [{"dtype": d, "nhwc": list(s)} for s, d in m.outputs]}
+        return {
+            **exp.metadata,
+            "wai.inputs": [{"dtype": d, "nhwc": list(s)} for s, d in m.inputs],
+            "wai.outputs": [{"dtype": d, "nhwc": list(s)} for s, d in m.outputs],
+        }
 
     def files(self, exp, model, name) -> dict:
-        return {name: model.data,
-                f"{name}.json": (dumps(self.provenance(exp, model)) + "\n").encode()}
+        return {
+            name: model.data,
+            f"{name}.json": (dumps(self.provenance(exp, model)) + "\n").encode(),
+        }
 
     def report(self, exp, model) -> dict:
         return {"metadata": self.provenance(exp, model), "nodes": self.nodes(model)}
@@ -78,11 +93,13 @@ class TosaFormat(Format):
 
     def summary(self, exp, model, path, decodes) -> str:
         nodes, consts = _nodes(model)
-        return (f"{path}: TOSA 1.0, {nodes} operators and {consts} constants, "
-                f"{len(model.data)} bytes, integer tensors only, inputs "
-                + ", ".join(f"{d} {list(s)}" for s, d in model.native.inputs)
-                + f"; self-check: {decodes} decodes bit-exact on {self.judge}; provenance in "
-                f"{path}.json")
+        return (
+            f"{path}: TOSA 1.0, {nodes} operators and {consts} constants, "
+            f"{len(model.data)} bytes, integer tensors only, inputs "
+            + ", ".join(f"{d} {list(s)}" for s, d in model.native.inputs)
+            + f"; self-check: {decodes} decodes bit-exact on {self.judge}; provenance in "
+            f"{path}.json"
+        )
 
 
 def _nodes(model) -> tuple[int, int]:
@@ -116,19 +133,24 @@ def run_tosa(m, inputs) -> list:
     a status other than ``TOSA_VALID``, or the reference model's rejection of the graph, is
     :class:`EngineFailure` with its own message."""
     import tosa_reference_model as rm
+
     said: list = []
     with _native_output_into(said):
         try:
             outs, status = rm.run(m.data, inputs)
-        except ValueError as e:   # the reference model rejects the graph before running it
+        except ValueError as e:  # the reference model rejects the graph before running it
             outs, status = None, str(e)
     if outs is None:
-        raise EngineFailure(f"TOSA reference model: {status}: "
-                            f"{(said[0].strip().splitlines() or ['no message'])[0][:300]}")
+        raise EngineFailure(
+            f"TOSA reference model: {status}: "
+            f"{(said[0].strip().splitlines() or ['no message'])[0][:300]}"
+        )
     if status != rm.GraphStatus.TOSA_VALID:
         why = [line for line in said[0].splitlines() if "failure" in line or "ERROR" in line]
-        raise EngineFailure(f"TOSA reference model: {status.name}: "
-                            f"{(why or said[0].splitlines() or ['no message'])[0].strip()}")
+        raise EngineFailure(
+            f"TOSA reference model: {status.name}: "
+            f"{(why or said[0].splitlines() or ['no message'])[0].strip()}"
+        )
     return list(outs)
 
 

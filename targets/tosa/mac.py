@@ -35,17 +35,42 @@ def _x_digits(b: TosaBuilder, x: str, lo: int, hi: int) -> list[tuple[str, tuple
     x = b.cast(x, I32)
     shape, out = b.shape(x), []
 
-    def shifted(i):   # ⌊x / 128^i⌋, exact
-        return x if i == 0 else b.op("ARITHMETIC_RIGHT_SHIFT",
-                                      [x, b.const([7 * i], I32, [1, 1, 1, 1])], shape, I32,
-                                      None, False)
+    def shifted(i):  # ⌊x / 128^i⌋, exact
+        return (
+            x
+            if i == 0
+            else b.op(
+                "ARITHMETIC_RIGHT_SHIFT",
+                [x, b.const([7 * i], I32, [1, 1, 1, 1])],
+                shape,
+                I32,
+                None,
+                False,
+            )
+        )
+
     high = shifted(0)
     for i in range(k):
         low, high = high, shifted(i + 1) if i < k - 1 else None
         # digit i is ⌊x / 128^i⌋ − 128·⌊x / 128^(i+1)⌋ (no BITWISE_AND: Ethos-U55 has none)
-        d = low if high is None else b.op("SUB", [low, b.op(
-            "MUL", [high, b.const([128], I32, [1, 1, 1, 1]), b.const([0], I8)], shape, I32)],
-            shape, I32)
+        d = (
+            low
+            if high is None
+            else b.op(
+                "SUB",
+                [
+                    low,
+                    b.op(
+                        "MUL",
+                        [high, b.const([128], I32, [1, 1, 1, 1]), b.const([0], I8)],
+                        shape,
+                        I32,
+                    ),
+                ],
+                shape,
+                I32,
+            )
+        )
         out.append((b.cast(d, I8), _digit_range(lo, hi, k, i)))
     return out
 
@@ -62,8 +87,15 @@ def _w_digits(w: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
     return parts
 
 
-def mac_sum(b: TosaBuilder, x: str, x_range: tuple[int, int], w: np.ndarray, bias: list,
-            one_conv, reduce_axes: tuple) -> str:
+def mac_sum(
+    b: TosaBuilder,
+    x: str,
+    x_range: tuple[int, int],
+    w: np.ndarray,
+    bias: list,
+    one_conv,
+    reduce_axes: tuple,
+) -> str:
     """``Σ w·x̃ + bias`` as an int32 tensor: ``one_conv(int8 x digit, int8 weight digit,
     bias)`` makes one MAC operator (the bias goes to the first only); ``reduce_axes`` are the
     weight axes one output channel sums over, its first axis being the output channel."""
@@ -77,15 +109,21 @@ def mac_sum(b: TosaBuilder, x: str, x_range: tuple[int, int], w: np.ndarray, bia
             scale = 128 ** (i + j)
             bound += scale * int(mag.sum(axis=reduce_axes).max()) * max(abs(dlo), abs(dhi))
             if bound > _I32:
-                raise ExportError(f"operands in [{x_range[0]}, {x_range[1]}] and weights in "
-                                  f"[{int(w.min())}, {int(w.max())}]: their int8 digit "
-                                  "sums, recombined, could pass int32")
+                raise ExportError(
+                    f"operands in [{x_range[0]}, {x_range[1]}] and weights in "
+                    f"[{int(w.min())}, {int(w.max())}]: their int8 digit "
+                    "sums, recombined, could pass int32"
+                )
             acc = one_conv(xd, wd, bias if not parts else [0] * len(bias))
             if scale != 1:
-                acc = b.op("MUL", [acc, b.const([scale], I32, [1, 1, 1, 1]),
-                                   b.const([0], I8)], b.shape(acc), I32)
+                acc = b.op(
+                    "MUL",
+                    [acc, b.const([scale], I32, [1, 1, 1, 1]), b.const([0], I8)],
+                    b.shape(acc),
+                    I32,
+                )
             parts.append(acc)
-    if not parts:   # every weight is 0: the sum is the bias
+    if not parts:  # every weight is 0: the sum is the bias
         return one_conv(x_digits[0][0], np.zeros_like(w), bias)
     total = parts[0]
     for p in parts[1:]:

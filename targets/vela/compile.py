@@ -21,16 +21,18 @@ from ..errors import CompileError, EngineUnavailable
 __all__ = ["VelaReport", "VelaError", "compile_vela", "available", "UNCHECKED"]
 
 #: What a Vela compile does not show, said wherever its report is.
-UNCHECKED = ("Vela's numerics are not checked by this command: the evidence is the vectors "
-             "run on a board or a Corstone FVP (waiexport vectors pack, then "
-             "waiexport validate --results)")
+UNCHECKED = (
+    "Vela's numerics are not checked by this command: the evidence is the vectors "
+    "run on a board or a Corstone FVP (waiexport vectors pack, then "
+    "waiexport validate --results)"
+)
 
 
 @dataclass
 class VelaReport:
     """What Vela said of one compile."""
 
-    output: Path        # Vela's .tflite
+    output: Path  # Vela's .tflite
     npu_ops: int
     cpu_ops: int
     cycles_npu: int
@@ -42,20 +44,31 @@ class VelaReport:
     vela: str
 
     def as_dict(self) -> dict:
-        return {"tflite": str(self.output), "npu_operators": self.npu_ops,
-                "cpu_operators": self.cpu_ops, "cycles_npu": self.cycles_npu,
-                "cycles_total": self.cycles_total, "sram_kib": f"{self.sram_kib:g}",
-                "off_chip_flash_kib": f"{self.flash_kib:g}", "dram_kib": f"{self.dram_kib:g}",
-                "inference_s": f"{self.inference_s:.6g}", "vela": self.vela,
-                "numerics": UNCHECKED}
+        return {
+            "tflite": str(self.output),
+            "npu_operators": self.npu_ops,
+            "cpu_operators": self.cpu_ops,
+            "cycles_npu": self.cycles_npu,
+            "cycles_total": self.cycles_total,
+            "sram_kib": f"{self.sram_kib:g}",
+            "off_chip_flash_kib": f"{self.flash_kib:g}",
+            "dram_kib": f"{self.dram_kib:g}",
+            "inference_s": f"{self.inference_s:.6g}",
+            "vela": self.vela,
+            "numerics": UNCHECKED,
+        }
 
     def lines(self) -> list[str]:
         share = self.npu_ops / max(self.npu_ops + self.cpu_ops, 1)
-        return [f"Vela {self.vela}: {self.npu_ops} NPU operators, {self.cpu_ops} CPU "
-                f"({share:.0%} on the NPU); {self.cycles_npu} NPU cycles, {self.cycles_total} "
-                f"in all ({self.inference_s * 1e3:.3f} ms at Vela's clock); SRAM "
-                f"{self.sram_kib:g} KiB, off-chip flash {self.flash_kib:g} KiB, DRAM "
-                f"{self.dram_kib:g} KiB", f"  {self.output}", f"  {UNCHECKED}"]
+        return [
+            f"Vela {self.vela}: {self.npu_ops} NPU operators, {self.cpu_ops} CPU "
+            f"({share:.0%} on the NPU); {self.cycles_npu} NPU cycles, {self.cycles_total} "
+            f"in all ({self.inference_s * 1e3:.3f} ms at Vela's clock); SRAM "
+            f"{self.sram_kib:g} KiB, off-chip flash {self.flash_kib:g} KiB, DRAM "
+            f"{self.dram_kib:g} KiB",
+            f"  {self.output}",
+            f"  {UNCHECKED}",
+        ]
 
 
 class VelaError(CompileError):
@@ -77,23 +90,47 @@ def compile_vela(tosa: Path, accelerator: str, outdir: Path) -> VelaReport:
     or overwritten; raises :class:`VelaError` with Vela's message."""
     available()
     with tempfile.TemporaryDirectory(prefix=".vela-", dir=outdir) as tmp:
-        r = subprocess.run([sys.executable, "-m", "ethosu.vela", "--accelerator-config",
-                            accelerator, "--output-dir", tmp, str(tosa)],
-                           capture_output=True, text=True)
+        r = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "ethosu.vela",
+                "--accelerator-config",
+                accelerator,
+                "--output-dir",
+                tmp,
+                str(tosa),
+            ],
+            capture_output=True,
+            text=True,
+        )
         said = r.stdout + r.stderr
         if r.returncode:
-            lines = [line for line in said.splitlines()
-                     if line.strip() and not line.startswith("Warning")]
+            lines = [
+                line
+                for line in said.splitlines()
+                if line.strip() and not line.startswith("Warning")
+            ]
             raise VelaError((lines or ["no message"])[-1][:400])
-        counts = {kind: int(m.group(1)) for kind in ("CPU", "NPU")
-                  for m in [re.search(rf"{kind} operators = (\d+)", said)] if m}
+        counts = {
+            kind: int(m.group(1))
+            for kind in ("CPU", "NPU")
+            for m in [re.search(rf"{kind} operators = (\d+)", said)]
+            if m
+        }
         [summary] = sorted(Path(tmp).glob(f"{tosa.stem}_summary_*.csv"))
         row = next(csv.DictReader(summary.open()))
         for made in Path(tmp).iterdir():
             os.replace(made, outdir / made.name)
-    return VelaReport(outdir / f"{tosa.stem}_vela.tflite", counts.get("NPU", 0),
-                      counts.get("CPU", 0), int(float(row["cycles_npu"])),
-                      int(float(row["cycles_total"])), float(row["sram_memory_used"]),
-                      float(row["off_chip_flash_memory_used"]),
-                      float(row["dram_memory_used"]), float(row["inference_time"]),
-                      version("ethos-u-vela"))
+    return VelaReport(
+        outdir / f"{tosa.stem}_vela.tflite",
+        counts.get("NPU", 0),
+        counts.get("CPU", 0),
+        int(float(row["cycles_npu"])),
+        int(float(row["cycles_total"])),
+        float(row["sram_memory_used"]),
+        float(row["off_chip_flash_memory_used"]),
+        float(row["dram_memory_used"]),
+        float(row["inference_time"]),
+        version("ethos-u-vela"),
+    )

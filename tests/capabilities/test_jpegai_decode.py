@@ -33,8 +33,13 @@ STREAMS = BUNDLE / "streams"
 
 
 def _args(out, **over):
-    files = {"--soz": "soz.bin", "--sorp": "sorp.bin", "--sors": "sors.bin",
-             "--grfs-y": "grfs_y.txt", "--grfs-uv": "grfs_uv.txt"}
+    files = {
+        "--soz": "soz.bin",
+        "--sorp": "sorp.bin",
+        "--sors": "sors.bin",
+        "--grfs-y": "grfs_y.txt",
+        "--grfs-uv": "grfs_uv.txt",
+    }
     args = [str(BUNDLE)]
     for opt, name in files.items():
         args += [opt, str(over.pop(opt, STREAMS / name))]
@@ -43,11 +48,18 @@ def _args(out, **over):
 
 @pytest.fixture(scope="module")
 def inputs():
-    flags = {p: read_flags((STREAMS / f"grfs_{p}.txt").read_bytes(), c, p)
-             for p, (_, c, *_) in PLANES.items()}
+    flags = {
+        p: read_flags((STREAMS / f"grfs_{p}.txt").read_bytes(), c, p)
+        for p, (_, c, *_) in PLANES.items()
+    }
     latents = {s: (STREAMS / f"{s.lower()}.bin").read_bytes() for s in ("SORP", "SORS")}
-    return read_norm(BUNDLE), lower_jpegai(BUNDLE), (STREAMS / "soz.bin").read_bytes(), \
-        latents, flags
+    return (
+        read_norm(BUNDLE),
+        lower_jpegai(BUNDLE),
+        (STREAMS / "soz.bin").read_bytes(),
+        latents,
+        flags,
+    )
 
 
 def _decode(eng, inputs):
@@ -69,8 +81,9 @@ def test_the_bundled_payloads_decode_to_their_symbols(inputs):
 
 @with_extra("onnxruntime", "ort")
 def test_ort_cpu_compared_with_the_reference_agrees_on_every_plane(tmp_path):
-    r = CliRunner().invoke(main, ["jpegai", "decode", *_args(tmp_path), "--engine", "ort-cpu",
-                                  "--compare", "--json"])
+    r = CliRunner().invoke(
+        main, ["jpegai", "decode", *_args(tmp_path), "--engine", "ort-cpu", "--compare", "--json"]
+    )
     assert r.exit_code == 0, r.output
     summary = json.loads((tmp_path / "summary.json").read_text())
     assert summary["engine"] == "ort-cpu"
@@ -108,6 +121,7 @@ class ScaleDouble:
             v = loaded.run(inputs, scalars)["out0"].astype(np.int64).copy()
             v[self.at] += 1
             return {"out0": v}
+
         return Loaded(g, run)
 
 
@@ -121,8 +135,9 @@ def _position(inputs, changes_sigma: bool):
         bumped = v.copy()
         bumped[c, y, x] += 1
         got = stage_values(bumped, flags)
-        if not np.array_equal(got["likely"], base["likely"]) or \
-                not np.array_equal(got["mask"], base["mask"]):
+        if not np.array_equal(got["likely"], base["likely"]) or not np.array_equal(
+            got["mask"], base["mask"]
+        ):
             continue
         if (got["sigma_idx"][c, y, x] != base["sigma_idx"][c, y, x]) == changes_sigma:
             return int(c), int(y), int(x)
@@ -131,29 +146,40 @@ def _position(inputs, changes_sigma: bool):
 
 def test_an_off_by_one_that_changes_sigma_idx_is_named(inputs, tmp_path, monkeypatch):
     at = _position(inputs, changes_sigma=True)
-    planes = {"engine": _decode(ScaleDouble(at), inputs),
-              "reference": _decode(engine("reference"), inputs)}
+    planes = {
+        "engine": _decode(ScaleDouble(at), inputs),
+        "reference": _decode(engine("reference"), inputs),
+    }
     c = compare(planes["engine"]["y"], planes["reference"]["y"])
-    assert c["v"]["first"] == {**c["v"]["first"], "channel": at[0], "y": at[1], "x": at[2],
-                               "count": 1}
+    assert c["v"]["first"] == {
+        **c["v"]["first"],
+        "channel": at[0],
+        "y": at[1],
+        "x": at[2],
+        "count": 1,
+    }
     assert c["v"]["first"]["engine"] == c["v"]["first"]["reference"] + 1
     s = c["sigma_idx"]["first"]
     assert (s["channel"], s["y"], s["x"], s["count"]) == (*at, 1)
     assert abs(s["engine"] - s["reference"]) == 1
     assert c["mask"]["agree"] and c["likely"]["agree"] and not c["y_q"]["agree"]
-    if "first" in c["y_q"]:     # the latents from that position on, not before
+    if "first" in c["y_q"]:  # the latents from that position on, not before
         q = c["y_q"]["first"]
         assert (q["channel"], q["y"] * 16 + q["x"]) >= (at[0], at[1] * 16 + at[2])
     else:
         assert c["y_q"]["refused_on"] == "engine" and c["y_q"]["code"] == "stream_exhausted"
-    assert all(d["agree"] for d in compare(planes["engine"]["uv"],
-                                           planes["reference"]["uv"]).values())
+    assert all(
+        d["agree"] for d in compare(planes["engine"]["uv"], planes["reference"]["uv"]).values()
+    )
     real = engines.engine
-    monkeypatch.setattr(engines, "engine",
-                        lambda name, **kw: ScaleDouble(at) if name == "scale-double"
-                        else real(name, **kw))
-    r = CliRunner().invoke(main, ["jpegai", "decode", *_args(tmp_path), "--engine",
-                                  "scale-double", "--compare"])
+    monkeypatch.setattr(
+        engines,
+        "engine",
+        lambda name, **kw: ScaleDouble(at) if name == "scale-double" else real(name, **kw),
+    )
+    r = CliRunner().invoke(
+        main, ["jpegai", "decode", *_args(tmp_path), "--engine", "scale-double", "--compare"]
+    )
     assert r.exit_code == 1
     assert f"sigma_idx differs first at channel {at[0]}, position ({at[1]}, {at[2]})" in r.output
     assert "plane uv against the reference: z, v, mask, likely, sigma_idx, y_q agree" in r.output
@@ -172,15 +198,22 @@ def test_an_array_of_another_shape_never_agrees():
     ref = Plane("y", {"v": np.zeros((3, 4, 4), np.int64), "z": np.arange(6).reshape(1, 2, 3)})
     mine = Plane("y", {"v": np.zeros((1, 4, 4), np.int64), "z": np.arange(6).reshape(1, 3, 2)})
     c = compare(mine, ref)
-    assert c == {"z": {"agree": False, "shapes": [[1, 3, 2], [1, 2, 3]]},
-                 "v": {"agree": False, "shapes": [[1, 4, 4], [3, 4, 4]]}}
+    assert c == {
+        "z": {"agree": False, "shapes": [[1, 3, 2], [1, 2, 3]]},
+        "v": {"agree": False, "shapes": [[1, 4, 4], [3, 4, 4]]},
+    }
     from waiexport.cli.jpegai import _say_decode
-    r = CliRunner().invoke(click.command()(lambda: _say_decode(
-        {"planes": {}, "compare": {"y": c}, "validated": None}, Path("out"))))
+
+    r = CliRunner().invoke(
+        click.command()(
+            lambda: _say_decode({"planes": {}, "compare": {"y": c}, "validated": None}, Path("out"))
+        )
+    )
     assert r.output.splitlines()[:3] == [
         "plane y against the reference: nothing agrees",
         "  z: the engine's has shape [1, 3, 2], the reference's [1, 2, 3]",
-        "  v: the engine's has shape [1, 4, 4], the reference's [3, 4, 4]"]
+        "  v: the engine's has shape [1, 4, 4], the reference's [3, 4, 4]",
+    ]
 
 
 def _one_line(r):
@@ -191,28 +224,38 @@ def _one_line(r):
 def test_a_truncated_soz_payload_is_stream_exhausted(tmp_path):
     cut = tmp_path / "soz.bin"
     cut.write_bytes((STREAMS / "soz.bin").read_bytes()[200:])
-    out = _one_line(CliRunner().invoke(main, ["jpegai", "decode",
-                                              *_args(tmp_path / "o", **{"--soz": cut})]))
+    out = _one_line(
+        CliRunner().invoke(main, ["jpegai", "decode", *_args(tmp_path / "o", **{"--soz": cut})])
+    )
     assert "stream_exhausted: hyper-latent, position" in out
 
 
 def test_a_truncated_latent_payload_is_stream_exhausted(tmp_path):
     cut = tmp_path / "sors.bin"
     cut.write_bytes((STREAMS / "sors.bin").read_bytes()[100:])
-    out = _one_line(CliRunner().invoke(main, ["jpegai", "decode",
-                                              *_args(tmp_path / "o", **{"--sors": cut})]))
+    out = _one_line(
+        CliRunner().invoke(main, ["jpegai", "decode", *_args(tmp_path / "o", **{"--sors": cut})])
+    )
     assert "stream_exhausted: latent of plane uv, position" in out
     assert not (tmp_path / "o" / "summary.json").exists()
 
 
-@pytest.mark.parametrize("text, why", [("01" * 40, "80 GRFS flags, expected 160"),
-                                       ("[1, 0, 2]", "not 0, 1, true or false"),
-                                       ("01x", "not the character 0 or 1")])
+@pytest.mark.parametrize(
+    "text, why",
+    [
+        ("01" * 40, "80 GRFS flags, expected 160"),
+        ("[1, 0, 2]", "not 0, 1, true or false"),
+        ("01x", "not the character 0 or 1"),
+    ],
+)
 def test_flags_of_the_wrong_form_are_model_mismatch(tmp_path, text, why):
     flags = tmp_path / "flags.txt"
     flags.write_text(text)
-    out = _one_line(CliRunner().invoke(main, ["jpegai", "decode",
-                                              *_args(tmp_path / "o", **{"--grfs-y": flags})]))
+    out = _one_line(
+        CliRunner().invoke(
+            main, ["jpegai", "decode", *_args(tmp_path / "o", **{"--grfs-y": flags})]
+        )
+    )
     assert "model_mismatch" in out and why in out
 
 
@@ -227,6 +270,7 @@ def test_flags_as_a_json_array(tmp_path):
 
 def test_a_bundle_failing_a_load_check_is_one_line(tmp_path):
     import shutil
+
     bundle = tmp_path / "bundle"
     shutil.copytree(BUNDLE, bundle)
     norm = json.loads((bundle / "norm.json").read_text())
@@ -241,6 +285,7 @@ def test_a_bundle_failing_a_load_check_is_one_line(tmp_path):
 def test_gains_past_i32_decode_to_integer_arrays(tmp_path):
     # §13.6.1: each gain fits i64; one past i32 made likely an object array (a traceback)
     import shutil
+
     bundle = tmp_path / "bundle"
     shutil.copytree(BUNDLE, bundle)
     norm = json.loads((bundle / "norm.json").read_text())
@@ -260,6 +305,7 @@ def test_gains_past_i32_decode_to_integer_arrays(tmp_path):
 
 def test_the_bundled_payloads_are_what_the_generator_writes(tmp_path):
     from waiexport.capabilities.examples import make
+
     make(tmp_path)
     for path in sorted(STREAMS.iterdir()):
         assert (tmp_path / "jpegai" / "streams" / path.name).read_bytes() == path.read_bytes()
@@ -269,6 +315,7 @@ def test_a_decode_replaces_an_earlier_one_whole_and_keeps_it_when_it_cannot_fini
     import resource
     import subprocess
     import sys
+
     out = tmp_path / "o"
     assert CliRunner().invoke(main, ["jpegai", "decode", *_args(out)]).exit_code == 0
     before = {p.name: p.read_bytes() for p in out.iterdir()}
@@ -277,10 +324,12 @@ def test_a_decode_replaces_an_earlier_one_whole_and_keeps_it_when_it_cannot_fini
     assert {p.name: p.read_bytes() for p in out.iterdir()} == before
     (out / "y_z.npy").write_bytes(b"stale")
     # a write limit below what the outputs need: one line, the earlier folder as it was
-    r = subprocess.run([sys.executable, "-m", "waiexport.cli", "jpegai", "decode",
-                        *_args(out)], capture_output=True, text=True,
-                       preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_FSIZE,
-                                                             (100_000, 100_000)))
+    r = subprocess.run(
+        [sys.executable, "-m", "waiexport.cli", "jpegai", "decode", *_args(out)],
+        capture_output=True,
+        text=True,
+        preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_FSIZE, (100_000, 100_000)),
+    )
     assert r.returncode == 2 and "unwritable" in r.stderr and len(r.stderr.splitlines()) == 1
     assert (out / "y_z.npy").read_bytes() == b"stale"
     assert not [p for p in tmp_path.iterdir() if p.name.endswith(".part")]

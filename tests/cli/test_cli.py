@@ -36,11 +36,19 @@ def test_inspect_json():
     r = run("inspect", "--json", EXAMPLE)
     assert r.exit_code == 0
     d = json.loads(r.output)
-    assert [op["op"] for op in d["operators"]] == ["conv_transpose", "relu", "conv_transpose",
-                                                   "clamp"]
+    assert [op["op"] for op in d["operators"]] == [
+        "conv_transpose",
+        "relu",
+        "conv_transpose",
+        "clamp",
+    ]
     assert d["tensors"][4]["shape"] == ["3", "64", "64"]
     assert d["operators"][0]["params"]["weights"] == {
-        "shape": ["8", "6", "4", "4"], "bytes": "4", "min": "-64", "max": "63"}
+        "shape": ["8", "6", "4", "4"],
+        "bytes": "4",
+        "min": "-64",
+        "max": "63",
+    }
     assert d["operators"][0]["params"]["rq"]["bias_kind"] == "pre"
     assert len(d["sha256"]) == 64
 
@@ -78,8 +86,10 @@ def test_help_reads_like_a_manual():
 
 # --- run ------------------------------------------------------------------------------------
 
+
 def _graph_file(tmp_path):
     from _helpers import accumulator
+
     path = tmp_path / "acc.whg1"
     path.write_bytes(write(accumulator()))
     return str(path)
@@ -96,14 +106,18 @@ def tensor(values):
 
 
 def test_run_sequence_json_carries_state_past_a_refusal(tmp_path):
-    doc = [{"inputs": [tensor([1, 2])], "scalars": []},
-           {"inputs": [{"data": [11, 0], "shape": [1, 1, 2]}], "scalars": []},
-           {"inputs": [tensor([2, -2])], "scalars": [], "expect": {"refuse": "x"}}]
+    doc = [
+        {"inputs": [tensor([1, 2])], "scalars": []},
+        {"inputs": [{"data": [11, 0], "shape": [1, 1, 2]}], "scalars": []},
+        {"inputs": [tensor([2, -2])], "scalars": [], "expect": {"refuse": "x"}},
+    ]
     r = run("run", _graph_file(tmp_path), "--decode", _decode_file(tmp_path, doc), "--json")
     assert r.exit_code == 1
-    assert r.output == ('[{"outputs":[{"data":["4","5"],"shape":["1","1","2"]}]},'
-                        '{"refuse":"field_range"},'
-                        '{"outputs":[{"data":["6","3"],"shape":["1","1","2"]}]}]\n')
+    assert r.output == (
+        '[{"outputs":[{"data":["4","5"],"shape":["1","1","2"]}]},'
+        '{"refuse":"field_range"},'
+        '{"outputs":[{"data":["6","3"],"shape":["1","1","2"]}]}]\n'
+    )
 
 
 def test_run_one_decode_exits_0(tmp_path):
@@ -135,17 +149,20 @@ def test_run_refused_graph_prints_its_code(tmp_path):
     assert r.exit_code == 2 and r.output == '{"refuse":"model_mismatch"}\n'
 
 
-@pytest.mark.parametrize("doc, match", [
-    ("not json", "not JSON"),
-    ({"inputs": [{"data": [1], "shape": [1, 1, 2]}]}, "1 values for shape [1, 1, 2]"),
-    ({"inputs": [{"data": [1.5], "shape": [1, 1, 1]}]}, "1.5 is not an integer"),
-    ({"inputs": [{"data": ["01"], "shape": [1, 1, 1]}]}, "not a decimal integer"),
-    ({"inputs": [{"data": [True], "shape": [1, 1, 1]}]}, "True is not an integer"),
-    ({"inputs": []}, "takes 1 data inputs and 0 scalars"),
-    ({"inputs": [{"data": [], "shape": [1, -1, 0]}]}, "is not three sizes"),
-    ({"inputs": [{"data": [], "shape": [1, 2**40, 2**40]}]}, "0 values for shape"),
-    ([1], "a decode is an object"),
-])
+@pytest.mark.parametrize(
+    "doc, match",
+    [
+        ("not json", "not JSON"),
+        ({"inputs": [{"data": [1], "shape": [1, 1, 2]}]}, "1 values for shape [1, 1, 2]"),
+        ({"inputs": [{"data": [1.5], "shape": [1, 1, 1]}]}, "1.5 is not an integer"),
+        ({"inputs": [{"data": ["01"], "shape": [1, 1, 1]}]}, "not a decimal integer"),
+        ({"inputs": [{"data": [True], "shape": [1, 1, 1]}]}, "True is not an integer"),
+        ({"inputs": []}, "takes 1 data inputs and 0 scalars"),
+        ({"inputs": [{"data": [], "shape": [1, -1, 0]}]}, "is not three sizes"),
+        ({"inputs": [{"data": [], "shape": [1, 2**40, 2**40]}]}, "0 values for shape"),
+        ([1], "a decode is an object"),
+    ],
+)
 def test_run_malformed_decode_exits_2(tmp_path, doc, match):
     r = run("run", _graph_file(tmp_path), "--decode", _decode_file(tmp_path, doc))
     assert r.exit_code == 2
@@ -153,6 +170,7 @@ def test_run_malformed_decode_exits_2(tmp_path, doc, match):
 
 
 # --- targets and rewrite ----------------------------------------------------------------------
+
 
 def test_targets_list_and_show():
     assert "npu-int8" in run("targets", "list").output
@@ -169,8 +187,15 @@ def test_rewrite_writes_the_result_and_says_what_changed(tmp_path):
     assert "node 0 conv_transpose: transposed convolution → phase convolutions: applied" in r.output
     assert "fits ort-cpu" in r.output
     from waiexport import read
+
     assert [op.name for op in read(out.read_bytes()).ops] == [
-        "conv", "pixel_shuffle", "relu", "conv", "pixel_shuffle", "clamp"]
+        "conv",
+        "pixel_shuffle",
+        "relu",
+        "conv",
+        "pixel_shuffle",
+        "clamp",
+    ]
     r = run("rewrite", EXAMPLE, "--target", "npu-int8", "-o", str(out), "--json")
     assert r.exit_code == 1
     d = json.loads(r.output)
@@ -182,6 +207,7 @@ def test_rewrite_writes_the_result_and_says_what_changed(tmp_path):
 
 # --- export and the onnxruntime engine --------------------------------------------------------
 
+
 @with_extra("onnxruntime", "ort")
 def test_export_writes_a_self_checked_model(tmp_path):
     out = tmp_path / "m.onnx"
@@ -189,12 +215,14 @@ def test_export_writes_a_self_checked_model(tmp_path):
     assert r.exit_code == 0, r.output
     assert "bit-exact against the reference" in r.output
     import onnx
+
     onnx.checker.check_model(onnx.load(str(out)), full_check=True)
 
 
 @with_extra("onnxruntime", "ort")
 def test_export_refuses_a_graph_outside_the_subset(tmp_path):
     from waiexport.builder import GraphBuilder
+
     b = GraphBuilder()
     b.output(b.op("softmax", b.input(1, -5, 5, max_h=1, max_w=4)))
     path = tmp_path / "s.whg1"
@@ -208,9 +236,11 @@ def test_export_refuses_a_graph_outside_the_subset(tmp_path):
 
 @with_extra("onnxruntime", "ort")
 def test_run_on_the_onnxruntime_engine_matches_the_reference(tmp_path):
-    doc = [{"inputs": [tensor([1, 2])], "scalars": []},
-           {"inputs": [tensor([11, 0])], "scalars": []},
-           {"inputs": [tensor([2, -2])], "scalars": []}]
+    doc = [
+        {"inputs": [tensor([1, 2])], "scalars": []},
+        {"inputs": [tensor([11, 0])], "scalars": []},
+        {"inputs": [tensor([2, -2])], "scalars": []},
+    ]
     g, d = _graph_file(tmp_path), _decode_file(tmp_path, doc)
     ref = run("run", g, "--decode", d, "--json")
     ort_ = run("run", g, "--decode", d, "--json", "--engine", "ort-cpu")
@@ -220,15 +250,20 @@ def test_run_on_the_onnxruntime_engine_matches_the_reference(tmp_path):
 
 @with_extra("onnxruntime", "ort")
 def test_run_target_runs_another_target_s_model_on_the_engine(tmp_path):
-    doc = [{"inputs": [tensor([1, 2])], "scalars": []},
-           {"inputs": [tensor([2, -2])], "scalars": []}]
+    doc = [
+        {"inputs": [tensor([1, 2])], "scalars": []},
+        {"inputs": [tensor([2, -2])], "scalars": []},
+    ]
     g, d = _graph_file(tmp_path), _decode_file(tmp_path, doc)
     ref = run("run", g, "--decode", d, "--json")
-    other = run("run", g, "--decode", d, "--json", "--engine", "onnx-reference", "--target",
-                "ort-cpu-acc64")
+    other = run(
+        "run", g, "--decode", d, "--json", "--engine", "onnx-reference", "--target", "ort-cpu-acc64"
+    )
     assert ref.exit_code == other.exit_code == 0 and ref.output == other.output
-    for target, words in (("nope", "unknown target 'nope'"),
-                          ("tosa", "runs onnx models; target tosa's are tosa")):
+    for target, words in (
+        ("nope", "unknown target 'nope'"),
+        ("tosa", "runs onnx models; target tosa's are tosa"),
+    ):
         r = run("run", g, "--decode", d, "--engine", "onnx-reference", "--target", target)
         assert r.exit_code == 2 and words in r.output and "Traceback" not in r.output
 
@@ -245,9 +280,13 @@ def test_run_reports_in_the_capabilitys_codes(tmp_path):
 def test_inspect_lists_every_tensor_and_gives_no_range_for_a_derived_one():
     r = run("inspect", EXAMPLE)
     tail = r.output.split("\ntensors\n")[1].splitlines()
-    assert tail == ["  0: [8, 16, 16] check [-128, 127]", "  1: [6, 32, 32] derived",
-                    "  2: [6, 32, 32] derived", "  3: [3, 64, 64] derived",
-                    "  4: [3, 64, 64] derived"]
+    assert tail == [
+        "  0: [8, 16, 16] check [-128, 127]",
+        "  1: [6, 32, 32] derived",
+        "  2: [6, 32, 32] derived",
+        "  3: [3, 64, 64] derived",
+        "  4: [3, 64, 64] derived",
+    ]
     tensors = json.loads(run("inspect", EXAMPLE, "--json").output)["tensors"]
     assert tensors[0]["lo"] == "-128" and tensors[1]["lo"] is None and tensors[1]["hi"] is None
 
@@ -263,10 +302,12 @@ def test_rewrite_names_a_node_the_same_way_on_every_line(tmp_path):
 
 @with_extra("onnxruntime", "ort")
 def test_export_and_rewrite_give_a_change_in_one_json_shape(tmp_path):
-    rw = json.loads(run("rewrite", EXAMPLE, "--target", "tosa", "-o", str(tmp_path / "r.whg1"),
-                        "--json").output)["changes"]
-    ex = json.loads(run("export", EXAMPLE, "-o", str(tmp_path / "m.onnx"), "--json")
-                    .stdout)["rewrites"]
+    rw = json.loads(
+        run("rewrite", EXAMPLE, "--target", "tosa", "-o", str(tmp_path / "r.whg1"), "--json").output
+    )["changes"]
+    ex = json.loads(run("export", EXAMPLE, "-o", str(tmp_path / "m.onnx"), "--json").stdout)[
+        "rewrites"
+    ]
     assert ex and set(ex[0]) == set(rw[0]) == {"applied", "node", "op", "reason", "rewrite"}
 
 
@@ -285,6 +326,7 @@ def test_progress_shows_on_a_terminal_and_keeps_a_log_clean(monkeypatch):
     class Terminal(io.StringIO):
         def isatty(self):
             return True
+
     for stream, shown in ((Terminal(), True), (io.StringIO(), False)):
         monkeypatch.setattr(sys, "stderr", stream)
         with progress(3, "packing for ort-cpu") as bar:

@@ -17,8 +17,7 @@ def _commands() -> list[str]:
     out = []
     for name in COMMANDS:
         cmd = main.get_command(None, name)
-        out += [f"{name} {sub}" for sub in cmd.commands] if isinstance(cmd, click.Group) \
-            else [name]
+        out += [f"{name} {sub}" for sub in cmd.commands] if isinstance(cmd, click.Group) else [name]
     return out
 
 

@@ -34,11 +34,15 @@ def _run(args: list, cwd=None, timeout: float = 300) -> tuple[int, str, int]:
     """``waiexport ARGS`` in a child under :data:`LIMIT`: its exit code, its output, and its
     peak resident memory in bytes (from the child's own resource usage)."""
     with tempfile.TemporaryFile() as out:
-        p = subprocess.Popen([sys.executable, "-m", "waiexport.cli", *args], stdout=out,
-                             stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, cwd=cwd,
-                             preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_AS,
-                                                                   (LIMIT, LIMIT)))
-        deadline = time.monotonic() + timeout     # a hang guard, not a measurement
+        p = subprocess.Popen(
+            [sys.executable, "-m", "waiexport.cli", *args],
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            cwd=cwd,
+            preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_AS, (LIMIT, LIMIT)),
+        )
+        deadline = time.monotonic() + timeout  # a hang guard, not a measurement
         while True:
             pid, status, usage = os.wait4(p.pid, os.WNOHANG)
             if pid:
@@ -76,17 +80,24 @@ def _base(kind: str, args: list) -> int:
     return _BASE[kind]
 
 
-@pytest.mark.parametrize("case", ["dev-zero payload", "fifo flags", "100 MB flags",
-                                  "200 MB line", "dev-zero vectors"])
+@pytest.mark.parametrize(
+    "case", ["dev-zero payload", "fifo flags", "100 MB flags", "200 MB line", "dev-zero vectors"]
+)
 def test_a_hostile_file_is_one_line_within_a_correct_file_s_memory(hostile, tmp_path, case):
     kind = "validate" if case in ("200 MB line", "dev-zero vectors") else "decode"
-    base = _base(kind, ["validate", str(CORPUS / "vectors" / "relu.jsonl")]
-                 if kind == "validate" else jpegai_args(tmp_path / "a"))
-    bad = {"dev-zero payload": jpegai_args(tmp_path / "b", soz="/dev/zero"),
-           "fifo flags": jpegai_args(tmp_path / "b", **{"grfs-y": hostile / "fifo"}),
-           "100 MB flags": jpegai_args(tmp_path / "b", **{"grfs-uv": hostile / "flags"}),
-           "200 MB line": ["validate", str(hostile / "long.jsonl")],
-           "dev-zero vectors": ["validate", "/dev/zero"]}[case]
+    base = _base(
+        kind,
+        ["validate", str(CORPUS / "vectors" / "relu.jsonl")]
+        if kind == "validate"
+        else jpegai_args(tmp_path / "a"),
+    )
+    bad = {
+        "dev-zero payload": jpegai_args(tmp_path / "b", soz="/dev/zero"),
+        "fifo flags": jpegai_args(tmp_path / "b", **{"grfs-y": hostile / "fifo"}),
+        "100 MB flags": jpegai_args(tmp_path / "b", **{"grfs-uv": hostile / "flags"}),
+        "200 MB line": ["validate", str(hostile / "long.jsonl")],
+        "dev-zero vectors": ["validate", "/dev/zero"],
+    }[case]
     code, out, peak = _run(bad)
     lines = [x for x in out.splitlines() if x.strip()]
     assert code == 2 and len(lines) == 1 and "Traceback" not in out, out
@@ -101,9 +112,19 @@ def judged(tmp_path_factory):
     from waiexport.cli import main
 
     from _runners import on_onnxruntime, run_pack
+
     root = tmp_path_factory.mktemp("judged")
-    r = CliRunner().invoke(main, ["vectors", "pack", "--target", "ort-cpu", str(root / "pack"),
-                                  str(CORPUS / "vectors" / "relu.jsonl")])
+    r = CliRunner().invoke(
+        main,
+        [
+            "vectors",
+            "pack",
+            "--target",
+            "ort-cpu",
+            str(root / "pack"),
+            str(CORPUS / "vectors" / "relu.jsonl"),
+        ],
+    )
     assert r.exit_code == 0, r.output
     shutil.copytree(root / "pack", root / "results")
     run_pack(root / "results", on_onnxruntime)
@@ -116,13 +137,20 @@ def _header_of(count: int) -> bytes:
     return b"\x93NUMPY\x01\x00" + len(header).to_bytes(2, "little") + header.encode()
 
 
-@pytest.mark.parametrize("case", ["2^40 elements", "100 MB ran_on", "nested 200,000 deep",
-                                  "NaN shape"])
+@pytest.mark.parametrize(
+    "case", ["2^40 elements", "100 MB ran_on", "nested 200,000 deep", "NaN shape"]
+)
 def test_hostile_results_are_judged_within_a_correct_result_s_memory(judged, tmp_path, case):
     work = tmp_path / "results"
     shutil.copytree(judged / "results", work)
-    args = ["validate", "--results", str(work), "--pack", str(judged / "pack"),
-            str(CORPUS / "vectors" / "relu.jsonl")]
+    args = [
+        "validate",
+        "--results",
+        str(work),
+        "--pack",
+        str(judged / "pack"),
+        str(CORPUS / "vectors" / "relu.jsonl"),
+    ]
     base = _base("judge", args)
     manifest = json.loads((work / "manifest.json").read_text())
     first = work / manifest["vectors"][0]["decodes"][0]["outputs"][0]["path"]
@@ -144,25 +172,39 @@ def test_hostile_results_are_judged_within_a_correct_result_s_memory(judged, tmp
 def _tree(folder: Path) -> dict:
     """Every file under ``folder`` by its path there, and its bytes; what a writer killed
     before it could clean up leaves under a temporary name (``*.part``, ``*.old``) aside."""
-    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*"))
-            if p.is_file() and not any(part.endswith((".part", ".old"))
-                                       for part in p.relative_to(folder).parts)}
+    return {
+        str(p.relative_to(folder)): p.read_bytes()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file()
+        and not any(part.endswith((".part", ".old")) for part in p.relative_to(folder).parts)
+    }
 
 
 WRITERS = {
-    "export": lambda out: ["export", str(ROOT / "examples" / "tiny_synth.whg1"), "-o",
-                           str(out / "m.onnx")],
-    "pack": lambda out: ["vectors", "pack", str(out / "pack"),
-                         str(CORPUS / "vectors" / "relu.jsonl"),
-                         str(CORPUS / "vectors" / "conv.jsonl")],
+    "export": lambda out: [
+        "export",
+        str(ROOT / "examples" / "tiny_synth.whg1"),
+        "-o",
+        str(out / "m.onnx"),
+    ],
+    "pack": lambda out: [
+        "vectors",
+        "pack",
+        str(out / "pack"),
+        str(CORPUS / "vectors" / "relu.jsonl"),
+        str(CORPUS / "vectors" / "conv.jsonl"),
+    ],
     "decode": lambda out: jpegai_args(out / "decoded"),
     "examples": lambda out: ["examples", "make", str(out / "sets")],
 }
 
 
 def _interrupted(args: list, sig, delay: float) -> None:
-    p = subprocess.Popen([sys.executable, "-m", "waiexport.cli", *args],
-                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    p = subprocess.Popen(
+        [sys.executable, "-m", "waiexport.cli", *args],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     time.sleep(delay)
     p.send_signal(sig)
     p.wait()
@@ -186,7 +228,7 @@ def test_an_interrupted_writer_leaves_its_output_absent_or_whole(tmp_path, write
         if sig == signal.SIGKILL:
             _interrupted(args(whole), sig, delay)
             assert _tree(whole) == want, f"{sig.name} after {delay} s: the earlier output"
-    assert _run(args(out))[0] == 0 and _tree(out) == want          # the next run is right
+    assert _run(args(out))[0] == 0 and _tree(out) == want  # the next run is right
 
 
 @pytest.fixture
@@ -194,8 +236,9 @@ def small_disk(tmp_path):
     """An 8 MiB tmpfs (root only; the test skips elsewhere)."""
     disk = tmp_path / "disk"
     disk.mkdir()
-    r = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=8m", "tmpfs", str(disk)],
-                       capture_output=True)
+    r = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=8m", "tmpfs", str(disk)], capture_output=True
+    )
     if r.returncode != 0:
         pytest.skip(f"cannot mount a tmpfs here: {r.stderr.decode().strip()[:80]}")
     yield disk

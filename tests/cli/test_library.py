@@ -20,14 +20,22 @@ def _cli(args) -> tuple[str, int]:
     return result.output, result.exit_code
 
 
-@pytest.mark.parametrize("options, args", [
-    ({}, []),
-    ({"subset": "full"}, ["--subset", "full"]),
-    ({"profile": "acc64", "capability": "demo"}, ["--profile", "acc64", "--capability", "demo"]),
-    ({"target": "tosa"}, ["--target", "tosa"]),
-    ({"target": "ort-cpu", "roles": ["a", "b"]}, ["--target", "ort-cpu", "--role", "a",
-                                                    "--role", "b"]),
-])
+@pytest.mark.parametrize(
+    "options, args",
+    [
+        ({}, []),
+        ({"subset": "full"}, ["--subset", "full"]),
+        (
+            {"profile": "acc64", "capability": "demo"},
+            ["--profile", "acc64", "--capability", "demo"],
+        ),
+        ({"target": "tosa"}, ["--target", "tosa"]),
+        (
+            {"target": "ort-cpu", "roles": ["a", "b"]},
+            ["--target", "ort-cpu", "--role", "a", "--role", "b"],
+        ),
+    ],
+)
 def test_check_is_the_command_s_json(tmp_path, monkeypatch, options, args):
     monkeypatch.chdir(tmp_path)
     files = [TINY, TINY] if "roles" in options else [TINY]
@@ -40,9 +48,11 @@ def test_check_is_the_command_s_json(tmp_path, monkeypatch, options, args):
 
 def test_check_takes_bytes_and_raises_what_the_command_maps():
     from waiexport import Refusal
+
     data = (ROOT / "examples" / "tiny_synth.whg1").read_bytes()
-    assert waiexport.check([data], roles=["tiny_synth"]).to_json() == \
-        waiexport.check([TINY]).to_json()
+    assert (
+        waiexport.check([data], roles=["tiny_synth"]).to_json() == waiexport.check([TINY]).to_json()
+    )
     with pytest.raises(Refusal):
         waiexport.check([data[:40]])
     with pytest.raises(ValueError):
@@ -54,11 +64,14 @@ def test_check_takes_bytes_and_raises_what_the_command_maps():
 VECTORS = ROOT / "conformance" / "corpus" / "vectors"
 
 
-@pytest.mark.parametrize("engine, files", [
-    ("reference", ["relu.jsonl", "crop.jsonl"]),
-    ("ort-cpu", ["rescale.jsonl"]),
-    ("npu-int8", ["clamp.jsonl", "pad_rep.jsonl"]),
-])
+@pytest.mark.parametrize(
+    "engine, files",
+    [
+        ("reference", ["relu.jsonl", "crop.jsonl"]),
+        ("ort-cpu", ["rescale.jsonl"]),
+        ("npu-int8", ["clamp.jsonl", "pad_rep.jsonl"]),
+    ],
+)
 def test_validate_is_the_command_s_json(tmp_path, monkeypatch, engine, files):
     monkeypatch.chdir(tmp_path)
     paths = [str(VECTORS / f) for f in files]
@@ -72,6 +85,7 @@ def test_validate_is_the_command_s_json(tmp_path, monkeypatch, engine, files):
 def test_validate_raises_what_the_command_maps(tmp_path):
     from waiexport.jobs import NothingToValidate
     from waiexport.jsonio import BadInput
+
     with pytest.raises(FileNotFoundError):
         waiexport.validate([str(tmp_path / "absent.jsonl")])
     (tmp_path / "empty.jsonl").write_text("")
@@ -84,29 +98,52 @@ def test_validate_raises_what_the_command_maps(tmp_path):
         waiexport.validate([str(VECTORS / "relu.jsonl")], engine="no-such-engine")
 
 
-@pytest.mark.parametrize("target, suffix, sizes", [
-    ("ort-cpu", ".onnx", ()),
-    ("ort-cpu-acc64", ".onnx", ()),
-    ("openvino-cpu", ".onnx", ()),
-    ("tosa", ".tosa", ((8, 8),)),
-])
+@pytest.mark.parametrize(
+    "target, suffix, sizes",
+    [
+        ("ort-cpu", ".onnx", ()),
+        ("ort-cpu-acc64", ".onnx", ()),
+        ("openvino-cpu", ".onnx", ()),
+        ("tosa", ".tosa", ((8, 8),)),
+    ],
+)
 def test_export_is_the_command_s_json(tmp_path, monkeypatch, target, suffix, sizes):
     if target == "openvino-cpu":
         pytest.importorskip("openvino", reason="needs OpenVINO: pip install 'waiexport[openvino]'")
     if target == "tosa":
-        pytest.importorskip("tosa_serializer", reason="needs tosa-tools: pip install "
-                                                      "'waiexport[tosa]'")
+        pytest.importorskip(
+            "tosa_serializer", reason="needs tosa-tools: pip install 'waiexport[tosa]'"
+        )
     monkeypatch.chdir(tmp_path)
     out_path = f"model{suffix}"
     result = waiexport.export(TINY, out_path, target=target, sizes=sizes)
     written = (tmp_path / out_path).read_bytes()
-    out, code = _cli(["export", TINY, "--target", target, "-o", out_path, "--json",
-                      *[a for h, w in sizes for a in ("--size", f"{h}x{w}")]])
+    out, code = _cli(
+        [
+            "export",
+            TINY,
+            "--target",
+            target,
+            "-o",
+            out_path,
+            "--json",
+            *[a for h, w in sizes for a in ("--size", f"{h}x{w}")],
+        ]
+    )
     assert code == 0, out
     assert result.to_json() + "\n" == out
     assert (tmp_path / out_path).read_bytes() == written
-    text, _ = _cli(["export", TINY, "--target", target, "-o", out_path,
-                    *[a for h, w in sizes for a in ("--size", f"{h}x{w}")]])
+    text, _ = _cli(
+        [
+            "export",
+            TINY,
+            "--target",
+            target,
+            "-o",
+            out_path,
+            *[a for h, w in sizes for a in ("--size", f"{h}x{w}")],
+        ]
+    )
     assert result.text() + "\n" == text
 
 
@@ -115,6 +152,7 @@ def test_export_raises_what_the_command_maps(tmp_path):
     from waiexport.builder import GraphBuilder
     from waiexport.jobs import SizeRefused
     from waiexport.targets.errors import DoesNotFit
+
     data = (ROOT / "examples" / "tiny_synth.whg1").read_bytes()
     with pytest.raises(Refusal):
         waiexport.export(data[:40], tmp_path / "m.onnx")
@@ -165,6 +203,7 @@ def test_run_is_the_command_s_json(tmp_path, monkeypatch, engine, sequence):
 
 def test_run_raises_what_the_command_maps(tmp_path):
     from waiexport.jsonio import BadInput
+
     (tmp_path / "bad.json").write_text("[]")
     with pytest.raises(BadInput, match="nothing to run"):
         waiexport.run(TINY, tmp_path / "bad.json")
@@ -174,8 +213,9 @@ def test_run_raises_what_the_command_maps(tmp_path):
         waiexport.run(TINY, DECODE, engine="no-such-engine")
 
 
-@pytest.mark.parametrize("form, source", [("int_synth", "examples/int_synth.json"),
-                                          ("jpegai", "examples/jpegai")])
+@pytest.mark.parametrize(
+    "form, source", [("int_synth", "examples/int_synth.json"), ("jpegai", "examples/jpegai")]
+)
 def test_lower_is_the_command_s_json(tmp_path, monkeypatch, form, source):
     monkeypatch.chdir(tmp_path)
     result = waiexport.lower(form, ROOT / source, "mine")
@@ -188,6 +228,7 @@ def test_lower_is_the_command_s_json(tmp_path, monkeypatch, form, source):
     (tmp_path / "someone").mkdir()
     (tmp_path / "someone" / "notes.txt").write_text("mine")
     from waiexport.files import NotOurs
+
     with pytest.raises(NotOurs):
         waiexport.lower(form, ROOT / source, "someone")
     assert (tmp_path / "someone" / "notes.txt").read_text() == "mine"
@@ -199,29 +240,41 @@ STREAMS = ROOT / "examples" / "jpegai" / "streams"
 @pytest.mark.parametrize("engine, compare", [("reference", False), ("ort-cpu", True)])
 def test_jpegai_decode_is_the_command_s_json(tmp_path, monkeypatch, engine, compare):
     from _helpers import jpegai_args
+
     monkeypatch.chdir(tmp_path)
     result = waiexport.jpegai_decode(
-        ROOT / "examples" / "jpegai", *(STREAMS / f for f in ("soz.bin", "sorp.bin", "sors.bin",
-                                                              "grfs_y.txt", "grfs_uv.txt")),
-        engine=engine, compare=compare, validate=False, output="mine")
-    out, code = _cli(jpegai_args("theirs") + ["--engine", engine, "--json"]
-                     + (["--compare"] if compare else []))
+        ROOT / "examples" / "jpegai",
+        *(STREAMS / f for f in ("soz.bin", "sorp.bin", "sors.bin", "grfs_y.txt", "grfs_uv.txt")),
+        engine=engine,
+        compare=compare,
+        validate=False,
+        output="mine",
+    )
+    out, code = _cli(
+        jpegai_args("theirs") + ["--engine", engine, "--json"] + (["--compare"] if compare else [])
+    )
     assert result.to_json() + "\n" == out
     assert code == (0 if result.ok else 1)
     for name, data in result.files.items():
-        assert (tmp_path / "mine" / name).read_bytes() == data == \
-            (tmp_path / "theirs" / name).read_bytes()
+        assert (
+            (tmp_path / "mine" / name).read_bytes()
+            == data
+            == (tmp_path / "theirs" / name).read_bytes()
+        )
 
 
 def test_jpegai_decode_names_the_input_it_refuses(tmp_path):
     from waiexport.jobs import InputRefused
-    streams = [(STREAMS / f).read_bytes() for f in ("soz.bin", "sorp.bin", "sors.bin",
-                                                    "grfs_y.txt", "grfs_uv.txt")]
+
+    streams = [
+        (STREAMS / f).read_bytes()
+        for f in ("soz.bin", "sorp.bin", "sors.bin", "grfs_y.txt", "grfs_uv.txt")
+    ]
     with pytest.raises(InputRefused) as e:
-        waiexport.jpegai_decode(ROOT / "examples" / "jpegai", *streams[:3], b"0101",
-                                streams[4], validate=False)
+        waiexport.jpegai_decode(
+            ROOT / "examples" / "jpegai", *streams[:3], b"0101", streams[4], validate=False
+        )
     assert e.value.which == "grfs_y" and e.value.refusal.code == "model_mismatch"
     with pytest.raises(InputRefused) as e:
-        waiexport.jpegai_decode(ROOT / "examples" / "jpegai", b"", *streams[1:],
-                                validate=False)
+        waiexport.jpegai_decode(ROOT / "examples" / "jpegai", b"", *streams[1:], validate=False)
     assert e.value.which == "SOZ"

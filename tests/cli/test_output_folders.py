@@ -16,20 +16,40 @@ from _helpers import ROOT, jpegai_args, with_extra
 #: Each command that writes a folder: its arguments for the folder ``out``, and a file a
 #: user may keep under a name it also writes.
 WRITERS = {
-    "lower": (lambda out: ["lower", "int_synth", str(ROOT / "examples" / "int_synth.json"),
-                           "-o", str(out)], "certificate.json"),
-    "vectors pack": (lambda out: ["vectors", "pack", str(out),
-                                  str(CORPUS / "vectors" / "relu.jsonl")], "manifest.json"),
+    "lower": (
+        lambda out: [
+            "lower",
+            "int_synth",
+            str(ROOT / "examples" / "int_synth.json"),
+            "-o",
+            str(out),
+        ],
+        "certificate.json",
+    ),
+    "vectors pack": (
+        lambda out: ["vectors", "pack", str(out), str(CORPUS / "vectors" / "relu.jsonl")],
+        "manifest.json",
+    ),
     "jpegai decode": (lambda out: jpegai_args(out), "summary.json"),
     "examples make": (lambda out: ["examples", "make", str(out)], "int_synth.json"),
 }
-ETHOS = (lambda out: ["export", str(ROOT / "examples" / "tiny_synth.whg1"), "--target",
-                      "ethos-u55-128", "-o", str(out)], "tiny_synth.tosa")
+ETHOS = (
+    lambda out: [
+        "export",
+        str(ROOT / "examples" / "tiny_synth.whg1"),
+        "--target",
+        "ethos-u55-128",
+        "-o",
+        str(out),
+    ],
+    "tiny_synth.tosa",
+)
 
 
 def _tree(folder: Path) -> dict:
-    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*"))
-            if p.is_file()}
+    return {
+        str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()
+    }
 
 
 def _check(tmp_path, args, theirs):
@@ -40,7 +60,7 @@ def _check(tmp_path, args, theirs):
     assert r.exit_code == 2 and "not-empty" in r.output, r.output
     assert _tree(out) == {theirs: b"a user's file"}
     (out / theirs).unlink()
-    for _ in range(2):                  # into an empty folder, then over its own output
+    for _ in range(2):  # into an empty folder, then over its own output
         r = CliRunner().invoke(main, args(out))
         assert r.exit_code == 0, r.output
     first = _tree(out)
@@ -53,8 +73,7 @@ def _check(tmp_path, args, theirs):
 @pytest.mark.parametrize("command", sorted(WRITERS))
 def test_only_an_earlier_output_of_the_same_command_is_replaced(tmp_path, command):
     if command == "vectors pack":
-        pytest.importorskip("onnxruntime", reason="needs onnxruntime: pip install "
-                                                  "'waiexport[ort]'")
+        pytest.importorskip("onnxruntime", reason="needs onnxruntime: pip install 'waiexport[ort]'")
     _check(tmp_path, *WRITERS[command])
 
 
@@ -86,6 +105,7 @@ def test_an_examples_make_that_fails_part_way_leaves_no_folder(tmp_path, monkeyp
     def full_disk(work, full):
         (work / "int_synth.json").write_text("{}")
         raise OSError(errno.ENOSPC, "No space left on device")
+
     monkeypatch.setattr(examples, "make", full_disk)
     r = CliRunner().invoke(main, ["examples", "make", str(tmp_path / "out")])
     assert r.exit_code == 2 and "unwritable" in r.output and "No space" in r.output, r.output

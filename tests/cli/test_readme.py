@@ -27,6 +27,7 @@ def test_readme_main_command_runs():
     main_cmd, _ = _commands()
     args = shlex.split(main_cmd.split("&&")[1])
     assert args[0] == "waiexport"
-    r = CliRunner().invoke(main, [a if not a.startswith("examples/") else str(ROOT / a)
-                                  for a in args[1:]])
+    r = CliRunner().invoke(
+        main, [a if not a.startswith("examples/") else str(ROOT / a) for a in args[1:]]
+    )
     assert r.exit_code == 0, r.output

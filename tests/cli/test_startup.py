@@ -13,12 +13,15 @@ HEAVY = ("networkx", "onnx", "onnxruntime", "numba", "waiexport.reference")
 
 
 def test_help_and_targets_import_nothing_heavy():
-    code = ("import sys; from click.testing import CliRunner; from waiexport.cli import main; "
-            "[CliRunner().invoke(main, a) for a in (['--help'], ['targets', 'list'], "
-            "['targets', 'show', 'tosa'])]; "
-            f"print([m for m in {HEAVY!r} if m in sys.modules])")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True).stdout
+    code = (
+        "import sys; from click.testing import CliRunner; from waiexport.cli import main; "
+        "[CliRunner().invoke(main, a) for a in (['--help'], ['targets', 'list'], "
+        "['targets', 'show', 'tosa'])]; "
+        f"print([m for m in {HEAVY!r} if m in sys.modules])"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout
     assert out.strip() == "[]"
 
 
@@ -39,9 +42,13 @@ def test_a_command_leaves_what_it_made_to_the_process_s_end():
     # Python's last collection at exit walked every object a command had made: 0.2–0.3 s of
     # the main job; frozen by the exit handler, they are left to the process's end. Young
     # collections every 700 new objects pushed full ones mid-run (0.1 s apiece)
-    out = subprocess.run([sys.executable, "-c", EXIT], capture_output=True, text=True,
-                         check=True, cwd=os.path.dirname(os.path.dirname(os.path.dirname(
-                             __file__)))).stdout
+    out = subprocess.run(
+        [sys.executable, "-c", EXIT],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=os.path.dirname(os.path.dirname(os.path.dirname(__file__))),
+    ).stdout
     assert out.strip().splitlines()[-1] == "100000 0 True"
 
 
@@ -63,16 +70,21 @@ print(json.dumps({"hits": sum(s.cache_hits.values()), "misses": sum(s.cache_miss
 def test_kernels_compile_once_into_the_user_cache(tmp_path):
     env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path)}
     env.pop("NUMBA_CACHE_DIR", None)
-    runs = [subprocess.run([sys.executable, "-c", DECODE], capture_output=True, text=True,
-                           env=env, check=True) for _ in range(2)]
+    runs = [
+        subprocess.run(
+            [sys.executable, "-c", DECODE], capture_output=True, text=True, env=env, check=True
+        )
+        for _ in range(2)
+    ]
     first, second = (json.loads(r.stdout.strip().splitlines()[-1]) for r in runs)
     assert "compiling the reference's integer kernels" in runs[0].stderr
     assert first["misses"] >= 1
     assert "compiling" not in runs[1].stderr
     # a compile fills numba's registries; a load from the cache does without them
     assert first["registries"] and not second["registries"]
-    assert second == {"hits": second["hits"], "misses": 0, "registries": False} \
-        and second["hits"] >= 1
+    assert (
+        second == {"hits": second["hits"], "misses": 0, "registries": False} and second["hits"] >= 1
+    )
     assert any((tmp_path / "waiexport" / "numba").rglob("*.nbi"))
 
 
@@ -94,10 +106,17 @@ def test_a_cached_walk_starts_neither_numba_s_runtime_nor_its_extensions(tmp_pat
     # package's entry points (12 ms): the entropy decode's walks need neither once compiled
     env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path)}
     env.pop("NUMBA_CACHE_DIR", None)
-    first, second = (json.loads(subprocess.run(
-        [sys.executable, "-c", WALK], capture_output=True, text=True, env=env,
-        check=True).stdout.strip().splitlines()[-1]) for _ in range(2))
-    assert first == {"runtime": True, "extensions": True}      # a compile needs both
+    first, second = (
+        json.loads(
+            subprocess.run(
+                [sys.executable, "-c", WALK], capture_output=True, text=True, env=env, check=True
+            )
+            .stdout.strip()
+            .splitlines()[-1]
+        )
+        for _ in range(2)
+    )
+    assert first == {"runtime": True, "extensions": True}  # a compile needs both
     assert second == {"runtime": False, "extensions": False}
 
 
@@ -122,8 +141,9 @@ print(json.dumps(seen))
 def test_numba_is_imported_where_a_sum_runs_compiled():
     # 0.3 s of every process that runs no large sum: an engine's worker, a graph without a
     # convolution, or with small ones only (the corpus, a self-check at the probe's sizes)
-    out = subprocess.run([sys.executable, "-c", NO_SUM], capture_output=True, text=True,
-                         check=True).stdout
+    out = subprocess.run(
+        [sys.executable, "-c", NO_SUM], capture_output=True, text=True, check=True
+    ).stdout
     assert json.loads(out.strip().splitlines()[-1]) == [False, False, True]
 
 
@@ -140,15 +160,26 @@ def test_numba_s_import_reads_neither_scipy_nor_pyyaml_only_to_check(tmp_path):
     (tmp_path / "scipy").mkdir()
     (tmp_path / "scipy" / "__init__.py").write_text("__version__ = '1.10.0'\n")
     (tmp_path / "yaml.py").write_text("def safe_load(f):\n    return {}\n")
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
-        [str(tmp_path), *filter(None, [os.environ.get("PYTHONPATH")])])}
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join(
+            [str(tmp_path), *filter(None, [os.environ.get("PYTHONPATH")])]
+        ),
+    }
 
     def imported():
-        out = subprocess.run([sys.executable, "-c", KEPT_OUT], capture_output=True, text=True,
-                             env=env, cwd=tmp_path, check=True).stdout
+        out = subprocess.run(
+            [sys.executable, "-c", KEPT_OUT],
+            capture_output=True,
+            text=True,
+            env=env,
+            cwd=tmp_path,
+            check=True,
+        ).stdout
         return json.loads(out.strip().splitlines()[-1])
+
     assert imported() == [True, False, False]
-    (tmp_path / ".numba_config.yaml").write_text("{}\n")     # numba reads it with PyYAML
+    (tmp_path / ".numba_config.yaml").write_text("{}\n")  # numba reads it with PyYAML
     assert imported() == [True, False, True]
 
 
@@ -159,10 +190,24 @@ def test_an_unwritable_cache_folder_runs_on_a_temporary_one_and_says_so(tmp_path
     for cache, code in (("/proc/no-such-cache", None), (str(tmp_path / "a-file"), USER_CACHE)):
         env = {**os.environ, "XDG_CACHE_HOME": cache}
         env.pop("NUMBA_CACHE_DIR", None)
-        args = ["-c", code] if code else ["-m", "waiexport.cli", *jpegai_args(
-            tmp_path / "decoded"), "--engine", "reference"]     # its entropy walks compile
-        r = subprocess.run([sys.executable, *args], capture_output=True, text=True, env=env,
-                           cwd=os.path.dirname(os.path.dirname(os.path.dirname(__file__))))
+        args = (
+            ["-c", code]
+            if code
+            else [
+                "-m",
+                "waiexport.cli",
+                *jpegai_args(tmp_path / "decoded"),
+                "--engine",
+                "reference",
+            ]
+        )  # its entropy walks compile
+        r = subprocess.run(
+            [sys.executable, *args],
+            capture_output=True,
+            text=True,
+            env=env,
+            cwd=os.path.dirname(os.path.dirname(os.path.dirname(__file__))),
+        )
         assert r.returncode == 0 and "Traceback" not in r.stderr, r.stderr
         said = [line for line in r.stderr.splitlines() if "cannot use the cache folder" in line]
         assert len(said) == 1 and f"{cache}/waiexport (" in said[0]
@@ -194,20 +239,32 @@ def test_an_interrupt_at_a_named_import_point_is_one_line_and_exit_130():
     root = os.path.dirname(os.path.dirname(os.path.dirname(__file__)))
     # a Ctrl-C while numpy is imported, and one that a C extension's initialisation turns
     # into an ImportError (as onnxruntime's did, 1 run in 20)
-    for module, how in (("numpy", "raise KeyboardInterrupt"),
-                        ("numpy", "try:\n                raise KeyboardInterrupt\n"
-                                  "            except KeyboardInterrupt:\n"
-                                  "                raise ImportError('initialization failed')")):
-        r = subprocess.run([sys.executable, "-c", INTERRUPT_AT.format(module=module, how=how)],
-                           capture_output=True, text=True, cwd=root)
+    for module, how in (
+        ("numpy", "raise KeyboardInterrupt"),
+        (
+            "numpy",
+            "try:\n                raise KeyboardInterrupt\n"
+            "            except KeyboardInterrupt:\n"
+            "                raise ImportError('initialization failed')",
+        ),
+    ):
+        r = subprocess.run(
+            [sys.executable, "-c", INTERRUPT_AT.format(module=module, how=how)],
+            capture_output=True,
+            text=True,
+            cwd=root,
+        )
         assert r.returncode == 130 and r.stderr == "waiexport: interrupted\n", r.stderr
 
 
-NO_SCIPY = DECODE + """
+NO_SCIPY = (
+    DECODE
+    + """
 import sys
 print("decoded", file=sys.stderr, flush=True)
 import scipy.linalg
 """
+)
 
 
 def test_a_kernel_run_leaves_scipy_linalg_unimported_and_importable(tmp_path):
@@ -216,10 +273,16 @@ def test_a_kernel_run_leaves_scipy_linalg_unimported_and_importable(tmp_path):
     linalg = tmp_path / "scipy" / "linalg"
     linalg.mkdir(parents=True)
     (tmp_path / "scipy" / "__init__.py").write_text("__version__ = '1.14.0'\n")
-    (linalg / "__init__.py").write_text("import sys\nprint('scipy.linalg imported', "
-                                        "file=sys.stderr)\n")
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
-        [str(tmp_path), *filter(None, [os.environ.get("PYTHONPATH")])])}
-    r = subprocess.run([sys.executable, "-c", NO_SCIPY], capture_output=True, text=True,
-                       env=env, check=True)
+    (linalg / "__init__.py").write_text(
+        "import sys\nprint('scipy.linalg imported', file=sys.stderr)\n"
+    )
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join(
+            [str(tmp_path), *filter(None, [os.environ.get("PYTHONPATH")])]
+        ),
+    }
+    r = subprocess.run(
+        [sys.executable, "-c", NO_SCIPY], capture_output=True, text=True, env=env, check=True
+    )
     assert r.stderr.splitlines()[-2:] == ["decoded", "scipy.linalg imported"], r.stderr

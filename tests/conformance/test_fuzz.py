@@ -16,14 +16,34 @@ EVERY = write(every_op_builder().build())
 # The offsets worth aiming at: the header, the tables and every operator record and its
 # first parameter bytes (the lut16 table is 128 KiB of data that any value fits).
 _TARGETS = {
-    name: sorted({*range(0, min(len(d), 400)), *(
-        o + k for o in op_offsets(d) for k in range(0, 80)),
-        *(params_offset(d, i) + k for i in range(len(op_offsets(d))) for k in range(64))})
+    name: sorted(
+        {
+            *range(0, min(len(d), 400)),
+            *(o + k for o in op_offsets(d) for k in range(0, 80)),
+            *(params_offset(d, i) + k for i in range(len(op_offsets(d))) for k in range(64)),
+        }
+    )
     for name, d in (("small", SMALL), ("state", STATE), ("every", EVERY))
 }
 _FILES = {"small": SMALL, "state": STATE, "every": EVERY}
-HOSTILE = [0, 1, 2, 3, 4, 0x7F, 0x80, 0xFF, 0x100, 0xFFFF, 0x10000, 2**26, 2**26 + 1,
-           2**31 - 1, 2**31, 2**32 - 1]
+HOSTILE = [
+    0,
+    1,
+    2,
+    3,
+    4,
+    0x7F,
+    0x80,
+    0xFF,
+    0x100,
+    0xFFFF,
+    0x10000,
+    2**26,
+    2**26 + 1,
+    2**31 - 1,
+    2**31,
+    2**32 - 1,
+]
 
 
 def _loads_or_refuses(data: bytes) -> None:
@@ -53,7 +73,7 @@ def mutated(draw):
         elif kind == "insert":
             data[off:off] = draw(st.binary(min_size=1, max_size=8))
         else:
-            del data[off:off + draw(st.integers(1, 8))]
+            del data[off : off + draw(st.integers(1, 8))]
     return bytes(data)
 
 
@@ -91,8 +111,13 @@ def _peak(data: bytes) -> int:
 
 def test_hostile_counts_cost_nothing():
     # Each count at its largest value in an otherwise valid header, over a small file.
-    for off, fmt, value in ((8, "I", 2**32 - 1), (12, "I", 2**32 - 1), (16, "H", 0xFFFF),
-                            (18, "H", 0xFFFF), (20, "H", 0xFFFF)):
+    for off, fmt, value in (
+        (8, "I", 2**32 - 1),
+        (12, "I", 2**32 - 1),
+        (16, "H", 0xFFFF),
+        (18, "H", 0xFFFF),
+        (20, "H", 0xFFFF),
+    ):
         bad = bytearray(SMALL)
         struct.pack_into("<" + fmt, bad, off, value)
         assert _peak(bytes(bad)) < 1 << 20

@@ -22,8 +22,7 @@ FORGED = "FORGED by a file in the current folder"
 
 #: What a hostile folder holds: modules that would forge a claim or run code where imported.
 HOSTILE = {
-    "tract.py": "import onnxruntime\n__version__ = '0.23.9'\n"
-                f"raise SystemExit({FORGED!r})\n",
+    "tract.py": f"import onnxruntime\n__version__ = '0.23.9'\nraise SystemExit({FORGED!r})\n",
     "pickle.py": f"raise SystemExit({FORGED!r})\n",
     "numpy.py": f"raise SystemExit({FORGED!r})\n",
     "onnxruntime.py": f"raise SystemExit({FORGED!r})\n",
@@ -40,10 +39,21 @@ def _script() -> str:
 
 
 def _validate(folder: Path, engine: str, env: dict) -> tuple[int, dict | None, str]:
-    r = subprocess.run([_script(), "validate", "--json", "--engine", engine,
-                        str(CORPUS / "vectors" / "abs.jsonl"),
-                        str(CORPUS / "vectors" / "relu.jsonl")],
-                       cwd=folder, capture_output=True, text=True, env=env)
+    r = subprocess.run(
+        [
+            _script(),
+            "validate",
+            "--json",
+            "--engine",
+            engine,
+            str(CORPUS / "vectors" / "abs.jsonl"),
+            str(CORPUS / "vectors" / "relu.jsonl"),
+        ],
+        cwd=folder,
+        capture_output=True,
+        text=True,
+        env=env,
+    )
     # a runtime's crash quoted in a probe's result names addresses that differ run to run
     out = re.sub(r"0x[0-9a-f]+", "0x…", r.stdout)
     return r.returncode, json.loads(out) if out.startswith("{") else None, r.stderr
@@ -67,12 +77,15 @@ def _same_from_both(hostile: Path, engine: str, env: dict) -> dict:
     return rep
 
 
-@pytest.mark.parametrize("engine", [
-    "reference",
-    pytest.param("ort-cpu", marks=with_extra("onnxruntime", "ort")),
-    pytest.param("tract", marks=with_extra("tract", "tract")),
-    pytest.param("onnx-reference", marks=with_extra("onnxruntime", "ort")),
-])
+@pytest.mark.parametrize(
+    "engine",
+    [
+        "reference",
+        pytest.param("ort-cpu", marks=with_extra("onnxruntime", "ort")),
+        pytest.param("tract", marks=with_extra("tract", "tract")),
+        pytest.param("onnx-reference", marks=with_extra("onnxruntime", "ort")),
+    ],
+)
 def test_a_shadowing_folder_changes_no_report(hostile, engine):
     rep = _same_from_both(hostile, engine, dict(os.environ))
     assert rep["claim"] is not None and int(rep["totals"]["pass"]) > 0
@@ -80,8 +93,9 @@ def test_a_shadowing_folder_changes_no_report(hostile, engine):
 
 @with_extra("onnxruntime", "ort")
 def test_a_plugin_runs_its_own_code_from_a_shadowing_folder(hostile, example_plugin):
-    rep = _same_from_both(hostile, "example-ort-sequential",
-                          {**os.environ, "PYTHONPATH": str(example_plugin)})
+    rep = _same_from_both(
+        hostile, "example-ort-sequential", {**os.environ, "PYTHONPATH": str(example_plugin)}
+    )
     assert "in a worker process of its own" in rep["claim"]["isolation"]
 
 
@@ -89,6 +103,7 @@ def test_the_worker_is_started_without_the_current_folder(hostile, monkeypatch):
     """The worker's command: isolated, and on the parent's path less the current folder,
     whichever way the parent's path names it."""
     from waiexport.targets.engines.worker import _argv
+
     monkeypatch.chdir(hostile)
     monkeypatch.setattr(sys, "path", ["", str(hostile), str(hostile) + "/.", *sys.path])
     argv = _argv()

@@ -284,17 +284,29 @@ class AbortingTosaRef(TosaRefEngine):
 
 #: The doubles that misbehave one way on a graph with a relu (``Misbehaves``): each one's
 #: engine name and what it does.
-MISBEHAVING = {"double-aborts": "abort", "double-sleeps": "sleep", "double-hogs": "memory",
-               "double-shouts": "shout", "double-rants": "rant", "double-spawns": "spawn",
-               "double-hangs-up": "hang up", "double-helper-hogs": "helper hogs",
-               "double-hides": "hide", "double-leaves": "leave", "double-escapes": "escape",
-               "double-escapes-hides": "escape and hide",
-               "double-escapee-hogs": "escape, hogs",
-               "double-escapes-kills-keeper": "escape, kills its keeper",
-               "double-breaks-out": "escape, breaks out", "double-memfd": "memfd"}
+MISBEHAVING = {
+    "double-aborts": "abort",
+    "double-sleeps": "sleep",
+    "double-hogs": "memory",
+    "double-shouts": "shout",
+    "double-rants": "rant",
+    "double-spawns": "spawn",
+    "double-hangs-up": "hang up",
+    "double-helper-hogs": "helper hogs",
+    "double-hides": "hide",
+    "double-leaves": "leave",
+    "double-escapes": "escape",
+    "double-escapes-hides": "escape and hide",
+    "double-escapee-hogs": "escape, hogs",
+    "double-escapes-kills-keeper": "escape, kills its keeper",
+    "double-breaks-out": "escape, breaks out",
+    "double-memfd": "memfd",
+}
 
-ENTRY_POINTS = "[waiexport.engines]\n" + "".join(
-    f"{name} = waiexport_doubles:{name.replace('-', '_')}\n" for name in MISBEHAVING) + """\
+ENTRY_POINTS = (
+    "[waiexport.engines]\n"
+    + "".join(f"{name} = waiexport_doubles:{name.replace('-', '_')}\n" for name in MISBEHAVING)
+    + """\
 double-tosa-aborts = waiexport_doubles:AbortingTosaRef
 double-stalls = waiexport_doubles:Stalls
 double-floods = waiexport_doubles:Floods
@@ -306,6 +318,7 @@ double-run-aborts = waiexport_doubles:RunAborts
 double-graph-lies = waiexport_doubles:GraphLies
 double-smuggles = waiexport_doubles:Smuggles
 """
+)
 
 
 @pytest.fixture
@@ -313,15 +326,17 @@ def doubles(tmp_path, monkeypatch):
     """The doubles as an installed plug-in distribution: a module and its dist-info on
     PYTHONPATH, which the worker processes inherit."""
     (tmp_path / "waiexport_doubles.py").write_text(
-        DOUBLES.replace("HOW = {}", f"HOW = {MISBEHAVING!r}", 1))
+        DOUBLES.replace("HOW = {}", f"HOW = {MISBEHAVING!r}", 1)
+    )
     info = tmp_path / "waiexport_doubles-0.1.dist-info"
     info.mkdir()
-    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: waiexport-doubles\n"
-                                   "Version: 0.1\n")
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: waiexport-doubles\nVersion: 0.1\n")
     (info / "entry_points.txt").write_text(ENTRY_POINTS)
     monkeypatch.syspath_prepend(str(tmp_path))
-    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(
-        [str(tmp_path), *filter(None, [os.environ.get("PYTHONPATH")])]))
+    monkeypatch.setenv(
+        "PYTHONPATH",
+        os.pathsep.join([str(tmp_path), *filter(None, [os.environ.get("PYTHONPATH")])]),
+    )
     return tmp_path
 
 
@@ -330,15 +345,19 @@ def _validate(*args):
     return r, json.loads(r.stdout) if r.stdout.startswith("{") else None
 
 
-@pytest.mark.parametrize("engine, status, words, limits", [
-    ("double-aborts", "crashed", "killed by signal SIGABRT", []),
-    ("double-sleeps", "timed_out", "no answer within 2 s", ["--time-limit", "2"]),
-    ("double-hogs", "crashed", "memory passed 0.5 GiB", ["--memory-limit", "0.5"]),
-    ("double-helper-hogs", "crashed", "memory passed 0.5 GiB", ["--memory-limit", "0.5"]),
-    ("double-hangs-up", "crashed", "closed its pipes and was stopped", []),
-])
-def test_a_crash_is_that_vector_s_result_and_the_report_goes_on(doubles, engine, status, words,
-                                                                 limits):
+@pytest.mark.parametrize(
+    "engine, status, words, limits",
+    [
+        ("double-aborts", "crashed", "killed by signal SIGABRT", []),
+        ("double-sleeps", "timed_out", "no answer within 2 s", ["--time-limit", "2"]),
+        ("double-hogs", "crashed", "memory passed 0.5 GiB", ["--memory-limit", "0.5"]),
+        ("double-helper-hogs", "crashed", "memory passed 0.5 GiB", ["--memory-limit", "0.5"]),
+        ("double-hangs-up", "crashed", "closed its pipes and was stopped", []),
+    ],
+)
+def test_a_crash_is_that_vector_s_result_and_the_report_goes_on(
+    doubles, engine, status, words, limits
+):
     r, rep = _validate("--engine", engine, *limits)
     assert r.exit_code == 1, r.output
     by_id = {v["id"]: v for v in rep["vectors"]}
@@ -348,16 +367,24 @@ def test_a_crash_is_that_vector_s_result_and_the_report_goes_on(doubles, engine,
     assert int(rep["totals"]["pass"]) > 2 and rep["claim"] is None
 
 
-@pytest.mark.parametrize("engine, status, words, limits", [
-    ("double-stalls", "timed_out", "no answer within 2 s", ["--time-limit", "2"]),
-    ("double-floods", "fail", "announced an answer of 4611686018427387904 bytes", []),
-    # relu_basic's one 30-element output: 48 bytes an element and 1 MiB beside, not the
-    # 3 GiB limit
-    ("double-streams", "fail", "past the 1050016 bytes its answer can hold",
-     ["--memory-limit", "3"]),
-])
-def test_an_answer_cut_or_past_the_limit_is_that_vector_s_result(doubles, engine, status,
-                                                                 words, limits):
+@pytest.mark.parametrize(
+    "engine, status, words, limits",
+    [
+        ("double-stalls", "timed_out", "no answer within 2 s", ["--time-limit", "2"]),
+        ("double-floods", "fail", "announced an answer of 4611686018427387904 bytes", []),
+        # relu_basic's one 30-element output: 48 bytes an element and 1 MiB beside, not the
+        # 3 GiB limit
+        (
+            "double-streams",
+            "fail",
+            "past the 1050016 bytes its answer can hold",
+            ["--memory-limit", "3"],
+        ),
+    ],
+)
+def test_an_answer_cut_or_past_the_limit_is_that_vector_s_result(
+    doubles, engine, status, words, limits
+):
     r, rep = _validate("--engine", engine, *limits)
     assert r.exit_code == 1, r.output
     by_id = {v["id"]: v for v in rep["vectors"]}
@@ -367,6 +394,7 @@ def test_an_answer_cut_or_past_the_limit_is_that_vector_s_result(doubles, engine
 
 def test_a_crash_s_message_is_read_from_the_end_of_the_runtime_s_log(doubles):
     import tracemalloc
+
     tracemalloc.start()
     try:
         r, rep = _validate("--engine", "double-shouts")
@@ -383,6 +411,7 @@ def test_a_runtime_s_log_costs_the_parent_no_disk(doubles):
     file the parent holds grows with it (a runtime that wrote without end filled the
     temporary folder until the call's time limit)."""
     import stat
+
     b = GraphBuilder()
     b.output(b.op("relu", b.input(1, -5, 5, max_h=4, max_w=4)))
     rants = engine("double-rants", isolate=True)
@@ -419,8 +448,9 @@ def _none_running(mark: Path) -> bool:
         running = []
         for pid in filter(str.isdigit, os.listdir("/proc")):
             try:
-                running += [pid] if str(mark).encode() in Path(f"/proc/{pid}/cmdline"
-                                                                ).read_bytes() else []
+                running += (
+                    [pid] if str(mark).encode() in Path(f"/proc/{pid}/cmdline").read_bytes() else []
+                )
             except OSError:
                 pass
         if not running:
@@ -429,10 +459,10 @@ def _none_running(mark: Path) -> bool:
     return False
 
 
-@pytest.mark.parametrize("engine", ["double-spawns", "double-escapes",
-                                    "double-escapes-kills-keeper"])
-def test_what_a_crashed_runtime_started_is_stopped_with_it(doubles, tmp_path, monkeypatch,
-                                                            engine):
+@pytest.mark.parametrize(
+    "engine", ["double-spawns", "double-escapes", "double-escapes-kills-keeper"]
+)
+def test_what_a_crashed_runtime_started_is_stopped_with_it(doubles, tmp_path, monkeypatch, engine):
     """A worker that dies leaves no process it started running: a helper in a process group
     of its own, or one that left the worker's session and whose parent ended (so it is no
     child of the worker's), is still a descendant of the worker's keeper, stopped with it,
@@ -443,8 +473,12 @@ def test_what_a_crashed_runtime_started_is_stopped_with_it(doubles, tmp_path, mo
     relu = {v["id"]: v for v in rep["vectors"]}["relu_basic"]
     # in a PID namespace of the worker's own, its keeper is the namespace's first process,
     # which nothing inside can kill: the double then sleeps to the time limit
-    assert relu["status"] == "crashed" or engine.endswith("keeper") and \
-        relu["status"] == "timed_out" and "PID namespace" in _isolation(), relu
+    assert (
+        relu["status"] == "crashed"
+        or engine.endswith("keeper")
+        and relu["status"] == "timed_out"
+        and "PID namespace" in _isolation()
+    ), relu
     assert _ended(int(mark.read_text().split()[0])) and _none_running(mark)
 
 
@@ -461,8 +495,9 @@ def _needs(mechanism: str) -> str:
     return held
 
 
-def test_a_runtime_that_breaks_out_of_its_keeper_leaves_nothing_running(doubles, tmp_path,
-                                                                         monkeypatch):
+def test_a_runtime_that_breaks_out_of_its_keeper_leaves_nothing_running(
+    doubles, tmp_path, monkeypatch
+):
     """Code in the worker clears its subreaper, kills its keeper and leaves a helper in a
     session of its own whose parent ended: in a PID namespace of the worker's own the keeper
     outlives it and the helper ends with the namespace, so nothing runs on after validate."""
@@ -479,15 +514,16 @@ def test_memory_held_in_a_memfd_counts(doubles):
     """768 MiB written to a memfd and never mapped is in no process's resident set; the
     worker's memory cgroup counts it, so the 0.5 GiB limit stops the worker."""
     _needs("memory cgroup")
-    r, rep = _validate("--engine", "double-memfd", "--memory-limit", "0.5", "--time-limit",
-                       "60")
+    r, rep = _validate("--engine", "double-memfd", "--memory-limit", "0.5", "--time-limit", "60")
     relu = {v["id"]: v for v in rep["vectors"]}["relu_basic"]
     assert relu["status"] == "crashed" and "memory passed 0.5 GiB" in relu["reason"], relu
 
 
 def test_the_claim_names_what_held_the_worker(doubles):
-    r = CliRunner().invoke(main, ["validate", "--json", "--engine", "double-aborts",
-                                  str(CORPUS / "vectors" / "abs.jsonl")])
+    r = CliRunner().invoke(
+        main,
+        ["validate", "--json", "--engine", "double-aborts", str(CORPUS / "vectors" / "abs.jsonl")],
+    )
     assert r.exit_code == 0, r.output
     held = json.loads(r.stdout)["claim"]["isolation"]
     assert "in a worker process of its own" in held
@@ -495,14 +531,16 @@ def test_the_claim_names_what_held_the_worker(doubles):
     assert ("memory cgroup" in held) != ("resident sets" in held), held
 
 
-def test_a_helper_that_left_the_worker_s_session_counts_in_its_memory(doubles, tmp_path,
-                                                                       monkeypatch):
+def test_a_helper_that_left_the_worker_s_session_counts_in_its_memory(
+    doubles, tmp_path, monkeypatch
+):
     """The memory limit holds for what the runtime started however it left the worker's
     session: a helper that did so holds 768 MiB past a 0.5 GiB limit and the worker waits."""
     mark = tmp_path / "helper"
     monkeypatch.setenv("MARK", str(mark))
-    r, rep = _validate("--engine", "double-escapee-hogs", "--memory-limit", "0.5",
-                       "--time-limit", "60")
+    r, rep = _validate(
+        "--engine", "double-escapee-hogs", "--memory-limit", "0.5", "--time-limit", "60"
+    )
     relu = {v["id"]: v for v in rep["vectors"]}["relu_basic"]
     assert relu["status"] == "crashed" and "memory passed 0.5 GiB" in relu["reason"], relu
     assert _none_running(mark)
@@ -518,10 +556,18 @@ def test_a_worker_ends_with_a_parent_killed_outright(doubles, tmp_path, monkeypa
     b = GraphBuilder()
     b.output(b.op("relu", b.input(1, -5, 5, max_h=4, max_w=4)))
     (tmp_path / "g.whg1").write_bytes(write(b.build()))
-    parent = subprocess.Popen([sys.executable, "-c", (
-        "import sys, numpy as np; from waiexport.targets.engines import engine; "
-        f"engine({engine!r}, isolate=True).load(open(sys.argv[1], 'rb').read())"
-        ".run([np.zeros((1, 4, 4), np.int64)], [])"), str(tmp_path / "g.whg1")])
+    parent = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            (
+                "import sys, numpy as np; from waiexport.targets.engines import engine; "
+                f"engine({engine!r}, isolate=True).load(open(sys.argv[1], 'rb').read())"
+                ".run([np.zeros((1, 4, 4), np.int64)], [])"
+            ),
+            str(tmp_path / "g.whg1"),
+        ]
+    )
     try:
         for _ in range(300):
             if mark.exists():
@@ -554,6 +600,7 @@ def test_a_crashed_worker_leaves_no_file_open_in_the_parent(doubles):
     """Each crash's worker is restarted with new pipes; the old ones are closed (they were
     held, three files a crash, until a long run over a crashing runtime ran out of them)."""
     from waiexport.targets.errors import EngineCrashed
+
     b = GraphBuilder()
     b.output(b.op("relu", b.input(1, -5, 5, max_h=4, max_w=4)))
     aborts = engine("double-aborts", isolate=True)
@@ -572,6 +619,7 @@ def test_a_worker_that_cannot_be_started_is_the_engine_s_failure(doubles, monkey
     import errno
     import waiexport.targets.engines.worker as worker
     from waiexport.targets.errors import EngineCrashed, EngineFailure
+
     b = GraphBuilder()
     b.output(b.op("relu", b.input(1, -5, 5, max_h=4, max_w=4)))
     loaded = engine("double-aborts", isolate=True).load(write(b.build()))
@@ -580,6 +628,7 @@ def test_a_worker_that_cannot_be_started_is_the_engine_s_failure(doubles, monkey
 
     def no_files(*args, **kw):
         raise OSError(errno.EMFILE, "Too many open files")
+
     monkeypatch.setattr(worker.subprocess, "Popen", no_files)
     with pytest.raises(EngineFailure, match="its worker could not be started: Too many open"):
         loaded.run([np.zeros((1, 4, 4), np.int64)], [])
@@ -600,20 +649,47 @@ JPEGAI = ROOT / "examples" / "jpegai"
 
 
 @pytest.mark.parametrize("command", ["run", "jpegai"])
-@pytest.mark.parametrize("engine, words", [
-    ("double-load-aborts", "killed by signal SIGABRT"),
-    ("double-run-aborts", "killed by signal SIGABRT"),
-    ("double-graph-lies", "its worker's answer to loading the graph is not a graph this "
-                          "toolchain loads"),
-])
-def test_an_engine_that_fails_ends_run_and_jpegai_decode_in_one_line(doubles, tmp_path,
-                                                                     command, engine, words):
+@pytest.mark.parametrize(
+    "engine, words",
+    [
+        ("double-load-aborts", "killed by signal SIGABRT"),
+        ("double-run-aborts", "killed by signal SIGABRT"),
+        (
+            "double-graph-lies",
+            "its worker's answer to loading the graph is not a graph this toolchain loads",
+        ),
+    ],
+)
+def test_an_engine_that_fails_ends_run_and_jpegai_decode_in_one_line(
+    doubles, tmp_path, command, engine, words
+):
     streams = JPEGAI / "streams"
-    args = ["run", str(ROOT / "examples" / "tiny_synth.whg1"), "--decode",
-            str(ROOT / "examples" / "tiny_synth_decode.json")] if command == "run" else [
-        "jpegai", "decode", str(JPEGAI), *(a for opt in ("soz", "sorp", "sors") for a in (
-            f"--{opt}", str(streams / f"{opt}.bin"))), "--grfs-y", str(streams / "grfs_y.txt"),
-        "--grfs-uv", str(streams / "grfs_uv.txt"), "--no-validate", "-o", str(tmp_path / "o")]
+    args = (
+        [
+            "run",
+            str(ROOT / "examples" / "tiny_synth.whg1"),
+            "--decode",
+            str(ROOT / "examples" / "tiny_synth_decode.json"),
+        ]
+        if command == "run"
+        else [
+            "jpegai",
+            "decode",
+            str(JPEGAI),
+            *(
+                a
+                for opt in ("soz", "sorp", "sors")
+                for a in (f"--{opt}", str(streams / f"{opt}.bin"))
+            ),
+            "--grfs-y",
+            str(streams / "grfs_y.txt"),
+            "--grfs-uv",
+            str(streams / "grfs_uv.txt"),
+            "--no-validate",
+            "-o",
+            str(tmp_path / "o"),
+        ]
+    )
     r = CliRunner().invoke(main, [*args, "--engine", engine])
     assert r.exit_code == 2 and isinstance(r.exception, SystemExit), r.exception
     assert ": engine-failure: " in r.output and words in " ".join(r.output.split())
@@ -623,10 +699,12 @@ def test_an_engine_that_fails_ends_run_and_jpegai_decode_in_one_line(doubles, tm
 def test_an_engine_that_fails_at_load_is_the_self_check_s_difference(doubles):
     from waiexport.descriptions import target
     from waiexport.targets.exporter import export, self_check
+
     exp = export((ROOT / "examples" / "tiny_synth.whg1").read_bytes(), target("ort-cpu"))
     n, difference = self_check(exp, engine=engine("double-load-aborts", isolate=True))
-    assert n > 0 and difference.startswith("at load: the runtime's process killed by signal "
-                                           "SIGABRT")
+    assert n > 0 and difference.startswith(
+        "at load: the runtime's process killed by signal SIGABRT"
+    )
 
 
 def test_what_a_runtime_prints_from_native_code_leaves_the_answers_whole(doubles):
@@ -638,14 +716,15 @@ def test_what_a_runtime_prints_from_native_code_leaves_the_answers_whole(doubles
     assert int(rep["totals"]["pass"]) > 200
 
 
-def test_an_answer_that_would_run_code_in_the_judge_is_not_read(doubles, tmp_path,
-                                                               monkeypatch):
+def test_an_answer_that_would_run_code_in_the_judge_is_not_read(doubles, tmp_path, monkeypatch):
     mark = tmp_path / "ran"
     monkeypatch.setenv("MARK", str(mark))
     r = CliRunner().invoke(main, ["validate", "--engine", "double-smuggles", *FILES])
     assert r.exit_code == 2 and not mark.exists(), r.output
-    assert "its worker's answer was not read (it names builtins.exec, which no answer " \
-           "holds)" in " ".join(r.output.split())
+    assert (
+        "its worker's answer was not read (it names builtins.exec, which no answer "
+        "holds)" in " ".join(r.output.split())
+    )
     assert "waiexport_doubles" not in sys.modules
 
 
@@ -667,12 +746,29 @@ def test_plugins_are_listed_in_help_and_the_unknown_engine_error(doubles):
 @with_extra("onnxruntime", "ort")
 def test_the_example_plugin_passes_the_corpus_in_its_worker(example_plugin):
     env = {**os.environ, "PYTHONPATH": str(example_plugin)}
-    listed = subprocess.run([sys.executable, "-m", "waiexport.cli", "validate", "--help"],
-                            capture_output=True, text=True, env=env)
+    listed = subprocess.run(
+        [sys.executable, "-m", "waiexport.cli", "validate", "--help"],
+        capture_output=True,
+        text=True,
+        env=env,
+    )
     assert "example-ort-sequential" in " ".join(listed.stdout.split()).replace("- ", "-")
-    r = subprocess.run([sys.executable, "-m", "waiexport.cli", "validate", "--json", "--engine",
-                        "example-ort-sequential", str(CORPUS / "vectors"),
-                        str(CORPUS / "graphs")], capture_output=True, text=True, env=env)
+    r = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "waiexport.cli",
+            "validate",
+            "--json",
+            "--engine",
+            "example-ort-sequential",
+            str(CORPUS / "vectors"),
+            str(CORPUS / "graphs"),
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+    )
     assert r.returncode == 0, r.stderr[-2000:]
     rep = json.loads(r.stdout)
     assert rep["claim"] is not None and int(rep["totals"]["pass"]) == 92

@@ -33,8 +33,9 @@ def judge(results, pack, files=FILES, *extra, anchor="own pack"):
     """The judge on ``results``, anchored by its own copy of ``pack`` or, the results folder
     then standing for the pack, by ``pack``'s identity."""
     anchor = ["--pack", str(pack)] if anchor == "own pack" else ["--pack-sha256", identity(pack)]
-    return CliRunner().invoke(main, ["validate", "--results", str(results), *anchor, *extra,
-                                     *files])
+    return CliRunner().invoke(
+        main, ["validate", "--results", str(results), *anchor, *extra, *files]
+    )
 
 
 @pytest.fixture
@@ -110,6 +111,7 @@ def _drops(what):
         else:
             v["decodes"][0]["outputs"] = []
         rewrite(work, m)
+
     return forge
 
 
@@ -131,6 +133,7 @@ def _edited(kind):
         data = bytearray(path.read_bytes())
         data[-1] ^= 1
         path.write_bytes(bytes(data))
+
     return forge
 
 
@@ -193,9 +196,12 @@ def test_the_judge_needs_an_anchor_outside_the_results(made):
 
 
 def test_duplicate_ids_across_files_each_need_their_own_run(tmp_path):
-    twin = tmp_path / "relu_twin.jsonl"   # the same vectors, ids included, in other bytes
-    twin.write_text("".join(line + " \n" for line in
-                            (CORPUS / "vectors" / "relu.jsonl").read_text().splitlines()))
+    twin = tmp_path / "relu_twin.jsonl"  # the same vectors, ids included, in other bytes
+    twin.write_text(
+        "".join(
+            line + " \n" for line in (CORPUS / "vectors" / "relu.jsonl").read_text().splitlines()
+        )
+    )
     files = [str(CORPUS / "vectors" / "relu.jsonl"), str(twin)]
     pack = tmp_path / "pack"
     assert CliRunner().invoke(main, ["vectors", "pack", str(pack), *files]).exit_code == 0
@@ -206,7 +212,7 @@ def test_duplicate_ids_across_files_each_need_their_own_run(tmp_path):
     keys = [v["key"] for v in m["vectors"]]
     assert len(set(keys)) == len(keys)
     twin_keys = [v["key"] for v in m["vectors"] if v["file"] == "relu_twin"]
-    for k in twin_keys:                    # the twin file's vectors never ran
+    for k in twin_keys:  # the twin file's vectors never ran
         shutil.rmtree(results / "outputs" / k)
     r = judge(results, pack, files, "--json")
     d = json.loads(r.stdout)
@@ -257,32 +263,46 @@ def test_outputs_linked_to_a_system_folder_is_one_line(copy, where):
     assert r.exit_code == 2 and "symbolic link" in r.output and len(r.output.splitlines()) == 1
 
 
-@pytest.mark.parametrize("header, words", [
-    ("{'descr': '<i4', 'fortran_order': False, 'shape': (1099511627776,), }", "1099511627776"),
-    # found by the fuzz harness's results family: numpy's header parser raised TokenError
-    ("{'descr': '<i4', 'fortran_order': False, 'shape': \xff\xff2, 3, 5), }",
-     "not an .npy result"),
-], ids=["2^40 elements", "cut inside its dictionary"])
+@pytest.mark.parametrize(
+    "header, words",
+    [
+        ("{'descr': '<i4', 'fortran_order': False, 'shape': (1099511627776,), }", "1099511627776"),
+        # found by the fuzz harness's results family: numpy's header parser raised TokenError
+        (
+            "{'descr': '<i4', 'fortran_order': False, 'shape': \xff\xff2, 3, 5), }",
+            "not an .npy result",
+        ),
+    ],
+    ids=["2^40 elements", "cut inside its dictionary"],
+)
 def test_a_hostile_result_header_is_read_no_further(copy, header, words):
     pack, work = copy
     path = _result_path(work)
     header += " " * (63 - (10 + len(header)) % 64) + "\n"
-    path.write_bytes(b"\x93NUMPY\x01\x00" + len(header).to_bytes(2, "little")
-                     + header.encode("latin-1"))
+    path.write_bytes(
+        b"\x93NUMPY\x01\x00" + len(header).to_bytes(2, "little") + header.encode("latin-1")
+    )
     r = judge(work, pack)
     assert r.exit_code == 1 and words in r.output and "Traceback" not in r.output
 
 
-@pytest.mark.parametrize("head, words", [
-    (b"\x93NUMPY\x02\x00" + (0xFFFFFFF0).to_bytes(4, "little") + b"{", "4,294,967,280 bytes"),
-    (b"\x93NUMPY\x01\x00" + (9002).to_bytes(2, "little") + b"(" + b"-" * 9000 + b"\n",
-     "not an .npy result"),
-], ids=["4 GiB header", "( and 9,000 - signs"])
+@pytest.mark.parametrize(
+    "head, words",
+    [
+        (b"\x93NUMPY\x02\x00" + (0xFFFFFFF0).to_bytes(4, "little") + b"{", "4,294,967,280 bytes"),
+        (
+            b"\x93NUMPY\x01\x00" + (9002).to_bytes(2, "little") + b"(" + b"-" * 9000 + b"\n",
+            "not an .npy result",
+        ),
+    ],
+    ids=["4 GiB header", "( and 9,000 - signs"],
+)
 def test_a_result_header_costs_no_more_than_its_limit(copy, head, words):
     """numpy read a 2.0 header's whole length before its own check (8 GiB resident for
     one that says 4 GiB), and Python's parser ran out of memory on ``(`` and 9,000 ``-``:
     the length is checked first, and the header parsed by a parser of its own."""
     import tracemalloc
+
     pack, work = copy
     _result_path(work).write_bytes(head)
     tracemalloc.start()
@@ -304,8 +324,9 @@ def test_outputs_nested_past_the_recursion_limit_is_one_extra(copy):
     assert r.exit_code == 1 and "outputs/d: extra" in r.output and "Traceback" not in r.output
 
 
-@pytest.mark.parametrize("content", [b"[" * 60000, b"{" + b" " * (1 << 20) + b"}",
-                                     b'{"pack": 1}', b"\xff\xfe"])
+@pytest.mark.parametrize(
+    "content", [b"[" * 60000, b"{" + b" " * (1 << 20) + b"}", b'{"pack": 1}', b"\xff\xfe"]
+)
 def test_a_hostile_results_json_is_one_line(copy, content):
     pack, work = copy
     (work / "results.json").write_bytes(content)
@@ -352,8 +373,7 @@ def test_a_runner_s_error_behind_a_link_is_not_quoted(copy, tmp_path, linked):
             (work / "errors" / key).mkdir()
             (work / "errors" / key / "0.txt").symlink_to(secret / "0.txt")
     r = judge(work, pack)
-    assert r.exit_code == 1 and "SECRET" not in r.output and "symbolic link" in r.output, \
-        r.output
+    assert r.exit_code == 1 and "SECRET" not in r.output and "symbolic link" in r.output, r.output
 
 
 def test_vector_files_given_as_links_are_read_as_validate_reads_them(made, tmp_path):

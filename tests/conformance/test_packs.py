@@ -13,17 +13,28 @@ from waiexport.cli import main
 from waiexport.conformance.generate import CORPUS
 
 from _helpers import needs, with_extra
-from _runners import (identity, on_onnxruntime, on_qnn_htp, on_tosa_reference, packed_and_run,
-                      run_pack)
+from _runners import (
+    identity,
+    on_onnxruntime,
+    on_qnn_htp,
+    on_tosa_reference,
+    packed_and_run,
+    run_pack,
+)
 
-FILES = [str(CORPUS / "vectors" / f) for f in ("conv.jsonl", "relu.jsonl", "pixel_shuffle.jsonl")] \
-    + [str(CORPUS / "graphs" / "graphs.jsonl")]
+FILES = [
+    str(CORPUS / "vectors" / f) for f in ("conv.jsonl", "relu.jsonl", "pixel_shuffle.jsonl")
+] + [str(CORPUS / "graphs" / "graphs.jsonl")]
 
 
-@pytest.fixture(scope="module", params=[
-    ("ort-cpu", on_onnxruntime),
-    pytest.param(("tosa", on_tosa_reference), marks=with_extra("tosa_reference_model", "tosa")),
-    pytest.param(("qnn-htp", on_qnn_htp), marks=with_extra("onnxruntime_qnn", "qnn"))])
+@pytest.fixture(
+    scope="module",
+    params=[
+        ("ort-cpu", on_onnxruntime),
+        pytest.param(("tosa", on_tosa_reference), marks=with_extra("tosa_reference_model", "tosa")),
+        pytest.param(("qnn-htp", on_qnn_htp), marks=with_extra("onnxruntime_qnn", "qnn")),
+    ],
+)
 def pack(request, tmp_path_factory):
     target, execute = request.param
     out = tmp_path_factory.mktemp(target) / "pack"
@@ -36,8 +47,9 @@ def pack(request, tmp_path_factory):
 def _validate(results, pack=None, *extra):
     """The judge on ``results``, with its own copy of the pack (or the pack's identity)."""
     anchor = ["--pack", str(pack)] if pack else ["--pack-sha256", identity(results)]
-    return CliRunner().invoke(main, ["validate", "--results", str(results), *anchor, "--json",
-                                     *extra, *FILES])
+    return CliRunner().invoke(
+        main, ["validate", "--results", str(results), *anchor, "--json", *extra, *FILES]
+    )
 
 
 @with_extra("onnxruntime", "ort")
@@ -67,7 +79,7 @@ def test_one_wrong_element_fails_that_vector_by_id(pack, tmp_path):
     work = tmp_path / "p"
     shutil.copytree(out, work)
     manifest = json.loads((out / "manifest.json").read_text())
-    vid = next(v["id"] for v in manifest["vectors"] if v["decodes"])   # conv_basic, where packed
+    vid = next(v["id"] for v in manifest["vectors"] if v["decodes"])  # conv_basic, where packed
     run_pack(work, execute, mistake=(vid, 0))
     r = _validate(work, out)
     d = json.loads(r.stdout)
@@ -82,8 +94,11 @@ def test_a_missing_result_is_named(pack, tmp_path):
     work = tmp_path / "p"
     shutil.copytree(out, work)
     run_pack(work, execute)
-    key = next(v["key"] for v in json.loads((work / "manifest.json").read_text())["vectors"]
-               if v["decodes"])
+    key = next(
+        v["key"]
+        for v in json.loads((work / "manifest.json").read_text())["vectors"]
+        if v["decodes"]
+    )
     gone = next((work / "outputs" / key).rglob("*.npy"))
     gone.unlink()
     r = _validate(work, out)
@@ -96,19 +111,42 @@ def test_results_judged_against_other_vectors_are_refused(pack, tmp_path):
     work = tmp_path / "p"
     shutil.copytree(out, work)
     run_pack(work, execute)
-    changed = tmp_path / "relu.jsonl"     # one vector's id changed: other bytes, other digest
-    changed.write_text((CORPUS / "vectors" / "relu.jsonl").read_text().replace(
-        '"id":"relu_basic"', '"id":"relu_other"'))
-    r = CliRunner().invoke(main, ["validate", "--results", str(work), "--pack", str(out),
-                                  *[f for f in FILES if "relu" not in f], str(changed)])
-    assert r.exit_code == 2 and "relu.jsonl" in r.output and "not among the vector files" \
-        in r.output
+    changed = tmp_path / "relu.jsonl"  # one vector's id changed: other bytes, other digest
+    changed.write_text(
+        (CORPUS / "vectors" / "relu.jsonl")
+        .read_text()
+        .replace('"id":"relu_basic"', '"id":"relu_other"')
+    )
+    r = CliRunner().invoke(
+        main,
+        [
+            "validate",
+            "--results",
+            str(work),
+            "--pack",
+            str(out),
+            *[f for f in FILES if "relu" not in f],
+            str(changed),
+        ],
+    )
+    assert (
+        r.exit_code == 2 and "relu.jsonl" in r.output and "not among the vector files" in r.output
+    )
 
 
 def test_an_ethos_u_pack_holds_vela_s_models(tmp_path):
     needs("ethosu.vela", "vela")
-    r = CliRunner().invoke(main, ["vectors", "pack", "--target", "ethos-u55-128",
-                                  str(tmp_path), str(CORPUS / "vectors" / "relu.jsonl")])
+    r = CliRunner().invoke(
+        main,
+        [
+            "vectors",
+            "pack",
+            "--target",
+            "ethos-u55-128",
+            str(tmp_path),
+            str(CORPUS / "vectors" / "relu.jsonl"),
+        ],
+    )
     assert r.exit_code == 0, r.output
     m = json.loads((tmp_path / "manifest.json").read_text())
     model = m["vectors"][0]["decodes"][0]["model"]
@@ -137,16 +175,30 @@ def test_an_acc64_pack_runs_as_a_runner_runs_it(tmp_path):
     from waiexport.conformance.vectors import make_vector, write_lines
 
     from _helpers import checked
+
     inside = tmp_path / "checked.jsonl"
-    inside.write_bytes(write_lines([make_vector(f"checked_{first}", write(checked(first)), [
-        ([np.array([[[10, -50, 150]]])], []),
-        ([np.array([[[10, -250 if first else 0, 240]]])], [])])
-        for first in (True, False)]))
-    files = [str(CORPUS / "vectors" / f) for f in ("add.jsonl", "softmax.jsonl", "rescale.jsonl")] \
-        + [str(CORPUS / "graphs" / "graphs.jsonl"), str(inside)]
+    inside.write_bytes(
+        write_lines(
+            [
+                make_vector(
+                    f"checked_{first}",
+                    write(checked(first)),
+                    [
+                        ([np.array([[[10, -50, 150]]])], []),
+                        ([np.array([[[10, -250 if first else 0, 240]]])], []),
+                    ],
+                )
+                for first in (True, False)
+            ]
+        )
+    )
+    files = [
+        str(CORPUS / "vectors" / f) for f in ("add.jsonl", "softmax.jsonl", "rescale.jsonl")
+    ] + [str(CORPUS / "graphs" / "graphs.jsonl"), str(inside)]
     pack = tmp_path / "pack"
-    r = CliRunner().invoke(main, ["vectors", "pack", "--target", "ort-cpu-acc64", str(pack),
-                                  *files])
+    r = CliRunner().invoke(
+        main, ["vectors", "pack", "--target", "ort-cpu-acc64", str(pack), *files]
+    )
     assert r.exit_code == 0, r.output
     m = json.loads((pack / "manifest.json").read_text())
     decodes = [d for v in m["vectors"] for d in v["decodes"] if "inputs" in d]
@@ -158,8 +210,9 @@ def test_an_acc64_pack_runs_as_a_runner_runs_it(tmp_path):
     results = tmp_path / "results"
     shutil.copytree(pack, results)
     run_pack(results, on_onnxruntime)
-    r = CliRunner().invoke(main, ["validate", "--results", str(results), "--pack", str(pack),
-                                  "--json", *files])
+    r = CliRunner().invoke(
+        main, ["validate", "--results", str(results), "--pack", str(pack), "--json", *files]
+    )
     d = json.loads(r.stdout)
     assert r.exit_code == 0, r.output
     assert int(d["totals"]["pass"]) > 40 and d["claim"]["profile"] == "acc64"
@@ -177,7 +230,11 @@ def test_a_folder_of_someone_s_files_or_a_board_s_results_is_refused(pack, tmp_p
     r = CliRunner().invoke(main, ["vectors", "pack", str(mine), relu])
     assert r.exit_code == 2 and "not-empty" in r.output and "holds inputs" in r.output
     assert sorted(str(p.relative_to(mine)) for p in mine.rglob("*")) == [
-        "inputs", "inputs/x.npy", "models", "models/m.onnx"]
+        "inputs",
+        "inputs/x.npy",
+        "models",
+        "models/m.onnx",
+    ]
     # a pack its runner has filled holds a board's results: they are not the pack's to remove
     work = tmp_path / "p"
     shutil.copytree(out, work)
@@ -193,21 +250,26 @@ def test_a_folder_of_someone_s_files_or_a_board_s_results_is_refused(pack, tmp_p
     assert r.exit_code == 0, r.output
     assert not [p for p in tmp_path.iterdir() if p.name.endswith(".part")]
 
+
 @with_extra("onnxruntime", "ort")
 def test_a_pack_s_report_counts_what_its_target_declines_as_the_direct_run_does(tmp_path):
     """An npu-int8 pack's claim said "63 of the 63 vectors" where validate --engine npu-int8
     said "63 of the 83 ... it does not cover what it declined": the not-packed vectors are
     counted, declined or not for this engine, as the direct run counts them."""
-    files = [str(CORPUS / "vectors" / f"{n}.jsonl")
-             for n in ("rescale", "pixel_shuffle", "chscale", "relu")]
+    files = [
+        str(CORPUS / "vectors" / f"{n}.jsonl")
+        for n in ("rescale", "pixel_shuffle", "chscale", "relu")
+    ]
     pack, results = packed_and_run(tmp_path, "npu-int8", files)
-    judged = CliRunner().invoke(main, ["validate", "--results", str(results), "--pack",
-                                       str(pack), "--json", *files])
+    judged = CliRunner().invoke(
+        main, ["validate", "--results", str(results), "--pack", str(pack), "--json", *files]
+    )
     direct = CliRunner().invoke(main, ["validate", "--engine", "npu-int8", "--json", *files])
     assert judged.exit_code == direct.exit_code == 0, (judged.output, direct.output)
     judged, direct = json.loads(judged.stdout), json.loads(direct.stdout)
     assert judged["totals"] == direct["totals"] and int(direct["totals"]["declined"]) > 0
     for key in ("applicable", "passed", "declined"):
         assert judged["claim"][key] == direct["claim"][key], key
-    assert {(v["id"], v["status"]) for v in judged["vectors"]} == \
-        {(v["id"], v["status"]) for v in direct["vectors"]}
+    assert {(v["id"], v["status"]) for v in judged["vectors"]} == {
+        (v["id"], v["status"]) for v in direct["vectors"]
+    }

@@ -13,9 +13,20 @@ from waiexport.conformance.validate import files_under, report, validate
 from waiexport.targets.engines.base import ModelEngine
 from waiexport.targets.errors import NotForEngine
 from waiexport.targets.engines.ort import CPU, OrtEngine, OrtRuntime
-from waiexport.targets.onnx.probes import (CLAMP, FLOAT32, FOLDED, FUSED, NARROWED, NEAREST,
-                                           PROBES, SPLIT_CLAMP, SUM_TREE, WRITTEN,
-                                           clamp_patterns, folded_patterns)
+from waiexport.targets.onnx.probes import (
+    CLAMP,
+    FLOAT32,
+    FOLDED,
+    FUSED,
+    NARROWED,
+    NEAREST,
+    PROBES,
+    SPLIT_CLAMP,
+    SUM_TREE,
+    WRITTEN,
+    clamp_patterns,
+    folded_patterns,
+)
 
 from _helpers import clamped_fill, with_extra
 
@@ -26,8 +37,10 @@ def _without(pattern: str):
     from dataclasses import replace
 
     from waiexport.descriptions import TARGETS
+
     options = TARGETS["openvino-cpu"].options
     return replace(options, inexact=tuple(f for f in options.inexact if f[0][0] != pattern))
+
 
 F32, I32, I64 = TensorProto.FLOAT, TensorProto.INT32, TensorProto.INT64
 
@@ -37,13 +50,18 @@ def _through(model, op: str, dtype: int, via: int, then=None):
     the node (followed by ``then``, a node type, where given), its output cast back to
     ``dtype``."""
     inferred = onnx.shape_inference.infer_shapes(model)
-    types = {v.name: v.type.tensor_type.elem_type
-             for v in list(inferred.graph.value_info) + list(inferred.graph.input)}
+    types = {
+        v.name: v.type.tensor_type.elem_type
+        for v in list(inferred.graph.value_info) + list(inferred.graph.input)
+    }
     types.update({t.name: t.data_type for t in model.graph.initializer})
     nodes = []
     for k, n in enumerate(model.graph.node):
-        if n.op_type != op or types.get(n.input[0]) not in (dtype, TensorProto.UINT8,
-                                                             TensorProto.INT8):
+        if n.op_type != op or types.get(n.input[0]) not in (
+            dtype,
+            TensorProto.UINT8,
+            TensorProto.INT8,
+        ):
             nodes.append(n)
             continue
         ins = []
@@ -52,8 +70,9 @@ def _through(model, op: str, dtype: int, via: int, then=None):
             ins.append(f"{op}{k}_{j}")
         kind = {"MatMulInteger": "MatMul", "ConvInteger": "Conv"}.get(op, op)
         attrs = {a.name: helper.get_attribute_value(a) for a in n.attribute}
-        nodes.append(helper.make_node(kind, ins[:2] if op != kind else ins,
-                                      [f"{op}{k}_v"], **attrs))
+        nodes.append(
+            helper.make_node(kind, ins[:2] if op != kind else ins, [f"{op}{k}_v"], **attrs)
+        )
         last = f"{op}{k}_v"
         if then:
             nodes.append(helper.make_node(then, [last], [f"{op}{k}_r"]))
@@ -75,16 +94,23 @@ def _fused_clamp(model):
     nodes = []
     for k, n in enumerate(model.graph.node):
         src = made.get(n.input[0])
-        if not (n.op_type == "Max" and n.input[1] in consts and src is not None
-                and src.op_type == "Min" and src.input[1] in consts):
+        if not (
+            n.op_type == "Max"
+            and n.input[1] in consts
+            and src is not None
+            and src.op_type == "Min"
+            and src.input[1] in consts
+        ):
             nodes.append(n)
             continue
         f = [f"clamp{k}_{j}" for j in range(4)]
-        nodes += [helper.make_node("Cast", [src.input[0]], [f[0]], to=F32),
-                  helper.make_node("Cast", [n.input[1]], [f[1]], to=F32),
-                  helper.make_node("Cast", [src.input[1]], [f[2]], to=F32),
-                  helper.make_node("Clip", f[:3], [f[3]]),
-                  helper.make_node("Cast", [f[3]], [n.output[0]], to=I32)]
+        nodes += [
+            helper.make_node("Cast", [src.input[0]], [f[0]], to=F32),
+            helper.make_node("Cast", [n.input[1]], [f[1]], to=F32),
+            helper.make_node("Cast", [src.input[1]], [f[2]], to=F32),
+            helper.make_node("Clip", f[:3], [f[3]]),
+            helper.make_node("Cast", [f[3]], [n.output[0]], to=I32),
+        ]
     out = onnx.ModelProto()
     out.CopyFrom(model)
     del out.graph.node[:]
@@ -93,12 +119,11 @@ def _fused_clamp(model):
 
 
 MISTAKES = {
-    FLOAT32: lambda m: _through(_through(m, "MatMulInteger", I32, F32), "ConvInteger", I32,
-                                F32),
+    FLOAT32: lambda m: _through(_through(m, "MatMulInteger", I32, F32), "ConvInteger", I32, F32),
     NARROWED: lambda m: _through(_through(m, "Mul", I64, I32), "Add", I64, I32),
     NEAREST: lambda m: _through(m, "Div", I32, F32, then="Round"),
     FUSED: _fused_clamp,
-    WRITTEN: lambda m: m,         # its runner makes the mistake (:func:`_written`)
+    WRITTEN: lambda m: m,  # its runner makes the mistake (:func:`_written`)
     SUM_TREE: lambda m: _through(m, "Add", I32, F32),
 }
 
@@ -115,6 +140,7 @@ def _written(run, model):
         for k, v in run(feed).items():
             kept[k] = kept[k] + v if k in kept else v
         return dict(kept)
+
     return written
 
 
@@ -129,13 +155,16 @@ class Mistaken(ModelEngine):
 
     def open(self, model):
         import onnxruntime as ort
+
         proto = MISTAKES[self.failure](onnx.load_from_string(model.data))
-        session = ort.InferenceSession(proto.SerializeToString(),
-                                       providers=["CPUExecutionProvider"])
+        session = ort.InferenceSession(
+            proto.SerializeToString(), providers=["CPUExecutionProvider"]
+        )
         names = [o.name for o in session.get_outputs()]
 
         def run(feed):
             return dict(zip(names, session.run(names, feed)))
+
         return _written(run, proto) if self.failure == WRITTEN else run
 
 
@@ -144,17 +173,21 @@ def test_onnxruntime_passes_every_probe():
     assert len(found) == len(PROBES) and not any(found.values()), found
 
 
-@pytest.mark.parametrize("failure, ops", [(FLOAT32, ("MatMulInteger", "ConvInteger")),
-                                          (NARROWED, ("Mul", "Add")), (NEAREST, ("Div",))])
+@pytest.mark.parametrize(
+    "failure, ops",
+    [(FLOAT32, ("MatMulInteger", "ConvInteger")), (NARROWED, ("Mul", "Add")), (NEAREST, ("Div",))],
+)
 @with_extra("onnxruntime", "ort")
 def test_each_failure_class_is_named_by_its_probe_and_means_no_claim(failure, ops):
     eng = Mistaken(failure)
     wrong = {name: w for name, w in eng.probe().items() if w}
-    assert any(name == p.name for name in wrong for p in PROBES
-               if p.op in ops and p.failure == failure), wrong
-    assert all(name.split()[0] in ops for name in wrong), wrong   # the double's ops alone
-    results = validate(eng, files_under([CORPUS / "vectors" / "conv.jsonl",
-                                          CORPUS / "vectors" / "rescale.jsonl"]))
+    assert any(
+        name == p.name for name in wrong for p in PROBES if p.op in ops and p.failure == failure
+    ), wrong
+    assert all(name.split()[0] in ops for name in wrong), wrong  # the double's ops alone
+    results = validate(
+        eng, files_under([CORPUS / "vectors" / "conv.jsonl", CORPUS / "vectors" / "rescale.jsonl"])
+    )
     failed = [r for r in results if r.status == "fail"]
     assert failed and all("nothing here is claimed" in r.reason for r in failed)
     assert any(failure in r.reason for r in failed)
@@ -181,6 +214,7 @@ class Opened(ModelEngine):
 
     def open(self, model):
         import onnxruntime as ort
+
         self.opened += 1
         session = ort.InferenceSession(model.data, providers=["CPUExecutionProvider"])
         names = [o.name for o in session.get_outputs()]
@@ -234,8 +268,9 @@ def test_locate_names_a_fused_division_rounded_to_nearest():
     eng = Mistaken(NEAREST)
     results = validate(eng, [CORPUS / "vectors" / "conv.jsonl"], locate=True)
     located = [d["located"]["found"] for r in results for d in r.diffs if d.get("located")]
-    assert located and any("rounded to nearest instead of floor" in (f or {}).get("diagnosis", "")
-                           for f in located), located
+    assert located and any(
+        "rounded to nearest instead of floor" in (f or {}).get("diagnosis", "") for f in located
+    ), located
 
 
 def _clamp_past_2_24(policy: bool):
@@ -243,11 +278,15 @@ def _clamp_past_2_24(policy: bool):
     that are no float32 values, and a decode at and past them; the reference's values."""
     from waiexport import params as P
     from waiexport.builder import GraphBuilder
+
     b = GraphBuilder()
     x = b.input(1, -(1 << 31), (1 << 31) - 1, max_h=1, max_w=4)
     lo, hi = (1 << 24) + 1, (1 << 24) + 3
-    b.output(b.op("relu", x, policy="clamp", lo=lo, hi=hi) if policy else
-             b.op("clamp", x, P.Clamp(lo, hi)))
+    b.output(
+        b.op("relu", x, policy="clamp", lo=lo, hi=hi)
+        if policy
+        else b.op("clamp", x, P.Clamp(lo, hi))
+    )
     feed = np.array([[[0, 1 << 24, (1 << 24) + 4, (1 << 31) - 1]]], np.int64)
     return write(b.build()), feed, np.array([[[lo, lo, hi, hi]]], np.int64)
 
@@ -262,6 +301,7 @@ def test_a_runtime_that_fuses_a_clamp_s_pair_is_named_and_its_target_splits_the_
 
     from waiexport.descriptions import TARGETS
     from waiexport.targets.exporter import export
+
     eng = Mistaken(FUSED, "openvino-cpu")
     wrong = {name for name, w in eng.probe().items() if w}
     assert wrong == {f"{CLAMP} int32: {FUSED}"}, wrong
@@ -287,6 +327,7 @@ def test_openvino_clamps_past_2_24_as_the_reference_does(policy):
     """A clamp with bounds 2^24 + 1 and 2^24 + 3: OpenVINO fused the pair the export emitted
     into one float32 Clamp and gave 16777216 16777216 16777220 16777220."""
     from waiexport.targets.engines import engine
+
     data, feed, want = _clamp_past_2_24(policy)
     loaded = engine("openvino-cpu", isolate=True).load(data)
     assert loaded.unclaimable is None
@@ -301,6 +342,7 @@ def test_locate_names_a_clamp_fused_into_a_float32_clamp():
 
     from waiexport.conformance.locate import locate, sentence
     from waiexport.descriptions import TARGETS
+
     TARGETS["paired"] = replace(TARGETS["openvino-cpu"], name="paired", options=_without(CLAMP))
     try:
         data, feed, _ = _clamp_past_2_24(False)
@@ -321,6 +363,7 @@ def test_a_runtime_that_writes_into_a_folded_constant_is_named_and_its_target_av
     from dataclasses import replace
 
     from waiexport.descriptions import TARGETS
+
     wrong = {name for name, w in Mistaken(WRITTEN, "openvino-cpu").probe().items() if w}
     assert wrong == {f"{FOLDED} int32: {WRITTEN}"}, wrong
     g, decodes = clamped_fill(2, 0, 100)
@@ -329,8 +372,9 @@ def test_a_runtime_that_writes_into_a_folded_constant_is_named_and_its_target_av
     assert loaded.unclaimable is None
     for feed, want in decodes:
         assert loaded.decode(feed, [])[0].tolist() == want.tolist()
-    TARGETS["unfolded"] = replace(TARGETS["openvino-cpu"], name="unfolded",
-                                  options=_without(FOLDED))
+    TARGETS["unfolded"] = replace(
+        TARGETS["openvino-cpu"], name="unfolded", options=_without(FOLDED)
+    )
     try:
         loaded = Mistaken(WRITTEN, "unfolded").load(data)
     finally:

@@ -27,8 +27,10 @@ def test_the_generator_draws_every_graph_operator():
 
 def test_chains_cover_every_operator_their_profile_admits_and_carry_state():
     # acc32: the 25 operators of wai-ops/1-i32 (§7.3); acc64: all 30
-    for profile, admitted in (("acc32", {o.name for o in OPS if o.i32 and o.name in PARAMS}),
-                              ("acc64", set(PARAMS))):
+    for profile, admitted in (
+        ("acc32", {o.name for o in OPS if o.i32 and o.name in PARAMS}),
+        ("acc64", set(PARAMS)),
+    ):
         graphs = _drawn(profile)
         seen = collections.Counter(op.name for g in graphs for op in g.ops)
         assert set(seen) == admitted, (profile, admitted ^ set(seen))
@@ -36,13 +38,19 @@ def test_chains_cover_every_operator_their_profile_admits_and_carry_state():
         assert sum(any(i.kind == "state" for i in g.inputs) for g in graphs) >= 5
         assert any(len(g.ops) >= 4 for g in graphs)
         policies = {g.tensor(t).policy for g in graphs for op in g.ops for t in op.outputs}
-        assert policies == ({"derived", "clamp"} if profile == "acc32"
-                            else {"derived", "clamp", "check"})
+        assert policies == (
+            {"derived", "clamp"} if profile == "acc32" else {"derived", "clamp", "check"}
+        )
 
 
 def test_clamps_and_policies_reach_the_int32_ends_and_pass_2_to_the_24():
-    bounds = {v for g in _drawn("acc32") for op in g.ops for t in op.outputs
-              for v in (g.tensor(t).lo, g.tensor(t).hi)}
+    bounds = {
+        v
+        for g in _drawn("acc32")
+        for op in g.ops
+        for t in op.outputs
+        for v in (g.tensor(t).lo, g.tensor(t).hi)
+    }
     assert {-(2**31), 2**31 - 1, 2**24 + 1, 2**24 + 3} <= bounds
 
 

@@ -30,9 +30,11 @@ NEW = {"conv_int8_sum_past_2_24", "conv_int8_sum_past_2_30", "rescale_product_pa
 
 def _each(f):
     """A mistake on each value ``p`` before the reference's own rounding."""
+
     def mistake(real, p, s, mode):
         q = np.array([f(int(v)) for v in np.ravel(p)], dtype=object).reshape(np.shape(p))
         return real(q, s, mode)
+
     return mistake
 
 
@@ -61,16 +63,21 @@ DOUBLES = {
 
 
 def _run(double: str, file: str, locate: bool = False):
-    return validate(mistaken(double, DOUBLES[double]), files_under([VECTORS / f"{file}.jsonl"]),
-                    locate=locate)
+    return validate(
+        mistaken(double, DOUBLES[double]), files_under([VECTORS / f"{file}.jsonl"]), locate=locate
+    )
 
 
-@pytest.mark.parametrize("double, ids", [
-    ("float32", NEW), ("float64", {"rescale_product_past_2_53"}),
-    ("int32", {"rescale_product_past_2_53"})])
+@pytest.mark.parametrize(
+    "double, ids",
+    [
+        ("float32", NEW),
+        ("float64", {"rescale_product_past_2_53"}),
+        ("int32", {"rescale_product_past_2_53"}),
+    ],
+)
 def test_float_and_narrowing_doubles_fail_the_new_vectors_by_id(double, ids):
-    failed = {r.vid for f in ("conv", "rescale") for r in _run(double, f)
-              if r.status == "fail"}
+    failed = {r.vid for f in ("conv", "rescale") for r in _run(double, f) if r.status == "fail"}
     assert ids <= failed
 
 
@@ -89,8 +96,9 @@ def test_the_new_vectors_drive_one_kernel_past_2_24_and_2_30():
             continue
         exp = export(v["graph_bytes"], target("ort-cpu"))
         model = every_node_model(exp.model)
-        convs = [n.output[0] for n in model.graph.node
-                 if n.op_type in ("ConvInteger", "MatMulInteger")]
+        convs = [
+            n.output[0] for n in model.graph.node if n.op_type in ("ConvInteger", "MatMulInteger")
+        ]
         [(inputs, scalars)] = vector_inputs(v, exp.graph)
         values = ReferenceEvaluator(model).run(convs, host_feed(exp.graph, inputs, scalars))
         largest[v["id"]] = max(int(np.abs(a.astype(np.int64)).max()) for a in values)
@@ -127,7 +135,7 @@ def test_a_mistake_of_no_known_pattern_is_named_none():
 def test_ties_are_counted_only_where_the_engine_took_the_other_rounding():
     [r] = [r for r in _run("away", "rescale", True) if r.vid == "rescale_half_up_ties_shift_1"]
     found = r.diffs[0]["located"]["found"]
-    assert found["on_a_tie"] == found["differing"] == 2      # the two negative ties, −1 and −3
+    assert found["on_a_tie"] == found["differing"] == 2  # the two negative ties, −1 and −3
     [r] = [r for r in _run("off-by-one", "rescale", True) if r.vid == "rescale_floor_ties_shift_1"]
     assert "on_a_tie" not in r.diffs[0]["located"]["found"]  # floor: ties do not matter
 
@@ -151,8 +159,11 @@ class PoisonedRuntime(OrtRuntime):
 
 def test_locate_names_the_kernel_inside_the_lowering():
     eng = OrtEngine(runtime=PoisonedRuntime())
-    [r] = [r for r in validate(eng, files_under([VECTORS / "conv.jsonl"]), locate=True)
-           if r.vid == "conv_basic"]
+    [r] = [
+        r
+        for r in validate(eng, files_under([VECTORS / "conv.jsonl"]), locate=True)
+        if r.vid == "conv_basic"
+    ]
     located = r.diffs[0]["located"]
     assert located["found"]["node"]["op_type"] in KERNELS
     assert located["found"]["node"]["name"].startswith("op0/")
@@ -166,11 +177,16 @@ def test_locate_blames_no_node_when_the_model_agrees_with_the_evaluator():
     from waiexport import write
     from waiexport.builder import GraphBuilder, rq
     from waiexport.conformance.locate import locate, sentence
+
     b = GraphBuilder()
     b.output(b.op("rescale", b.input(1, -99, 99), P.Rescale(rq(shift=1, round="half_up"))))
     loaded = OrtEngine().load(write(b.build()))
-    found = locate(loaded, [np.array([[[3, 5, 4, -7, 8]]])], [],
-                   rounding=lambda real, p, s, mode: real(wide(p) - 1, s, mode))
+    found = locate(
+        loaded,
+        [np.array([[[3, 5, 4, -7, 8]]])],
+        [],
+        rounding=lambda real, p, s, mode: real(wide(p) - 1, s, mode),
+    )
     assert found["differing"] == 3 and found["node"] is None
     assert "every node of its lowering agrees" in sentence(found)
 
@@ -208,8 +224,11 @@ def test_a_provider_that_is_not_installed_is_refused():
 
 def test_without_fallback_a_provider_that_declines_nodes_runs_nothing():
     # onnxruntime ships this provider, which takes none of our nodes: not for this engine
-    eng = OrtEngine("AzureExecutionProvider") if "AzureExecutionProvider" in \
-        OrtRuntime().available() else pytest.skip("no second provider in this onnxruntime")
+    eng = (
+        OrtEngine("AzureExecutionProvider")
+        if "AzureExecutionProvider" in OrtRuntime().available()
+        else pytest.skip("no second provider in this onnxruntime")
+    )
     results = validate(eng, files_under([VECTORS / "relu.jsonl"]))
     assert {r.status for r in results} == {"declined"}
     assert any("without CPU fallback" in r.reason for r in results)
@@ -226,31 +245,41 @@ def test_a_file_name_and_an_id_outside_ascii_are_escaped_in_the_json_report(tmp_
 
 def test_json_report_on_a_failing_run(monkeypatch):
     import waiexport.targets.engines as engines
-    monkeypatch.setattr(engines, "engine",
-                        lambda name, **kw: mistaken("float32", DOUBLES["float32"]))
+
+    monkeypatch.setattr(
+        engines, "engine", lambda name, **kw: mistaken("float32", DOUBLES["float32"])
+    )
     r = CliRunner().invoke(main, ["validate", "--json", "--locate", str(VECTORS / "conv.jsonl")])
     assert r.exit_code == 1
     d = json.loads(r.stdout)
     assert r.stdout.isascii() and r.stdout.strip() == r.stdout.strip().replace(" ,", ",")
     assert int(d["totals"]["fail"]) >= 2 and d["claim"] is None
     bad = next(v for v in d["vectors"] if v["id"] == "conv_int8_sum_past_2_24")
-    assert bad["status"] == "fail" and all(k.lstrip("-").isdigit()
-                                           for k in bad["diffs"][0]["histogram"])
+    assert bad["status"] == "fail" and all(
+        k.lstrip("-").isdigit() for k in bad["diffs"][0]["histogram"]
+    )
     assert "float32" in bad["diffs"][0]["located"]["sentence"]
 
 
 @with_extra("onnxruntime", "ort")
 def test_json_report_when_everything_passes():
-    r = CliRunner().invoke(main, ["validate", "--json", "--engine", "ort-cpu",
-                                  str(VECTORS / "relu.jsonl")])
+    r = CliRunner().invoke(
+        main, ["validate", "--json", "--engine", "ort-cpu", str(VECTORS / "relu.jsonl")]
+    )
     d = json.loads(r.stdout)
     assert r.exit_code == 0 and d["claim"]["profile"] == "acc32"
     assert d["claim"]["packages"]["onnxruntime"] and d["claim"]["provider"] == CPU
 
 
-@pytest.mark.parametrize("content, words", [
-    (None, "cut"), (b"", "nothing-to-validate"), (b"{\n", "bad-vector: line 1: not JSON"),
-    (b'{"id": "x"}\n', "bad-vector: line 1: not a vector")])
+@pytest.mark.parametrize(
+    "content, words",
+    [
+        (None, "cut"),
+        (b"", "nothing-to-validate"),
+        (b"{\n", "bad-vector: line 1: not JSON"),
+        (b'{"id": "x"}\n', "bad-vector: line 1: not a vector"),
+    ],
+)
 def test_bad_vector_files_are_errors_not_passes(tmp_path, content, words):
     f = tmp_path / "v.jsonl"
     good = (VECTORS / "relu.jsonl").read_bytes()
@@ -272,6 +301,7 @@ def test_exported_models_declare_the_lowest_ir_and_opset():
     from waiexport.capabilities.examples import tiny_synth
     from waiexport.descriptions import target
     from waiexport.targets.exporter import export
+
     model = export(write(tiny_synth()), target("ort-cpu")).model
     [opset] = model.opset_import
     used = {n.op_type for n in model.graph.node}
@@ -286,13 +316,15 @@ def test_no_int64_max_in_the_sign_split():
     from waiexport.builder import GraphBuilder, conv
     from waiexport.descriptions import target
     from waiexport.targets.exporter import export
+
     b = GraphBuilder()
     b.output(b.op("conv", b.input(1, -(2**31), 2**31 - 1), conv([[[[1]]]])))
     model = onnx.shape_inference.infer_shapes(export(write(b.build()), target("ort-cpu")).model)
     types = {v.name: v.type.tensor_type.elem_type for v in model.graph.value_info}
     types.update({i.name: i.type.tensor_type.elem_type for i in model.graph.input})
-    assert all(types[n.input[0]] != onnx.TensorProto.INT64
-               for n in model.graph.node if n.op_type == "Max")
+    assert all(
+        types[n.input[0]] != onnx.TensorProto.INT64 for n in model.graph.node if n.op_type == "Max"
+    )
 
 
 class Returning(ReferenceEngine):
@@ -332,21 +364,31 @@ class _SaysInt64(np.ndarray):
 
 RETURNING = {
     "no outputs": (lambda got: {}, "output out0, out1, out2, out3 missing"),
-    "a renamed output": (lambda got: {"max_2" if k == "out0" else k: v for k, v in got.items()},
-                         "output out0 missing; extra output max_2"),
-    "the second dropped": (lambda got: {k: v for k, v in got.items() if k != "out1"},
-                           "output out1 missing"),
+    "a renamed output": (
+        lambda got: {"max_2" if k == "out0" else k: v for k, v in got.items()},
+        "output out0 missing; extra output max_2",
+    ),
+    "the second dropped": (
+        lambda got: {k: v for k, v in got.items() if k != "out1"},
+        "output out1 missing",
+    ),
     "a third bogus one": (lambda got: {**got, "out9": got["out0"]}, "extra output out9"),
-    "a wrong shape": (lambda got: {k: v.reshape(-1) for k, v in got.items()},
-                      "output out0 has shape"),
-    "a wrong type": (lambda got: {k: v.astype(np.float64) for k, v in got.items()},
-                     "output out0 is float64, not an integer array"),
+    "a wrong shape": (
+        lambda got: {k: v.reshape(-1) for k, v in got.items()},
+        "output out0 has shape",
+    ),
+    "a wrong type": (
+        lambda got: {k: v.astype(np.float64) for k, v in got.items()},
+        "output out0 is float64, not an integer array",
+    ),
     "floats in an array that says it holds int64": (
         lambda got: {k: v.astype(np.float64).view(_SaysInt64) for k, v in got.items()},
-        "output out0 is float64, not an integer array"),
+        "output out0 is float64, not an integer array",
+    ),
     "integers that say they equal anything": (
         lambda got: {k: _agreeable(v) for k, v in got.items()},
-        "output out0 holds values that are not integers (_Agreeable)"),
+        "output out0 holds values that are not integers (_Agreeable)",
+    ),
 }
 
 
@@ -356,18 +398,22 @@ class Graphless(Returning):
 
     def load(self, data):
         from dataclasses import replace
+
         return replace(super().load(data), graph=None)
 
 
-@pytest.mark.parametrize("mistake, words", [(lambda got: got, None),
-                                            (RETURNING["the second dropped"])])
+@pytest.mark.parametrize(
+    "mistake, words", [(lambda got: got, None), (RETURNING["the second dropped"])]
+)
 def test_what_an_engine_returns_is_checked_against_this_toolchain_s_graph(mistake, words):
     file = VECTORS / "subpos_split.jsonl"
     results = validate(Graphless("graphless", mistake), [file])
-    computes = {v["id"] for v in read_vectors(file)
-                if any("outputs" in d["expect"] for d in v["decodes"])}
-    assert computes and {r.vid for r in results if r.status != "pass"} == \
-        (set() if words is None else computes)
+    computes = {
+        v["id"] for v in read_vectors(file) if any("outputs" in d["expect"] for d in v["decodes"])
+    }
+    assert computes and {r.vid for r in results if r.status != "pass"} == (
+        set() if words is None else computes
+    )
     assert all(words in r.reason for r in results if r.vid in computes and words)
 
 
@@ -383,15 +429,21 @@ class Describing(ReferenceEngine):
         return self.said
 
 
-@pytest.mark.parametrize("said, shown", [
-    ({"runs_on": "here", "packages": {"a": 1.5}, "threads": 4.0},
-     {"runs_on": "here", "packages": {"a": "1.5"}, "threads": "4.0"}),
-    ("a board on the bench", {"runs_on": "a board on the bench"}),
-])
+@pytest.mark.parametrize(
+    "said, shown",
+    [
+        (
+            {"runs_on": "here", "packages": {"a": 1.5}, "threads": 4.0},
+            {"runs_on": "here", "packages": {"a": "1.5"}, "threads": "4.0"},
+        ),
+        ("a board on the bench", {"runs_on": "a board on the bench"}),
+    ],
+)
 def test_an_engine_s_description_of_any_type_makes_its_claim_in_text(said, shown):
     eng = Describing(said)
-    claim = json.loads(dumps(report(eng, validate(eng, [VECTORS / "relu.jsonl"])),
-                             strict=False))["claim"]
+    claim = json.loads(dumps(report(eng, validate(eng, [VECTORS / "relu.jsonl"])), strict=False))[
+        "claim"
+    ]
     assert {k: claim[k] for k in shown} == shown
 
 
@@ -400,6 +452,7 @@ class ListingAll(Returning):
 
     def load(self, data):
         from dataclasses import replace
+
         loaded = super().load(data)
         return replace(loaded, run_all=lambda inputs, scalars: [loaded.run(inputs, scalars)])
 
@@ -415,13 +468,14 @@ def test_an_object_output_is_checked_to_its_last_element():
     from waiexport import write
     from waiexport.builder import GraphBuilder
     from waiexport.targets.outputs import OutputMismatch, in_order
+
     b = GraphBuilder()
     b.output(b.op("relu", b.input(2, -9, 9)))
     g = b.build()
     x = np.arange(2 * 40 * 40).reshape(2, 40, 40) % 19 - 9
     got = ReferenceEngine().load(write(g)).run([x], [])["out0"].astype(object)
     assert in_order(g, {"out0": got}, [x], [])[0].tolist() == np.maximum(x, 0).tolist()
-    got.reshape(-1)[-1] = float(got.reshape(-1)[-1])     # its 3,200th element: 8.0, not 8
+    got.reshape(-1)[-1] = float(got.reshape(-1)[-1])  # its 3,200th element: 8.0, not 8
     with pytest.raises(OutputMismatch, match=r"out0 holds values that are not integers \(float\)"):
         in_order(g, {"out0": got}, [x], [])
 
@@ -431,12 +485,12 @@ def test_an_engine_that_returns_other_outputs_fails_by_id_with_no_claim(double):
     mistake, words = RETURNING[double]
     file = VECTORS / "subpos_split.jsonl"
     results = validate(Returning(double, mistake), [file])
-    computes = {v["id"] for v in read_vectors(file)
-                if any("outputs" in d["expect"] for d in v["decodes"])}
+    computes = {
+        v["id"] for v in read_vectors(file) if any("outputs" in d["expect"] for d in v["decodes"])
+    }
     assert len(computes) >= 2
     assert {r.vid for r in results if r.status == "fail"} == computes
-    assert all(words in r.reason for r in results if r.vid in computes), \
-        [r.reason for r in results]
+    assert all(words in r.reason for r in results if r.vid in computes), [r.reason for r in results]
     assert report(Returning(double, mistake), results)["claim"] is None
 
 
@@ -457,22 +511,37 @@ def _outputs(v, change):
     return v
 
 
-@pytest.mark.parametrize("file, edit, words", [
-    ("relu.jsonl", lambda v: _outputs(v, lambda o: []), "0 expected outputs for a graph of 1"),
-    ("subpos_split.jsonl", lambda v: _outputs(v, lambda o: o[:1]), "1 expected outputs"),
-    ("subpos_split.jsonl", lambda v: _outputs(v, lambda o: o + o[:1]), "5 expected outputs"),
-    ("relu.jsonl", lambda v: _outputs(v, lambda o: [{"data": o[0]["data"],
-                                                     "shape": ["1", "1", str(len(o[0]["data"]))]}]
-                                      if o[0]["shape"][0] != "1" or o[0]["shape"][1] != "1"
-                                      else [{"data": o[0]["data"] + ["0"],
-                                             "shape": ["1", "1", str(len(o[0]["data"]) + 1)]}]),
-     "the graph gives"),
-    ("relu.jsonl", lambda v: {**v, "decodes": []}, "load ok with no decodes"),
-    ("relu.jsonl", lambda v: {**v, "load": "weird"}, "neither ok nor a refusal code"),
-])
+@pytest.mark.parametrize(
+    "file, edit, words",
+    [
+        ("relu.jsonl", lambda v: _outputs(v, lambda o: []), "0 expected outputs for a graph of 1"),
+        ("subpos_split.jsonl", lambda v: _outputs(v, lambda o: o[:1]), "1 expected outputs"),
+        ("subpos_split.jsonl", lambda v: _outputs(v, lambda o: o + o[:1]), "5 expected outputs"),
+        (
+            "relu.jsonl",
+            lambda v: _outputs(
+                v,
+                lambda o: (
+                    [{"data": o[0]["data"], "shape": ["1", "1", str(len(o[0]["data"]))]}]
+                    if o[0]["shape"][0] != "1" or o[0]["shape"][1] != "1"
+                    else [
+                        {
+                            "data": o[0]["data"] + ["0"],
+                            "shape": ["1", "1", str(len(o[0]["data"]) + 1)],
+                        }
+                    ]
+                ),
+            ),
+            "the graph gives",
+        ),
+        ("relu.jsonl", lambda v: {**v, "decodes": []}, "load ok with no decodes"),
+        ("relu.jsonl", lambda v: {**v, "load": "weird"}, "neither ok nor a refusal code"),
+    ],
+)
 @with_extra("onnxruntime", "ort")
-def test_a_vector_whose_structure_does_not_match_its_graph_is_malformed(tmp_path, file, edit,
-                                                                        words):
+def test_a_vector_whose_structure_does_not_match_its_graph_is_malformed(
+    tmp_path, file, edit, words
+):
     f = _edited(tmp_path, file, edit)
     for engine_name in ("reference", "ort-cpu"):
         r = CliRunner().invoke(main, ["validate", "--engine", engine_name, str(f)])
@@ -487,8 +556,11 @@ def test_no_decodes_on_the_past_2_30_vector_is_malformed(tmp_path):
     n = next(k for k, line in enumerate(lines) if '"conv_int8_sum_past_2_30"' in line)
     f = _edited(tmp_path, "conv.jsonl", lambda v: {**v, "decodes": []}, n)
     r = CliRunner().invoke(main, ["validate", "--engine", "ort-cpu", str(f)])
-    assert r.exit_code == 2 and f"{f}: bad-vector: line {n + 1}" in r.output and \
-        "conv_int8_sum_past_2_30" in r.output
+    assert (
+        r.exit_code == 2
+        and f"{f}: bad-vector: line {n + 1}" in r.output
+        and "conv_int8_sum_past_2_30" in r.output
+    )
 
 
 def test_a_duplicate_id_is_malformed(tmp_path):
@@ -499,14 +571,21 @@ def test_a_duplicate_id_is_malformed(tmp_path):
     assert r.exit_code == 2 and f"line {len(lines) + 1}:" in r.output and "id of line 1" in r.output
 
 
-@pytest.mark.parametrize("args", [
-    ["--engine", "ort-cpu", str(CORPUS / "stage")],
-    ["--engine", "ort:AzureExecutionProvider", str(VECTORS / "relu.jsonl")]])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--engine", "ort-cpu", str(CORPUS / "stage")],
+        ["--engine", "ort:AzureExecutionProvider", str(VECTORS / "relu.jsonl")],
+    ],
+)
 @with_extra("onnxruntime", "ort")
 def test_nothing_ran_is_not_a_pass(args):
     r = CliRunner().invoke(main, ["validate", *args])
-    assert r.exit_code == 2 and "nothing-ran" in r.output and "claim" not in r.output.lower()[
-        r.output.lower().find("nothing-ran"):]
+    assert (
+        r.exit_code == 2
+        and "nothing-ran" in r.output
+        and "claim" not in r.output.lower()[r.output.lower().find("nothing-ran") :]
+    )
 
 
 def test_a_float32_engine_on_values_past_2_53_alone_is_not_called_float64():
@@ -534,6 +613,7 @@ def test_a_vectors_tensors_are_parsed_once_and_each_caller_gets_its_own():
     from waiexport.conformance.vectors import parse_expect, vector_inputs
     from waiexport.jsonio import parse_decode, parse_tensor
     from waiexport.whg1 import read
+
     v = read_vectors(VECTORS / "conv.jsonl")[0]
     g = read(v["graph_bytes"])
     first = vector_inputs(v, g)
@@ -546,7 +626,10 @@ def test_a_vectors_tensors_are_parsed_once_and_each_caller_gets_its_own():
     for (inputs, scalars), d in zip(again, v["decodes"]):
         fresh, fresh_scalars = parse_decode(d, len(inputs), len(scalars), "d")
         assert scalars == fresh_scalars and all(
-            (a == b).all() for a, b in zip(inputs, fresh, strict=True))
+            (a == b).all() for a, b in zip(inputs, fresh, strict=True)
+        )
     kind, got = parse_expect(v["decodes"][0])
-    assert kind == "outputs" and all((a == parse_tensor(t, "e")).all() for a, t in zip(
-        got, v["decodes"][0]["expect"]["outputs"], strict=True))
+    assert kind == "outputs" and all(
+        (a == parse_tensor(t, "e")).all()
+        for a, t in zip(got, v["decodes"][0]["expect"]["outputs"], strict=True)
+    )

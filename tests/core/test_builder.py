@@ -13,14 +13,20 @@ from _helpers import examples
 def _literal(values, allowed) -> int | None:
     """The first width of ``allowed`` whose signed range holds every value, by Python ints."""
     ints = [int(v) for v in np.asarray(values, dtype=object).reshape(-1)] or [0]
-    return next((w for w in allowed if -(1 << (8 * w - 1)) <= min(ints)
-                 and max(ints) < 1 << (8 * w - 1)), None)
+    return next(
+        (w for w in allowed if -(1 << (8 * w - 1)) <= min(ints) and max(ints) < 1 << (8 * w - 1)),
+        None,
+    )
 
 
 @settings(max_examples=examples(200), deadline=None)
-@given(dtype=st.sampled_from([np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16,
-                              np.uint32, np.uint64, object]),
-       data=st.data(), allowed=st.sampled_from([(1, 2, 4, 8), (4, 8)]))
+@given(
+    dtype=st.sampled_from(
+        [np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64, object]
+    ),
+    data=st.data(),
+    allowed=st.sampled_from([(1, 2, 4, 8), (4, 8)]),
+)
 def test_the_width_of_an_array_of_any_integer_type_is_the_literal_one(dtype, data, allowed):
     info = np.iinfo(dtype) if dtype is not object else np.iinfo(np.int64)
     lo, hi = int(info.min), int(info.max) + (1 << 64 if dtype is object else 0)

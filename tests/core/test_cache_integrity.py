@@ -40,7 +40,7 @@ def _literal() -> str:
     for o in range(6):
         for i in range(3):
             for j in range(3):
-                out[o] += np.tensordot(w[o, :, i, j], x[:, i:i + 10, j:j + 10], axes=1)
+                out[o] += np.tensordot(w[o, :, i, j], x[:, i : i + 10, j : j + 10], axes=1)
     return f"{out.sum()} {out[2, 3, 4]} {out.min()} {out.max()}"
 
 
@@ -50,13 +50,18 @@ def _env(cache: Path) -> dict:
 
 
 def _kernel(cache: Path, wait: bool = True):
-    p = subprocess.Popen([sys.executable, "-c", KERNEL], env=_env(cache), text=True,
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    p = subprocess.Popen(
+        [sys.executable, "-c", KERNEL],
+        env=_env(cache),
+        text=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     return p.communicate() + (p.returncode,) if wait else p
 
 
 def _truncate(path: Path) -> None:
-    path.write_bytes(path.read_bytes()[:path.stat().st_size // 2])
+    path.write_bytes(path.read_bytes()[: path.stat().st_size // 2])
 
 
 def _empty(path: Path) -> None:
@@ -84,12 +89,13 @@ def compiled(tmp_path_factory):
 @pytest.mark.parametrize("corrupt, kind", [(c, ".nbc") for c in CORRUPTIONS] + [(_flip, ".nbi")])
 def test_a_corrupted_kernel_is_compiled_again(tmp_path, compiled, corrupt, kind):
     import shutil
+
     shutil.copytree(compiled, tmp_path, dirs_exist_ok=True)
     (cached,) = (tmp_path / "waiexport" / "numba").rglob(f"*{kind}")
     corrupt(cached)
     out, err, code = _kernel(tmp_path)
     assert code == 0 and out.strip() == _literal() and NOTE in err, err
-    out, err, code = _kernel(tmp_path)            # built again, and kept
+    out, err, code = _kernel(tmp_path)  # built again, and kept
     assert code == 0 and out.strip() == _literal() and NOTE not in err, err
 
 
@@ -110,23 +116,35 @@ def test_a_sealed_file_opens_only_as_written(tmp_path, capsys):
         path.write_bytes(seal(b"body" * 100))
         corrupt(path)
         assert unsealed(path) is None and not path.exists()
-    path.write_bytes(b"body")                     # written by an earlier version
+    path.write_bytes(b"body")  # written by an earlier version
     assert unsealed(path) is None and NOTE in capsys.readouterr().err
 
 
 def test_a_kept_file_is_found_only_as_written(tmp_path):
     made = keep(tmp_path, "k" * 64, ".so", lambda p: p.write_bytes(b"library"))
     assert kept(tmp_path, "k" * 64, ".so") == made and made.read_bytes() == b"library"
-    assert [p.name for p in tmp_path.iterdir()] == [made.name]       # no temporary left
+    assert [p.name for p in tmp_path.iterdir()] == [made.name]  # no temporary left
     _flip(made)
     assert kept(tmp_path, "k" * 64, ".so") is None and not made.exists()
 
 
 def _validate(cache: Path, engine: str, wait: bool = True):
-    p = subprocess.Popen([sys.executable, "-m", "waiexport.cli", "validate", "--json",
-                          "--engine", engine, str(CORPUS / "vectors" / "relu.jsonl")],
-                         env=_env(cache), text=True, stdout=subprocess.PIPE,
-                         stderr=subprocess.PIPE)
+    p = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "waiexport.cli",
+            "validate",
+            "--json",
+            "--engine",
+            engine,
+            str(CORPUS / "vectors" / "relu.jsonl"),
+        ],
+        env=_env(cache),
+        text=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     if not wait:
         return p
     out, err = p.communicate()
@@ -139,10 +157,13 @@ def _compiled_cache(engine: str, tmp_path: Path, suffix: str):
     return totals, sorted((tmp_path / "waiexport").rglob(f"*{suffix}"))
 
 
-@pytest.mark.parametrize("engine, suffix", [
-    pytest.param("iree-cpu", ".vmfb", marks=with_extra("iree.runtime", "iree")),
-    pytest.param("tvm-llvm", ".so", marks=with_extra("tvm", "tvm")),
-])
+@pytest.mark.parametrize(
+    "engine, suffix",
+    [
+        pytest.param("iree-cpu", ".vmfb", marks=with_extra("iree.runtime", "iree")),
+        pytest.param("tvm-llvm", ".so", marks=with_extra("tvm", "tvm")),
+    ],
+)
 def test_a_corrupted_compiled_model_is_compiled_again(tmp_path, engine, suffix):
     totals, files = _compiled_cache(engine, tmp_path, suffix)
     assert files and not [f for f in files if f.name.startswith(".")]
@@ -153,10 +174,13 @@ def test_a_corrupted_compiled_model_is_compiled_again(tmp_path, engine, suffix):
     assert len(sorted((tmp_path / "waiexport").rglob(f"*{suffix}"))) == len(files)
 
 
-@pytest.mark.parametrize("engine, suffix", [
-    pytest.param("iree-cpu", ".vmfb", marks=with_extra("iree.runtime", "iree")),
-    pytest.param("tvm-llvm", ".so", marks=with_extra("tvm", "tvm")),
-])
+@pytest.mark.parametrize(
+    "engine, suffix",
+    [
+        pytest.param("iree-cpu", ".vmfb", marks=with_extra("iree.runtime", "iree")),
+        pytest.param("tvm-llvm", ".so", marks=with_extra("tvm", "tvm")),
+    ],
+)
 def test_two_processes_fill_one_fresh_model_cache(tmp_path, engine, suffix):
     runs = [_validate(tmp_path, engine, wait=False) for _ in range(2)]
     reports = []
@@ -175,10 +199,22 @@ def _leaves(tmp_path: Path, engine: str, *extra: str, cache: str | None = None):
     tmp = tmp_path / "tmp"
     tmp.mkdir(exist_ok=True)
     env = {**_env(Path(cache or tmp_path / "cache")), "TMPDIR": str(tmp)}
-    env.pop("WAIEXPORT_MODEL_CACHE")        # the models' cache too
-    r = subprocess.run([sys.executable, "-m", "waiexport.cli", "validate", "--engine", engine,
-                        *extra, str(CORPUS / "vectors" / "abs.jsonl")], env=env,
-                       capture_output=True, text=True)
+    env.pop("WAIEXPORT_MODEL_CACHE")  # the models' cache too
+    r = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "waiexport.cli",
+            "validate",
+            "--engine",
+            engine,
+            *extra,
+            str(CORPUS / "vectors" / "abs.jsonl"),
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+    )
     assert r.returncode == 0, r.stderr[-2000:]
     return sorted(p.name for p in tmp.iterdir() if p.name.startswith("waiexport")), r.stderr
 
@@ -190,10 +226,13 @@ def test_a_profiled_session_leaves_no_profile_behind(tmp_path):
     assert left == [], left
 
 
-@pytest.mark.parametrize("engine", [
-    pytest.param("ort-cpu", marks=with_extra("onnxruntime", "ort")),
-    pytest.param("iree-cpu", marks=with_extra("iree.runtime", "iree")),
-])
+@pytest.mark.parametrize(
+    "engine",
+    [
+        pytest.param("ort-cpu", marks=with_extra("onnxruntime", "ort")),
+        pytest.param("iree-cpu", marks=with_extra("iree.runtime", "iree")),
+    ],
+)
 def test_an_unwritable_cache_says_so_once_and_leaves_nothing(tmp_path, engine):
     """An unwritable cache left waiexport-iree-* and waiexport-models-* folders at every run,
     and the in-process engines said so twice."""

@@ -23,23 +23,35 @@ def cert_of(*graphs, **kw):
 
 def relu_graph(lo=-5, hi=5, policy="derived"):
     b = GraphBuilder()
-    b.output(b.op("relu", b.input(1, lo, hi), policy=policy, lo=0 if policy != "derived" else 0,
-                  hi=9 if policy != "derived" else 0))
+    b.output(
+        b.op(
+            "relu",
+            b.input(1, lo, hi),
+            policy=policy,
+            lo=0 if policy != "derived" else 0,
+            hi=9 if policy != "derived" else 0,
+        )
+    )
     return b.build()
 
 
 def test_canonical_bytes_of_a_one_node_set():
     g = relu_graph()
     sha = hashlib.sha256(write(g)).hexdigest()
-    assert certificate_bytes(cert_of(g)) == (
-        '{"capability":null,"certificate":"wai-ops/1 bounds","graphs":[{"graph_sha256":"'
-        + sha + '","inputs":[{"hi":"5","kind":"data","lo":"-5","max_h":"0","max_w":"0",'
-        '"policy":"check","tensor":"0"}],"name":"g0","nodes":[{"acc32_params":[],'
-        '"fits":["acc32","acc64"],"index":"0","intermediates":{},"npu_flags":[],"op":"relu",'
-        '"out":[{"bits":"4","hi":"5","lo":"0","policy":"derived","result":{"bits":"4",'
-        '"hi":"5","lo":"0"},"tensor":"1"}],"saturated":false}],"scalars":[]}],'
-        '"lowering":"whg1","set_sha256":null,"verdict":{"acc32":true,"acc64":true,"npu":true,'
-        '"npu_flags":[],"npu_reasons":[]}}').encode()
+    assert (
+        certificate_bytes(cert_of(g))
+        == (
+            '{"capability":null,"certificate":"wai-ops/1 bounds","graphs":[{"graph_sha256":"'
+            + sha
+            + '","inputs":[{"hi":"5","kind":"data","lo":"-5","max_h":"0","max_w":"0",'
+            '"policy":"check","tensor":"0"}],"name":"g0","nodes":[{"acc32_params":[],'
+            '"fits":["acc32","acc64"],"index":"0","intermediates":{},"npu_flags":[],"op":"relu",'
+            '"out":[{"bits":"4","hi":"5","lo":"0","policy":"derived","result":{"bits":"4",'
+            '"hi":"5","lo":"0"},"tensor":"1"}],"saturated":false}],"scalars":[]}],'
+            '"lowering":"whg1","set_sha256":null,"verdict":{"acc32":true,"acc64":true,"npu":true,'
+            '"npu_flags":[],"npu_reasons":[]}}'
+        ).encode()
+    )
 
 
 def test_state_inputs_scalars_capability_and_set_digest():
@@ -51,9 +63,17 @@ def test_state_inputs_scalars_capability_and_set_digest():
     c = cert_of(b.build(), capability="wai.video.int_motion", set_sha256="ab" * 32)
     d = json.loads(certificate_bytes(c))
     assert d["capability"] == "wai.video.int_motion" and d["set_sha256"] == "ab" * 32
-    assert d["graphs"][0]["inputs"][1] == {"hi": "9", "init": "-2", "kind": "state", "lo": "-9",
-                                           "max_h": "3", "max_w": "4", "policy": "clamp",
-                                           "src": "0", "tensor": "1"}
+    assert d["graphs"][0]["inputs"][1] == {
+        "hi": "9",
+        "init": "-2",
+        "kind": "state",
+        "lo": "-9",
+        "max_h": "3",
+        "max_w": "4",
+        "policy": "clamp",
+        "src": "0",
+        "tensor": "1",
+    }
     assert d["graphs"][0]["scalars"] == [{"hi": "2", "index": "0", "lo": "-1"}]
     assert d["verdict"]["npu_flags"] == ["state_add"]
 
@@ -73,16 +93,29 @@ def test_k_c_and_mac():
 
 def _rescale(lo, hi, layout, policy="derived"):
     b = GraphBuilder()
-    b.output(b.op("rescale", b.input(1, lo, hi), P.Rescale(layout), policy=policy,
-                  lo=-(2**40) if policy == "check" else 0, hi=2**40 if policy == "check" else 0))
+    b.output(
+        b.op(
+            "rescale",
+            b.input(1, lo, hi),
+            P.Rescale(layout),
+            policy=policy,
+            lo=-(2**40) if policy == "check" else 0,
+            hi=2**40 if policy == "check" else 0,
+        )
+    )
     return b.build()
 
 
 def test_first_failure_takes_the_most_bits_then_the_smallest_key():
     # m = 2^20 on [−2^30, 2^30]: rq.q, rq.y and out.0 need 52 bits: "out.0" sorts first.
     v = cert_of(_rescale(-(2**30), 2**30, rq(mult=2**20)))["verdict"]
-    assert v["acc32_first_failure"] == {"bits": 52, "graph": "g0", "index": 0, "key": "out.0",
-                                        "where": "node"}
+    assert v["acc32_first_failure"] == {
+        "bits": 52,
+        "graph": "g0",
+        "index": 0,
+        "key": "out.0",
+        "where": "node",
+    }
     assert v["acc64"] is True and "acc64_first_failure" not in v
     # a pre bias of 2^40 makes rq.t the widest (42 bits), above rq.q, rq.y and out.0 (22).
     v = cert_of(_rescale(-5, 5, rq(shift=20, bias=[2**40])))["verdict"]
@@ -91,8 +124,12 @@ def test_first_failure_takes_the_most_bits_then_the_smallest_key():
 
 def test_first_failure_parameter_conditions_and_policy_check():
     v = cert_of(_rescale(0, 0, rq(mult=2**40, shift=70)))["verdict"]
-    assert v["acc32_first_failure"] == {"graph": "g0", "index": 0, "key": "rq.mult",
-                                        "where": "node"}
+    assert v["acc32_first_failure"] == {
+        "graph": "g0",
+        "index": 0,
+        "key": "rq.mult",
+        "where": "node",
+    }
     v = cert_of(_rescale(-5, 5, rq(shift=1), policy="check"))["verdict"]
     assert v["acc32_first_failure"]["key"] == "policy.check" and v["acc64"]
     assert v["npu_reasons"] == ["acc32"]
@@ -100,14 +137,24 @@ def test_first_failure_parameter_conditions_and_policy_check():
 
 def test_first_failure_on_an_input_range_and_a_scalar():
     v = cert_of(relu_graph(-(2**40), 2**40))["verdict"]
-    assert v["acc32_first_failure"] == {"bits": 42, "graph": "g0", "index": 0, "key": "range",
-                                        "where": "input"}
+    assert v["acc32_first_failure"] == {
+        "bits": 42,
+        "graph": "g0",
+        "index": 0,
+        "key": "range",
+        "where": "input",
+    }
     b = GraphBuilder()
     b.scalar(0, 2**31)
     b.output(b.op("relu", b.input(1, 0, 1)))
     v = cert_of(relu_graph(), b.build())["verdict"]
-    assert v["acc32_first_failure"] == {"bits": 33, "graph": "g1", "index": 0, "key": "range",
-                                        "where": "scalar"}
+    assert v["acc32_first_failure"] == {
+        "bits": 33,
+        "graph": "g1",
+        "index": 0,
+        "key": "range",
+        "where": "scalar",
+    }
 
 
 def test_saturation_and_widest_failure():
@@ -118,8 +165,13 @@ def test_saturation_and_widest_failure():
     b.output(t)
     v = cert_of(b.build())["verdict"]
     # q = t·(2^63 − 1) needs 127 bits, as do rq.y and out.0: the tie goes to "out.0".
-    assert v["acc64_first_failure"] == {"bits": 127, "graph": "g0", "index": 0, "key": "out.0",
-                                        "where": "node"}
+    assert v["acc64_first_failure"] == {
+        "bits": 127,
+        "graph": "g0",
+        "index": 0,
+        "key": "out.0",
+        "where": "node",
+    }
     # each rescale adds 63 bits: 2^126, 2^189, 2^252, then 2^315 passes 2^255 and saturates.
     nodes = certify_graph(b.build()).nodes
     assert [n.saturated for n in nodes] == [False, False, False, True, True]
@@ -129,10 +181,10 @@ def test_npu_reasons_vocabulary():
     b = GraphBuilder()
     s = b.scalar(0, 1)
     x = b.input(4, -5, 5, max_h=4, max_w=4)
-    y = b.op("conv", x, conv(np.ones((4, 2, 1, 1), int), groups=2))         # conv_groups
-    z = b.op("conv", x, conv(np.ones((4, 1, 1, 1), int), groups=4))         # depthwise: fine
-    w = b.op("conv", x, conv(np.ones((8, 1, 1, 1), int), groups=4))         # cout ≠ cin
-    c = b.op("crop", y, crop(("scalar", s), 0, 2, 2))                       # crop_scalar
+    y = b.op("conv", x, conv(np.ones((4, 2, 1, 1), int), groups=2))  # conv_groups
+    z = b.op("conv", x, conv(np.ones((4, 1, 1, 1), int), groups=4))  # depthwise: fine
+    w = b.op("conv", x, conv(np.ones((8, 1, 1, 1), int), groups=4))  # cout ≠ cin
+    c = b.op("crop", y, crop(("scalar", s), 0, 2, 2))  # crop_scalar
     i = b.op("igdn", z, P.Igdn(0, 0, 4, P.as_array(np.eye(4, dtype=int)), P.as_array([1] * 4)))
     b.output(c, i, w)
     v = cert_of(b.build())["verdict"]
@@ -151,8 +203,13 @@ def test_npu_flags():
     b.output(y)
     c = json.loads(certificate_bytes(cert_of(b.build())))
     flags = [n["npu_flags"] for n in c["graphs"][0]["nodes"]]
-    assert flags == [["rq_half_even", "rq_neg_mult", "rq_shift_range"], ["rq_post_bias"],
-                     ["chscale", "rq_floor_mult"], [], ["lut16"]]
+    assert flags == [
+        ["rq_half_even", "rq_neg_mult", "rq_shift_range"],
+        ["rq_post_bias"],
+        ["chscale", "rq_floor_mult"],
+        [],
+        ["lut16"],
+    ]
     assert c["verdict"]["npu_flags"] == sorted({f for fl in flags for f in fl})
     assert c["verdict"]["npu"] is True
 
@@ -164,7 +221,7 @@ def test_admissible_range_by_hand():
     b.output(b.op("conv", x, conv([[[[2, -3]]]])))
     gb = certify_graph(b.build())
     assert admissible_range(gb, x, "acc32") == (-429496729, 429496729)
-    assert admissible_range(gb, 1, "acc32") == (-(2**63), 2**63 - 1)   # no consumer
+    assert admissible_range(gb, 1, "acc32") == (-(2**63), 2**63 - 1)  # no consumer
 
 
 def test_no_admissible_range():
@@ -175,6 +232,7 @@ def test_no_admissible_range():
 
 
 # --- the command ----------------------------------------------------------------------------
+
 
 def run(*args):
     return CliRunner().invoke(main, list(args))
@@ -190,7 +248,7 @@ def test_check_writes_the_certificate_whatever_the_verdict(tmp_path):
     blob = out.read_bytes()
     assert not blob.endswith(b"\n")
     assert json.loads(blob)["graphs"][0]["name"] == "wide"
-    assert run("check", str(path), "--subset", "full").exit_code == 0     # acc64
+    assert run("check", str(path), "--subset", "full").exit_code == 0  # acc64
     j = run("check", str(path), "--json", "--role", "synth")
     assert json.loads(j.output)["graphs"][0]["name"] == "synth"
 
@@ -199,8 +257,20 @@ def test_check_set_of_two_and_refusal(tmp_path):
     a, b = tmp_path / "a.whg1", tmp_path / "b.whg1"
     a.write_bytes(write(relu_graph()))
     b.write_bytes(write(relu_graph()))
-    r = run("check", str(a), str(b), "--role", "h_s", "--role", "g_s", "--json",
-            "--capability", "wai.neural.int_hyper", "--set-sha256", "0" * 64)
+    r = run(
+        "check",
+        str(a),
+        str(b),
+        "--role",
+        "h_s",
+        "--role",
+        "g_s",
+        "--json",
+        "--capability",
+        "wai.neural.int_hyper",
+        "--set-sha256",
+        "0" * 64,
+    )
     d = json.loads(r.output)
     assert r.exit_code == 0 and [g["name"] for g in d["graphs"]] == ["h_s", "g_s"]
     assert run("check", str(a), "--role", "x", "--role", "y").exit_code == 2
@@ -215,8 +285,13 @@ def test_check_set_of_two_and_refusal(tmp_path):
 def test_check_report_names_flags_and_rewrites(tmp_path):
     b = GraphBuilder()
     x = b.input(1, -5, 5)
-    b.output(b.op("rescale", x, P.Rescale(rq(shift=2, mult=3, bias=[4], bias_kind="post",
-                                             round="half_up"))))
+    b.output(
+        b.op(
+            "rescale",
+            x,
+            P.Rescale(rq(shift=2, mult=3, bias=[4], bias_kind="post", round="half_up")),
+        )
+    )
     path = tmp_path / "r.whg1"
     path.write_bytes(write(b.build()))
     r = run("check", str(path))

@@ -12,8 +12,9 @@ from _helpers import nested
 
 
 def _tree(root):
-    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*"))
-            if p.is_file()}
+    return {
+        str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()
+    }
 
 
 def _writer_between(monkeypatch, dest, times: int) -> list:
@@ -30,13 +31,15 @@ def _writer_between(monkeypatch, dest, times: int) -> list:
             real(other, dest)
             others.append(other)
         return real(src, dst)
+
     monkeypatch.setattr(files.os, "replace", replace)
     return others
 
 
 @pytest.mark.parametrize("times", [1, 3])
 def test_a_folder_another_writer_puts_in_place_meanwhile_is_replaced_whole(
-        tmp_path, monkeypatch, times):
+    tmp_path, monkeypatch, times
+):
     dest = tmp_path / "D"
     dest.mkdir()
     (dest / "g.json").write_text("earlier")
@@ -49,8 +52,7 @@ def test_a_folder_another_writer_puts_in_place_meanwhile_is_replaced_whole(
     assert sorted(p.name for p in tmp_path.iterdir()) == ["D"], "nothing left aside"
 
 
-def test_writers_that_never_stop_end_in_an_error_with_the_folder_whole(tmp_path,
-                                                                       monkeypatch):
+def test_writers_that_never_stop_end_in_an_error_with_the_folder_whole(tmp_path, monkeypatch):
     dest = tmp_path / "D"
     _writer_between(monkeypatch, dest, files._RACES)
     with pytest.raises(OSError, match="other writers"):
@@ -70,6 +72,7 @@ def test_a_failed_rename_puts_the_earlier_folder_back(tmp_path, monkeypatch):
         if str(src).endswith(".part"):
             raise PermissionError(13, "Permission denied")
         return real(src, dst)
+
     monkeypatch.setattr(files.os, "replace", replace)
     with pytest.raises(PermissionError):
         with files.new_folder(dest) as work:
@@ -92,10 +95,13 @@ def test_an_earlier_output_of_the_same_command_is_replaced_whole(tmp_path):
     assert _tree(dest) == {"b.json": b"3", files.MARK: _tree(dest)[files.MARK]}
 
 
-@pytest.mark.parametrize("mine", [
-    {"models/m.onnx": b"mine", "inputs/i.npy": b"mine"},     # a user's project
-    {"manifest.json": b"{}"},                                # named like ours, no mark
-])
+@pytest.mark.parametrize(
+    "mine",
+    [
+        {"models/m.onnx": b"mine", "inputs/i.npy": b"mine"},  # a user's project
+        {"manifest.json": b"{}"},  # named like ours, no mark
+    ],
+)
 def test_a_folder_without_the_command_s_mark_is_not_replaced(tmp_path, mine):
     dest = tmp_path / "out"
     for name, data in mine.items():
@@ -123,15 +129,16 @@ def _link(dest):
 
 def _other_command(dest):
     import json
+
     mark = json.loads((dest / files.MARK).read_text())
     (dest / files.MARK).write_text(json.dumps({**mark, "command": "other"}))
 
 
-@pytest.mark.parametrize("change, held", [(_add_results, "outputs"),
-                                          (_nest, "models/d"), (_link, "a.json"),
-                                          (_other_command, "a.json")])
-def test_an_earlier_output_holding_what_it_did_not_write_is_not_replaced(tmp_path, change,
-                                                                          held):
+@pytest.mark.parametrize(
+    "change, held",
+    [(_add_results, "outputs"), (_nest, "models/d"), (_link, "a.json"), (_other_command, "a.json")],
+)
+def test_an_earlier_output_holding_what_it_did_not_write_is_not_replaced(tmp_path, change, held):
     dest = tmp_path / "out"
     _output(dest, **{"a.json": b"1", "models/m.onnx": b"2"})
     with change(dest) or nullcontext():
@@ -154,6 +161,7 @@ def test_a_folder_that_changes_during_the_write_is_not_replaced(tmp_path):
 
 def test_a_small_file_is_read_in_a_buffer_of_its_size_not_the_limit_s(tmp_path):
     import tracemalloc
+
     path = tmp_path / "small"
     path.write_bytes(b"12345")
     tracemalloc.start()
@@ -170,9 +178,10 @@ def test_a_file_that_grows_past_the_limit_while_read_is_refused(tmp_path, monkey
     path.write_bytes(b"1234")
     real = os.fstat
 
-    def stale(fd):     # the size read before the file grew
+    def stale(fd):  # the size read before the file grew
         st = real(fd)
         return os.stat_result((*st[:6], 4, *st[7:])) if fd > 2 else st
+
     path.write_bytes(b"1234567890")
     monkeypatch.setattr(files.os, "fstat", stale)
     with pytest.raises(files.TooLarge):
@@ -180,9 +189,10 @@ def test_a_file_that_grows_past_the_limit_while_read_is_refused(tmp_path, monkey
     assert files.read_bounded(path, 10) == b"1234567890"
 
 
-@pytest.mark.parametrize("mask, file_mode, folder_mode", [(0o022, 0o644, 0o755),
-                                                          (0o077, 0o600, 0o700),
-                                                          (0o002, 0o664, 0o775)])
+@pytest.mark.parametrize(
+    "mask, file_mode, folder_mode",
+    [(0o022, 0o644, 0o755), (0o077, 0o600, 0o700), (0o002, 0o664, 0o775)],
+)
 def test_outputs_take_their_mode_from_the_umask(tmp_path, mask, file_mode, folder_mode):
     """Every output was 0600 or 0700 whatever the umask, and an existing 0644 file was
     replaced by a 0600 one."""
@@ -215,10 +225,17 @@ def test_what_a_killed_writer_left_is_removed_by_the_next_and_no_more(tmp_path):
     not a running process's, not a file of another name."""
     import subprocess
     import sys
-    ended = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
-                           capture_output=True, text=True).stdout.strip()
-    left = {f".out.{ended}.abc.part": "folder", f".m.onnx.{ended}.def.part": "file",
-            ".out.1.ghi.part": "folder", ".other.5.part": "file", "out.7.x.part": "file"}
+
+    ended = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True
+    ).stdout.strip()
+    left = {
+        f".out.{ended}.abc.part": "folder",
+        f".m.onnx.{ended}.def.part": "file",
+        ".out.1.ghi.part": "folder",
+        ".other.5.part": "file",
+        "out.7.x.part": "file",
+    }
     for name, kind in left.items():
         if kind == "folder":
             (tmp_path / name).mkdir()
@@ -228,12 +245,14 @@ def test_what_a_killed_writer_left_is_removed_by_the_next_and_no_more(tmp_path):
     _output(tmp_path / "out", **{"a.json": b"1"})
     files.write_atomic(tmp_path / "m.onnx", b"model")
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
-        [".out.1.ghi.part", ".other.5.part", "out.7.x.part", "out", "m.onnx"])
+        [".out.1.ghi.part", ".other.5.part", "out.7.x.part", "out", "m.onnx"]
+    )
 
 
 def test_a_relative_cache_home_is_ignored(tmp_path, monkeypatch):
     """A relative ``XDG_CACHE_HOME`` was used relative to the current folder."""
     from waiexport.caches import user_cache
+
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("XDG_CACHE_HOME", "relative")
     monkeypatch.setenv("HOME", str(tmp_path / "home"))

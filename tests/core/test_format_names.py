@@ -14,18 +14,26 @@ FORMATS = ("onnx", "tosa", "vela", "qdq")
 def _declared() -> dict[str, set[str]]:
     """Each engine module and the formats its engine classes declare."""
     from waiexport.targets.engines import ENGINES
+
     out: dict[str, set[str]] = {}
     for e in ENGINES:
         module, cls = e.where.split(":")
-        out.setdefault(module, set()).update(getattr(getattr(import_module(module), cls),
-                                                     "formats", ()))
+        out.setdefault(module, set()).update(
+            getattr(getattr(import_module(module), cls), "formats", ())
+        )
     return out
 
 
 def _format(module: str) -> str | None:
     """The format whose folder holds ``module``, if any."""
-    return next((f for f in FORMATS if module == f"waiexport.targets.{f}"
-                 or module.startswith(f"waiexport.targets.{f}.")), None)
+    return next(
+        (
+            f
+            for f in FORMATS
+            if module == f"waiexport.targets.{f}" or module.startswith(f"waiexport.targets.{f}.")
+        ),
+        None,
+    )
 
 
 def _uses(module: str, source: str | None = None) -> set[str]:
@@ -36,20 +44,23 @@ def _uses(module: str, source: str | None = None) -> set[str]:
         if isinstance(node, ast.Compare):
             for c in (node.left, *node.comparators):
                 values = c.elts if isinstance(c, (ast.Tuple, ast.List, ast.Set)) else [c]
-                found |= {v.value for v in values
-                          if isinstance(v, ast.Constant) and v.value in FORMATS}
+                found |= {
+                    v.value for v in values if isinstance(v, ast.Constant) and v.value in FORMATS
+                }
     return found
 
 
 def test_no_module_outside_a_format_names_it_but_its_engines_and_the_registries():
     declared = _declared()
-    leaks = [f"{module}: {fmt}" for module in sorted(MODULES)
-             if not _format(module) and module != "waiexport.targets.format"
-             for fmt in sorted(_uses(module) - declared.get(module, set()))]
+    leaks = [
+        f"{module}: {fmt}"
+        for module in sorted(MODULES)
+        if not _format(module) and module != "waiexport.targets.format"
+        for fmt in sorted(_uses(module) - declared.get(module, set()))
+    ]
     assert not leaks, "\n".join(leaks)
 
 
 def test_the_walk_finds_an_import_and_a_comparison():
-    source = ("from .onnx.probes import SATURATION\n"
-              "def f(t):\n    return t.fmt == 'tosa'\n")
+    source = "from .onnx.probes import SATURATION\ndef f(t):\n    return t.fmt == 'tosa'\n"
     assert _uses("waiexport.targets.leak", source) == {"onnx", "tosa"}

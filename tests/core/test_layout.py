@@ -11,15 +11,22 @@ from _modules import MODULES, imports
 
 
 #: The rooms, lowest floor first; a room imports only from its floor and those below.
-FLOORS = [("waiexport",), ("waiexport.reference",),
-          ("waiexport.rewrites", "waiexport.capabilities"), ("waiexport.targets",),
-          ("waiexport.conformance",), ("waiexport.jobs",), ("waiexport.cli",)]
+FLOORS = [
+    ("waiexport",),
+    ("waiexport.reference",),
+    ("waiexport.rewrites", "waiexport.capabilities"),
+    ("waiexport.targets",),
+    ("waiexport.conformance",),
+    ("waiexport.jobs",),
+    ("waiexport.cli",),
+]
 
 
 def room(module: str) -> str:
     """The room a module lives in: the longest room name that prefixes it."""
-    return max((r for floor in FLOORS for r in floor
-                if module == r or module.startswith(r + ".")), key=len)
+    return max(
+        (r for floor in FLOORS for r in floor if module == r or module.startswith(r + ".")), key=len
+    )
 
 
 def floor(module: str) -> int:
@@ -35,15 +42,20 @@ def test_the_walk_sees_every_room():
 
 
 def test_the_walk_sees_imports_inside_functions_and_relative_ones():
-    source = ("def f():\n    from waiexport.cli import common\n"
-              "    from ..targets import exporter\n")
-    assert imports("waiexport.reference.decode", source) == {"waiexport.cli.common",
-                                                            "waiexport.targets.exporter"}
+    source = "def f():\n    from waiexport.cli import common\n    from ..targets import exporter\n"
+    assert imports("waiexport.reference.decode", source) == {
+        "waiexport.cli.common",
+        "waiexport.targets.exporter",
+    }
 
 
 def test_no_import_goes_up_a_floor():
-    up = sorted(f"{m} ({room(m)}) imports {t} ({room(t)})" for m, ts in EDGES.items()
-                for t in ts if floor(t) > floor(m))
+    up = sorted(
+        f"{m} ({room(m)}) imports {t} ({room(t)})"
+        for m, ts in EDGES.items()
+        for t in ts
+        if floor(t) > floor(m)
+    )
     assert not up, "\n".join(up)
 
 
@@ -57,7 +69,7 @@ def _cycle(graph: dict[str, set[str]]) -> list[str] | None:
         stack.append(n)
         for t in sorted(graph.get(n, ())):
             if state.get(t) == "open":
-                return stack[stack.index(t):] + [t]
+                return stack[stack.index(t) :] + [t]
             if t not in state:
                 found = visit(t)
                 if found:
@@ -92,14 +104,26 @@ def test_help_imports_no_command(module):
     # the click group's table names each command's module and help line: --help reads the
     # table, so the start-up figures hold with module-top imports in the commands
     import importlib
+
     cli = importlib.import_module(module)
     assert cli.COMMANDS and all(isinstance(v, tuple) for v in cli.COMMANDS.values())
 
 
 #: The optional runtimes (the extras' packages, and the tests' hypothesis): imported where
 #: they run, so that the product works without them.
-OPTIONAL = {"onnxruntime", "openvino", "tvm", "tract", "tosa", "tosa_serializer",
-            "tosa_reference_model", "iree", "ethosu", "hypothesis", "onnxruntime_qnn"}
+OPTIONAL = {
+    "onnxruntime",
+    "openvino",
+    "tvm",
+    "tract",
+    "tosa",
+    "tosa_serializer",
+    "tosa_reference_model",
+    "iree",
+    "ethosu",
+    "hypothesis",
+    "onnxruntime_qnn",
+}
 
 
 def _inside_functions(tree):
@@ -123,8 +147,13 @@ def test_an_import_inside_a_function_says_why():
             continue
         lines = path.read_text().splitlines()
         for node, first in _inside_functions(ast.parse("\n".join(lines))):
-            top = (node.names[0].name if isinstance(node, ast.Import) else
-                   "" if node.level else node.module).split(".")[0]
+            top = (
+                node.names[0].name
+                if isinstance(node, ast.Import)
+                else ""
+                if node.level
+                else node.module
+            ).split(".")[0]
             said = "#" in lines[node.lineno - 1] or "#" in lines[first.lineno - 1]
             if top not in OPTIONAL and not said:
                 bare.append(f"{path.relative_to(ROOT)}:{node.lineno}")
@@ -133,9 +162,17 @@ def test_an_import_inside_a_function_says_why():
 
 def test_no_optional_runtime_is_imported_at_the_top():
     """The product imports and its other commands run without any optional runtime."""
-    top = [f"{path.relative_to(ROOT)}:{node.lineno}" for module, path in MODULES.items()
-           for node in ast.parse(path.read_text()).body
-           if isinstance(node, (ast.Import, ast.ImportFrom)) and not getattr(node, "level", 0)
-           and ({a.name.split(".")[0] for a in node.names} if isinstance(node, ast.Import)
-                else {node.module.split(".")[0]}) & OPTIONAL]
+    top = [
+        f"{path.relative_to(ROOT)}:{node.lineno}"
+        for module, path in MODULES.items()
+        for node in ast.parse(path.read_text()).body
+        if isinstance(node, (ast.Import, ast.ImportFrom))
+        and not getattr(node, "level", 0)
+        and (
+            {a.name.split(".")[0] for a in node.names}
+            if isinstance(node, ast.Import)
+            else {node.module.split(".")[0]}
+        )
+        & OPTIONAL
+    ]
     assert not top, "an optional runtime imported at the top: " + ", ".join(top)

@@ -59,7 +59,12 @@ def test_arity():
 
 def test_i32_subset_is_the_25_operators_of_section_7_3():
     assert sorted(op.name for op in OPS if not op.i32) == [
-        "elu", "l2norm", "layernorm_c", "sigmoid", "softmax"]
+        "elu",
+        "l2norm",
+        "layernorm_c",
+        "sigmoid",
+        "softmax",
+    ]
 
 
 def test_every_part_covers_the_table():
@@ -71,6 +76,7 @@ def test_every_part_covers_the_table():
     from waiexport.reference import REFERENCE
     from waiexport.reference.literal import LITERAL
     from waiexport.targets.onnx.lower import LOWER
+
     names = set(BY_NAME)
     for table in (LAYOUTS, SHAPES, REFERENCE, LITERAL, RULES, OPERATORS):
         assert set(table) == names

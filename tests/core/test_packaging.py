@@ -7,8 +7,9 @@ from _helpers import FOLDERS, ROOT
 
 
 def test_every_product_folder_is_a_listed_package():
-    listed = set(tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
-                 ["packages"])
+    listed = set(
+        tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"]
+    )
     found = set()
     for package, folder in FOLDERS.items():
         for init in folder.rglob("__init__.py"):
@@ -21,9 +22,21 @@ def test_every_product_folder_is_a_listed_package():
 
 
 #: The modules the optional extras install (``pyproject.toml``), as code imports them.
-OPTIONAL = {"onnxruntime", "tosa_serializer", "tosa_reference_model", "iree", "ethosu",
-            "openvino", "tract", "tvm", "nbclient", "nbformat", "ipykernel", "matplotlib",
-            "onnxruntime_qnn"}
+OPTIONAL = {
+    "onnxruntime",
+    "tosa_serializer",
+    "tosa_reference_model",
+    "iree",
+    "ethosu",
+    "openvino",
+    "tract",
+    "tvm",
+    "nbclient",
+    "nbformat",
+    "ipykernel",
+    "matplotlib",
+    "onnxruntime_qnn",
+}
 
 
 def test_a_test_module_imports_no_optional_module_at_its_top():
@@ -31,11 +44,20 @@ def test_a_test_module_imports_no_optional_module_at_its_top():
     install, which ends the whole run: such a module is imported by ``needs``, which skips
     the module by name where it is absent."""
     import ast
+
     found = []
     for path in sorted((ROOT / "tests").rglob("*.py")):
         for node in ast.parse(path.read_text()).body:
-            names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
-                [node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level else []
-            found += [f"{path.relative_to(ROOT)}:{node.lineno} {n}" for n in names
-                      if n.split(".")[0] in OPTIONAL]
+            names = (
+                [a.name for a in node.names]
+                if isinstance(node, ast.Import)
+                else [node.module or ""]
+                if isinstance(node, ast.ImportFrom) and not node.level
+                else []
+            )
+            found += [
+                f"{path.relative_to(ROOT)}:{node.lineno} {n}"
+                for n in names
+                if n.split(".")[0] in OPTIONAL
+            ]
     assert not found, found

@@ -16,7 +16,12 @@ def test_conv_transpose_stack_shapes():
     g = tiny_synth()
     shapes = run_plan(g, [(8, 16, 16)], [])
     assert [shapes[t] for t in range(5)] == [
-        (8, 16, 16), (6, 32, 32), (6, 32, 32), (3, 64, 64), (3, 64, 64)]
+        (8, 16, 16),
+        (6, 32, 32),
+        (6, 32, 32),
+        (3, 64, 64),
+        (3, 64, 64),
+    ]
     assert run_plan(g, [(8, 1, 3)], [])[4] == (3, 4, 12)
 
 
@@ -24,8 +29,13 @@ def test_conv_shapes_with_stride_and_padding():
     # §5.2: Ho = ⌊(7 + 2·1 − 3) / 2⌋ + 1 = 4; Wo = ⌊(5 + 0 − 2) / 3⌋ + 1 = 2.
     b = GraphBuilder()
     x = b.input(2, -1, 1)
-    b.output(b.op("conv", x, P.Conv(4, 3, 2, 2, 3, 1, 0, 2, 1, P.RQ(),
-                                    P.as_array(np.ones((4, 1, 3, 2), dtype=int)))))
+    b.output(
+        b.op(
+            "conv",
+            x,
+            P.Conv(4, 3, 2, 2, 3, 1, 0, 2, 1, P.RQ(), P.as_array(np.ones((4, 1, 3, 2), dtype=int))),
+        )
+    )
     assert run_plan(b.build(), [(2, 7, 5)], [])[1] == (4, 4, 2)
 
 
@@ -41,8 +51,11 @@ def test_step1_channel_count_then_sizes_input_by_input():
     g = _two_inputs()
     refused(lambda: run_plan(g, [(3, 4, 4), (2, 4, 4)], [0]), "model_mismatch", "input 0")
     refused(lambda: run_plan(g, [(2, 0, 4), (2, 4, 4)], [0]), "model_mismatch", "input 0")
-    refused(lambda: run_plan(g, [(2, 9, 4), (2, 4, 4)], [0]), "too_large",
-            "input 0: 9×4 passes the declared 8×8")
+    refused(
+        lambda: run_plan(g, [(2, 9, 4), (2, 4, 4)], [0]),
+        "too_large",
+        "input 0: 9×4 passes the declared 8×8",
+    )
     # input 0 too large is found before input 1's wrong channel count
     refused(lambda: run_plan(g, [(2, 9, 4), (5, 4, 4)], [0]), "too_large", "input 0")
     refused(lambda: run_plan(g, [(2, 4, 4), (5, 4, 4)], [0]), "model_mismatch", "input 1")
@@ -56,16 +69,22 @@ def test_step1_max_elems():
 
 def test_step2_scalars_after_inputs():
     g = _two_inputs()
-    refused(lambda: run_plan(g, [(2, 4, 4), (2, 4, 4)], [5]), "field_range",
-            "scalar 0: 5 is outside [-4, 4]")
+    refused(
+        lambda: run_plan(g, [(2, 4, 4), (2, 4, 4)], [5]),
+        "field_range",
+        "scalar 0: 5 is outside [-4, 4]",
+    )
     refused(lambda: run_plan(g, [(2, 4, 4), (2, 4, 4)], [-5]), "field_range", "scalar 0")
     refused(lambda: run_plan(g, [(2, 9, 4), (2, 4, 4)], [5]), "too_large", "input 0")
     assert run_plan(g, [(2, 4, 4), (2, 4, 4)], [4])[2] == (2, 4, 4)
 
 
 def test_step3_add_of_mismatched_sizes():
-    refused(lambda: run_plan(_two_inputs(), [(2, 4, 4), (2, 4, 5)], [0]), "geometry_mismatch",
-            "operands [2, 4, 4] and [2, 4, 5] differ")
+    refused(
+        lambda: run_plan(_two_inputs(), [(2, 4, 4), (2, 4, 5)], [0]),
+        "geometry_mismatch",
+        "operands [2, 4, 4] and [2, 4, 5] differ",
+    )
 
 
 def test_step3_divisibility_that_holds_only_at_the_declared_size():
@@ -73,15 +92,17 @@ def test_step3_divisibility_that_holds_only_at_the_declared_size():
     b.output(b.op("pixel_unshuffle", b.input(1, -5, 5, max_h=8, max_w=8), P.Factor(2)))
     g = b.build()
     assert run_plan(g, [(1, 8, 6)], [])[1] == (4, 4, 3)
-    refused(lambda: run_plan(g, [(1, 7, 6)], []), "geometry_mismatch",
-            "7×6 is not a multiple of r = 2")
+    refused(
+        lambda: run_plan(g, [(1, 7, 6)], []), "geometry_mismatch", "7×6 is not a multiple of r = 2"
+    )
 
 
 def test_step3_kernel_larger_than_a_small_input():
     b = GraphBuilder()
     b.output(b.op("conv", b.input(1, -5, 5, max_h=8, max_w=8), conv(np.ones((1, 1, 5, 5)))))
-    refused(lambda: run_plan(b.build(), [(1, 4, 8)], []), "geometry_mismatch",
-            "kernel 5×5 is larger")
+    refused(
+        lambda: run_plan(b.build(), [(1, 4, 8)], []), "geometry_mismatch", "kernel 5×5 is larger"
+    )
 
 
 @pytest.mark.parametrize("value, ok", [(0, True), (2, True), (3, False), (-1, False)])
@@ -100,8 +121,15 @@ def test_step3_caps_before_the_shape_rule():
     # The uncropped side passes 2^26 (too_large) and the output would be empty: caps first.
     b = GraphBuilder()
     x = b.input(1, -5, 5)
-    b.output(b.op("conv_transpose", x, P.ConvTranspose(
-        1, 1, 1, 2**26, 1, 2**30, 0, 0, 0, 1, P.RQ(), P.as_array(np.ones((1, 1, 1, 1), int)))))
+    b.output(
+        b.op(
+            "conv_transpose",
+            x,
+            P.ConvTranspose(
+                1, 1, 1, 2**26, 1, 2**30, 0, 0, 0, 1, P.RQ(), P.as_array(np.ones((1, 1, 1, 1), int))
+            ),
+        )
+    )
     refused(lambda: run_plan(b.build(), [(1, 2, 1)], []), "too_large", "uncropped height")
 
 
@@ -113,11 +141,15 @@ def test_step3_padded_side_at_run_time():
 
 def test_step3_output_past_max_elems():
     b = GraphBuilder(max_elems=200)
-    b.output(b.op("conv_transpose", b.input(1, -5, 5), conv_transpose(np.ones((1, 2, 2, 2)),
-                                                                      stride=2)))
+    b.output(
+        b.op("conv_transpose", b.input(1, -5, 5), conv_transpose(np.ones((1, 2, 2, 2)), stride=2))
+    )
     assert run_plan(b.build(), [(1, 5, 5)], [])[1] == (2, 10, 10)
-    refused(lambda: run_plan(b.build(), [(1, 5, 6)], []), "too_large",
-            "output 0 [2, 10, 12] passes max_elems 200")
+    refused(
+        lambda: run_plan(b.build(), [(1, 5, 6)], []),
+        "too_large",
+        "output 0 [2, 10, 12] passes max_elems 200",
+    )
 
 
 def test_step3_state_whose_shape_no_longer_matches():
@@ -135,14 +167,17 @@ def test_counts_of_shapes_and_scalars_must_be_the_graphs():
         run_plan(_two_inputs(), [(2, 4, 4)], [0])
 
 
-@pytest.mark.parametrize("op, params, shape, out", [
-    ("pixel_shuffle", P.Factor(2), (8, 3, 5), (2, 6, 10)),
-    ("pixel_unshuffle", P.Factor(3), (2, 6, 9), (18, 2, 3)),
-    ("pad_rep", P.PadRep(4), (1, 5, 8), (1, 8, 8)),
-    ("chunk_add", None, (6, 2, 3), (3, 2, 3)),
-    ("split", P.Split(2, 3), (6, 2, 3), (3, 2, 3)),
-    ("subpos_split", P.Subpos((0, 1, 2, 3)), (1, 4, 6), (1, 2, 3)),
-])
+@pytest.mark.parametrize(
+    "op, params, shape, out",
+    [
+        ("pixel_shuffle", P.Factor(2), (8, 3, 5), (2, 6, 10)),
+        ("pixel_unshuffle", P.Factor(3), (2, 6, 9), (18, 2, 3)),
+        ("pad_rep", P.PadRep(4), (1, 5, 8), (1, 8, 8)),
+        ("chunk_add", None, (6, 2, 3), (3, 2, 3)),
+        ("split", P.Split(2, 3), (6, 2, 3), (3, 2, 3)),
+        ("subpos_split", P.Subpos((0, 1, 2, 3)), (1, 4, 6), (1, 2, 3)),
+    ],
+)
 def test_movement_shapes(op, params, shape, out):
     b = GraphBuilder()
     y = b.op(op, b.input(shape[0], -1, 1), params)

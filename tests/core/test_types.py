@@ -16,8 +16,14 @@ from _helpers import FOLDERS, ROOT
 #: The packages checked whole (the jobs; the reference's hooks) and the modules checked: what
 #: ``import waiexport`` offers, the lowerings' protocol and their tables.
 PACKAGES = ["waiexport.jobs", "waiexport.reference.ops"]
-MODULES = ["waiexport", "waiexport.graph", "waiexport.refusal", "waiexport.targets.lowering",
-           "waiexport.targets.onnx.lower", "waiexport.targets.tosa.lower"]
+MODULES = [
+    "waiexport",
+    "waiexport.graph",
+    "waiexport.refusal",
+    "waiexport.targets.lowering",
+    "waiexport.targets.onnx.lower",
+    "waiexport.targets.tosa.lower",
+]
 
 
 def installed_tree(root):
@@ -38,7 +44,19 @@ def test_mypy_finds_nothing(tmp_path):
         pytest.skip("needs mypy: pip install 'waiexport[test]'")
     tree = installed_tree(tmp_path)
     modules = [a for p in PACKAGES for a in ("-p", p)] + [a for m in MODULES for a in ("-m", m)]
-    r = subprocess.run([sys.executable, "-m", "mypy", "--config-file", str(ROOT / "pyproject.toml"),
-                        "--cache-dir", str(tmp_path / ".mypy_cache"), *modules],
-                       capture_output=True, text=True, cwd=tree)
+    r = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "mypy",
+            "--config-file",
+            str(ROOT / "pyproject.toml"),
+            "--cache-dir",
+            str(tmp_path / ".mypy_cache"),
+            *modules,
+        ],
+        capture_output=True,
+        text=True,
+        cwd=tree,
+    )
     assert r.returncode == 0, r.stdout + r.stderr

@@ -3,7 +3,6 @@ bounds passes; a rewrite's trials re-derive only what they reach, so its rule ev
 grow with the graph; a trial that changes an interval re-derives what lies downstream, and
 the bounds kept that way are the ones a fresh pass gives."""
 
-
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -32,15 +31,23 @@ def counted(fn):
 
 def _hs_y() -> bytes:
     from waiexport.capabilities.jpegai import lower_jpegai
+
     return write(lower_jpegai(ROOT / "examples" / "jpegai")["hs_y"])
 
 
-@pytest.mark.parametrize("graph, name", [
-    ("tiny_synth", "ort-cpu"), ("hs_y", "npu-int8"), ("hs_y", "ort-cpu-acc64"),
-    pytest.param("tiny_synth", "tosa", marks=with_extra("tosa_reference_model", "tosa"))])
+@pytest.mark.parametrize(
+    "graph, name",
+    [
+        ("tiny_synth", "ort-cpu"),
+        ("hs_y", "npu-int8"),
+        ("hs_y", "ort-cpu-acc64"),
+        pytest.param("tiny_synth", "tosa", marks=with_extra("tosa_reference_model", "tosa")),
+    ],
+)
 def test_an_export_reads_once_and_makes_at_most_two_bounds_passes(graph, name):
-    data = (ROOT / "examples" / "tiny_synth.whg1").read_bytes() if graph == "tiny_synth" \
-        else _hs_y()
+    data = (
+        (ROOT / "examples" / "tiny_synth.whg1").read_bytes() if graph == "tiny_synth" else _hs_y()
+    )
     exp, work = counted(lambda: export(data, target(name)))
     assert work["read"] <= 1 and work["pass"] <= 2, work
 
@@ -53,9 +60,12 @@ def chain(n: int, clamp: bool = True):
     b = GraphBuilder()
     t = b.input(2, -100, 100, max_h=4, max_w=4)
     for _ in range(n):
-        t = b.op("conv", t, conv(np.array([[[[1]], [[1]]], [[[1]], [[-1]]]]),
-                                 rq=rq(shift=1, bias=[1, 2])),
-                 **(dict(policy="clamp", lo=-100, hi=100) if clamp else {}))
+        t = b.op(
+            "conv",
+            t,
+            conv(np.array([[[[1]], [[1]]], [[[1]], [[-1]]]]), rq=rq(shift=1, bias=[1, 2])),
+            **(dict(policy="clamp", lo=-100, hi=100) if clamp else {}),
+        )
     b.output(t)
     return b.build()
 
@@ -78,9 +88,11 @@ def test_a_change_that_moves_an_interval_re_derives_what_lies_downstream():
     live = LiveBounds(g, certify_graph(g))
     first = g.ops[0]
     before = live.evaluations
-    with g.journal() as change:   # weights ten times larger: every interval after it grows
-        g.set_params(first.uid, conv(np.array([[[[10]], [[10]]], [[[10]], [[-10]]]]),
-                                     rq=rq(shift=1, bias=[1, 2])))
+    with g.journal() as change:  # weights ten times larger: every interval after it grows
+        g.set_params(
+            first.uid,
+            conv(np.array([[[[10]], [[10]]], [[[10]], [[-10]]]]), rq=rq(shift=1, bias=[1, 2])),
+        )
     live.rederive(change.touched)
     assert live.evaluations - before == 30
     fresh = certify_graph(g)
@@ -89,11 +101,16 @@ def test_a_change_that_moves_an_interval_re_derives_what_lies_downstream():
     assert g == chain(30, clamp=False)
 
 
-@settings(max_examples=examples(40), deadline=None,
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
-@given(data=st.data(), name=st.sampled_from(["conv", "conv_transpose", "rescale", "mul",
-                                             "chscale"]),
-       tgt=st.sampled_from(["npu-int8", "tosa", "ort-cpu"]))
+@settings(
+    max_examples=examples(40),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+)
+@given(
+    data=st.data(),
+    name=st.sampled_from(["conv", "conv_transpose", "rescale", "mul", "chscale"]),
+    tgt=st.sampled_from(["npu-int8", "tosa", "ort-cpu"]),
+)
 def test_the_kept_bounds_are_a_fresh_pass_s(data, name, tgt):
     g, _, _ = data.draw(case(name))
     outcome = rewrite_for(g, target(tgt))

@@ -69,7 +69,7 @@ def test_rounding_on_ties_positive_and_negative(mode, s):
     half = 1 << (s - 1) if s else 0
     cases = [0, 1, -1, 2**63 - 1, -(2**63)]
     if s:
-        cases += [k * 2**s + half for k in (0, 1, 2, 3, -1, -2, -3)]      # exact ties
+        cases += [k * 2**s + half for k in (0, 1, 2, 3, -1, -2, -3)]  # exact ties
         cases += [k * 2**s + half + d for k in (0, 1, -1, -2) for d in (-1, 1)]
     for p in cases:
         assert r_round(p, s, mode) == oracle(p, s, mode), (p, s)
@@ -78,22 +78,28 @@ def test_rounding_on_ties_positive_and_negative(mode, s):
 
 
 def test_tie_directions_by_hand():
-    assert r_half_up(5, 1) == 3 and r_half_up(-5, 1) == -2          # ties toward +∞
-    assert r_half_even(5, 1) == 2 and r_half_even(7, 1) == 4        # to the even neighbour
+    assert r_half_up(5, 1) == 3 and r_half_up(-5, 1) == -2  # ties toward +∞
+    assert r_half_even(5, 1) == 2 and r_half_even(7, 1) == 4  # to the even neighbour
     assert r_half_even(-5, 1) == -2 and r_half_even(-7, 1) == -4
     assert r_floor(-5, 1) == -3 and r_floor(-1, 127) == -1
 
 
 @settings(max_examples=examples(400), deadline=None)
-@given(st.integers(-(2**130), 2**130), st.integers(0, 127),
-       st.sampled_from(["floor", "half_up", "half_even"]))
+@given(
+    st.integers(-(2**130), 2**130),
+    st.integers(0, 127),
+    st.sampled_from(["floor", "half_up", "half_even"]),
+)
 def test_rounding_matches_the_rational_oracle(p, s, mode):
     assert r_round(p, s, mode) == oracle(p, s, mode)
 
 
 @settings(max_examples=examples(200), deadline=None)
-@given(st.lists(st.integers(-(2**63), 2**63 - 1), min_size=1, max_size=20),
-       st.integers(0, 127), st.sampled_from(["floor", "half_up", "half_even"]))
+@given(
+    st.lists(st.integers(-(2**63), 2**63 - 1), min_size=1, max_size=20),
+    st.integers(0, 127),
+    st.sampled_from(["floor", "half_up", "half_even"]),
+)
 def test_vectorised_rounding_matches_scalar(ps, s, mode):
     arr = np.array(ps, dtype=np.int64)
     assert A.rround(arr, s, mode).astype(object).tolist() == [r_round(p, s, mode) for p in ps]
@@ -128,8 +134,10 @@ def test_vectorised_exp_matches_scalar(xs):
 
 
 @settings(max_examples=examples(200), deadline=None)
-@given(st.lists(st.integers(-(2**63), 2**63 - 1), min_size=1, max_size=10),
-       st.lists(st.integers(-(2**63), 2**63 - 1), min_size=1, max_size=10))
+@given(
+    st.lists(st.integers(-(2**63), 2**63 - 1), min_size=1, max_size=10),
+    st.lists(st.integers(-(2**63), 2**63 - 1), min_size=1, max_size=10),
+)
 def test_exact_array_arithmetic(a, b):
     n = min(len(a), len(b))
     x, y = np.array(a[:n], dtype=np.int64), np.array(b[:n], dtype=np.int64)

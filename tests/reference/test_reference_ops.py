@@ -39,8 +39,11 @@ def test_both_implementations_cover_the_table():
 
 
 @pytest.mark.parametrize("name", sorted(BY_NAME))
-@settings(max_examples=examples(30), deadline=None,
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@settings(
+    max_examples=examples(30),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+)
 @given(data=st.data())
 def test_vectorised_matches_literal(name, data):
     g, inputs, scalars = data.draw(case(name))
@@ -71,11 +74,11 @@ def _acc_graph(kind, cin, shape, params):
 
 CONV_T_CASES = [  # (H, W), kernel, stride, pad, out_pad: the awkward ones of §14.1 item 3
     ((3, 4), (3, 3), (2, 2), (1, 1), (1, 1)),
-    ((2, 3), (2, 3), (2, 2), (0, 0), (2, 3)),      # output padding ≥ stride
-    ((3, 3), (2, 2), (3, 3), (0, 0), (0, 0)),      # stride > kernel: positions no tap reaches
-    ((1, 1), (5, 4), (2, 3), (1, 2), (0, 1)),      # 1×1 input, kernel larger than input
-    ((3, 3), (3, 3), (1, 1), (2, 2), (0, 0)),      # padding = kernel − 1
-    ((4, 1), (4, 1), (2, 1), (3, 0), (1, 0)),      # padding ≥ stride, a 1-D case
+    ((2, 3), (2, 3), (2, 2), (0, 0), (2, 3)),  # output padding ≥ stride
+    ((3, 3), (2, 2), (3, 3), (0, 0), (0, 0)),  # stride > kernel: positions no tap reaches
+    ((1, 1), (5, 4), (2, 3), (1, 2), (0, 1)),  # 1×1 input, kernel larger than input
+    ((3, 3), (3, 3), (1, 1), (2, 2), (0, 0)),  # padding = kernel − 1
+    ((4, 1), (4, 1), (2, 1), (3, 0), (1, 0)),  # padding ≥ stride, a 1-D case
 ]
 
 
@@ -120,10 +123,11 @@ def test_conv_transpose_random_against_float64(data, sums):
     s = (data.draw(st.integers(1, 3)), data.draw(st.integers(1, 3)))
     p = (data.draw(st.integers(0, 4)), data.draw(st.integers(0, 4)))
     op = (data.draw(st.integers(0, 4)), data.draw(st.integers(0, 4)))
-    if (h - 1) * s[0] + k[0] + op[0] - 2 * p[0] < 1 or \
-            (w_ - 1) * s[1] + k[1] + op[1] - 2 * p[1] < 1:
+    if (h - 1) * s[0] + k[0] + op[0] - 2 * p[0] < 1 or (w_ - 1) * s[1] + k[1] + op[1] - 2 * p[
+        1
+    ] < 1:
         return
-    c = data.draw(st.integers(1, 9))   # the kernel sums four input channels a pass, then the rest
+    c = data.draw(st.integers(1, 9))  # the kernel sums four input channels a pass, then the rest
     rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
     x, wt = rng.integers(-100, 101, (c, h, w_)), rng.integers(-100, 101, (c, 3) + k)
     g = _acc_graph("conv_transpose", c, (h, w_), conv_transpose(wt, stride=s, pad=p, out_pad=op))
@@ -137,7 +141,7 @@ def test_depthwise_conv_against_float64(sums):
     rng = np.random.default_rng(7)
     x, wt = rng.integers(-100, 101, (4, 5, 5)), rng.integers(-100, 101, (4, 1, 3, 3))
     g = _acc_graph("conv", 4, (5, 5), conv(wt, pad=1, groups=4))
-    want = np.stack([conv_f64(x[i:i + 1], wt[i:i + 1], (1, 1), (1, 1))[0] for i in range(4)])
+    want = np.stack([conv_f64(x[i : i + 1], wt[i : i + 1], (1, 1), (1, 1))[0] for i in range(4)])
     with summed(sums):
         got = np.array(run1(g, x)[0], dtype=np.int64)
     np.testing.assert_array_equal(got, want.astype(np.int64))
@@ -146,13 +150,15 @@ def test_depthwise_conv_against_float64(sums):
 def test_conv_transpose_unreached_positions_hold_rq_of_zero():
     # stride 3 > kernel 1: rows and columns 1, 2 of each 3 get no tap; with a pre bias of 5
     # and floor shift 1 they hold rq(0) = ⌊(0 + 5) / 2⌋ = 2.
-    g = _acc_graph("conv_transpose", 1, (2, 2), conv_transpose(
-        [[[[4]]]], stride=3, rq=rq(shift=1, bias=[5])))
+    g = _acc_graph(
+        "conv_transpose", 1, (2, 2), conv_transpose([[[[4]]]], stride=3, rq=rq(shift=1, bias=[5]))
+    )
     out = run1(g, [[[1, 2], [3, 4]]])[0][0]
     assert out == [[4, 2, 2, 6], [2, 2, 2, 2], [2, 2, 2, 2], [8, 2, 2, 10]]
 
 
 # --- movement order ---------------------------------------------------------------------------
+
 
 def test_pixel_shuffle_channel_order_by_hand():
     # §5.10: channel c·r² + i·r + j goes to row offset i, column offset j.
@@ -183,6 +189,7 @@ def test_subpos_split_order():
 
 # --- the spec's numbers --------------------------------------------------------------------
 
+
 def _unary(name, params, channels=1, lo=-(2**63), hi=2**63 - 1, max_w=0):
     b = GraphBuilder()
     b.output(b.op(name, b.input(channels, lo, hi, max_h=max_w and 1, max_w=max_w), params))
@@ -207,24 +214,40 @@ def test_igdn_floors_each_term_not_the_sum():
     assert run1(g, [[[1]], [[1]]])[0] == [[[0]], [[0]]]
 
 
-@pytest.mark.parametrize("v, a, f, want", [(-1, 1, 1, -1), (-3, 3, 2, -3), (-5, -3, 1, 7),
-                                           (4, -7, 3, 4), (-(2**63), 2**63 - 1, 63, -(2**63) + 1)])
+@pytest.mark.parametrize(
+    "v, a, f, want",
+    [
+        (-1, 1, 1, -1),
+        (-3, 3, 2, -3),
+        (-5, -3, 1, 7),
+        (4, -7, 3, 4),
+        (-(2**63), 2**63 - 1, 63, -(2**63) + 1),
+    ],
+)
 def test_leaky_floors_negative_values_away_from_zero(v, a, f, want):
     assert (v * a) // 2**f == want or v >= 0
     assert run1(_unary("leaky", P.Leaky(a, f)), [[[v]]])[0] == [[[want]]]
 
 
-@pytest.mark.parametrize("x, want", [
-    ([0, 0, 1], [0, 0, 65536]),     # C = 3, S = 1: the mean 1/3 rounds to m = 0
-    ([0, 1, 1], [-65536, 0, 0]),    # S = 2: 2/3 rounds to m = 1
-    ([0, -1, -1], [65536, 0, 0]),   # S = −2: −2/3 rounds to m = −1
-    ([0, 1], [-65536, 0]),          # C = 2, mean exactly 1/2: M = 2, m = 1 (away from zero)
-    ([0, -1], [65536, 0]),          # mean −1/2: m = −1
-])
+@pytest.mark.parametrize(
+    "x, want",
+    [
+        ([0, 0, 1], [0, 0, 65536]),  # C = 3, S = 1: the mean 1/3 rounds to m = 0
+        ([0, 1, 1], [-65536, 0, 0]),  # S = 2: 2/3 rounds to m = 1
+        ([0, -1, -1], [65536, 0, 0]),  # S = −2: −2/3 rounds to m = −1
+        ([0, 1], [-65536, 0]),  # C = 2, mean exactly 1/2: M = 2, m = 1 (away from zero)
+        ([0, -1], [65536, 0]),  # mean −1/2: m = −1
+    ],
+)
 def test_layernorm_c_mean_rounding(x, want):
     # γ = 2^16 and β = 0 make the output n_c = ⌊d_c·k / 2^16⌋; ε = 1 and V = 0 give k = 2^32.
-    g = _unary("layernorm_c", layernorm([65536] * len(x), [0] * len(x), eps=1),
-               channels=len(x), lo=-9, hi=9)
+    g = _unary(
+        "layernorm_c",
+        layernorm([65536] * len(x), [0] * len(x), eps=1),
+        channels=len(x),
+        lo=-9,
+        hi=9,
+    )
     assert [row[0][0] for row in run1(g, np.array(x).reshape(-1, 1, 1))[0]] == want
 
 
@@ -232,8 +255,9 @@ def test_layernorm_c_epsilon_past_64_bits():
     # x = ±2^10: V = 2^20, U = 2^20 + 2^64 − 1 > 2^64, isqrt(U) = 2^32, k = 1, n = ⌊±2^10 / 2^16⌋.
     eps = 2**64 - 1
     assert math.isqrt(2**20 + eps) == 2**32
-    g = _unary("layernorm_c", layernorm([65536, 65536], [0, 0], eps=eps), channels=2,
-               lo=-(2**10), hi=2**10)
+    g = _unary(
+        "layernorm_c", layernorm([65536, 65536], [0, 0], eps=eps), channels=2, lo=-(2**10), hi=2**10
+    )
     assert run1(g, [[[-(2**10)]], [[2**10]]])[0] == [[[-1]], [[0]]]
 
 
@@ -248,8 +272,10 @@ def test_rq_q_past_64_bits_while_y_fits():
 def test_every_operator_graph_vectorised_matches_literal(seed, row, start, value):
     """A 40-operator graph using all 30 operators, a state input and three scalars."""
     from _helpers import every_op_graph
+
     g = every_op_graph(seed % 4)
     rng = np.random.default_rng(seed)
     inputs = [rng.integers(-100, 101, (4, 8, 8)), np.full((2, 8, 8), 3)]
-    assert outcome(g, inputs, [row, start, value], False) == \
-        outcome(g, inputs, [row, start, value], True)
+    assert outcome(g, inputs, [row, start, value], False) == outcome(
+        g, inputs, [row, start, value], True
+    )

@@ -49,6 +49,7 @@ def both(op, inp, modes=None):
 
 # --- hand-computed facts ---------------------------------------------------------------
 
+
 def test_the_stream_codes_are_known():
     assert {"stream_exhausted", "stream_noncanonical"} <= CODES
 
@@ -68,7 +69,7 @@ def test_every_latent_slot_is_written_with_next_in_1_to_511():
         nxt = (base + 256) >> nb
         assert (nb <= 8).all() and ((nxt << nb) == base + 256).all()
         assert ((1 <= nxt) & (nxt <= 511)).all()
-        for k in np.flatnonzero(p):           # column k: P[k] slots, next = P[k] … 2P[k] − 1
+        for k in np.flatnonzero(p):  # column k: P[k] slots, next = P[k] … 2P[k] − 1
             value = k // 2 if k % 2 == 0 else -(k + 1) // 2
             mine = (sym.astype(np.int64) ^ 0x8000) - 0x8000 == value
             assert sorted(nxt[mine]) == list(range(p[k], 2 * p[k]))
@@ -96,8 +97,8 @@ def test_bucket_bounds():
     ceil = bucket(sigma, [-10, 0, 0, 12], "ceil")
     floor = bucket(sigma, [-10, 0, 0, 12], "floor")
     assert ceil.min() == 0 and ceil.max() == 3 and floor.min() == 0 and floor.max() == 4
-    assert bucket(np.array([0]), [0, 5], "ceil")[0] == 0       # (N − 1) − [σ′ = e_0 ≤ e_0]
-    assert bucket(np.array([0]), [0, 5], "floor")[0] == 1      # e_1 = 0 ≤ σ
+    assert bucket(np.array([0]), [0, 5], "ceil")[0] == 0  # (N − 1) − [σ′ = e_0 ≤ e_0]
+    assert bucket(np.array([0]), [0, 5], "floor")[0] == 1  # e_1 = 0 ≤ σ
 
 
 def test_residual_step_identity_and_its_width():
@@ -112,40 +113,58 @@ def test_residual_step_identity_and_its_width():
 
 # --- refusals, in order ------------------------------------------------------------------
 
+
 def test_conditions_come_before_the_window():
     # a bad table with an empty stream is the table's refusal (at −1), not the stream's
-    assert both("mans_decode", {"memory": "", "mode": "fac", "rows": [[1] * 62],
-                                "lengths": [4]}) == ("model_mismatch", -1)
-    assert both("mans_decode", {"memory": "", "mode": "sgm", "pmf": [[255]], "bounds": [0],
-                                "spans": []}) == ("model_mismatch", -1)
+    assert both(
+        "mans_decode", {"memory": "", "mode": "fac", "rows": [[1] * 62], "lengths": [4]}
+    ) == ("model_mismatch", -1)
+    assert both(
+        "mans_decode", {"memory": "", "mode": "sgm", "pmf": [[255]], "bounds": [0], "spans": []}
+    ) == ("model_mismatch", -1)
 
 
-@pytest.mark.parametrize("op, inp, modes, want", [
-    ("dequantize", {"sym": 1, "f": 63, "base": 0}, {}, ("field_range", 0)),
-    ("dequantize", {"sym": 1, "f": 62, "base": 2**62}, {}, ("field_range", 0)),
-    ("scale_index", {"v": 1, "s": 128, "n": 1}, {}, ("model_mismatch", -1)),
-    ("block_stat", {"x": {"data": [1], "shape": [1, 1, 1]}, "b": 0, "s": 0, "lo": 0, "hi": 0},
-     {}, ("model_mismatch", -1)),
-    ("bucket", {"sigma": 0, "edges": [2, 1]}, {"bucket": "floor"}, ("model_mismatch", -1)),
-    ("band_lookup", {"v": 0, "edges": [1], "table": [[1, 2]], "row": 1}, {},
-     ("model_mismatch", -1)),
-    ("residual_step", {"pred": 0, "r": 0, "q": 0, "lo": 0, "hi": 1}, {},
-     ("model_mismatch", -1)),
-    ("coding_order", {"shape": [1, 1, 1], "order": "zigzag"}, {}, ("model_mismatch", -1)),
-])
+@pytest.mark.parametrize(
+    "op, inp, modes, want",
+    [
+        ("dequantize", {"sym": 1, "f": 63, "base": 0}, {}, ("field_range", 0)),
+        ("dequantize", {"sym": 1, "f": 62, "base": 2**62}, {}, ("field_range", 0)),
+        ("scale_index", {"v": 1, "s": 128, "n": 1}, {}, ("model_mismatch", -1)),
+        (
+            "block_stat",
+            {"x": {"data": [1], "shape": [1, 1, 1]}, "b": 0, "s": 0, "lo": 0, "hi": 0},
+            {},
+            ("model_mismatch", -1),
+        ),
+        ("bucket", {"sigma": 0, "edges": [2, 1]}, {"bucket": "floor"}, ("model_mismatch", -1)),
+        (
+            "band_lookup",
+            {"v": 0, "edges": [1], "table": [[1, 2]], "row": 1},
+            {},
+            ("model_mismatch", -1),
+        ),
+        (
+            "residual_step",
+            {"pred": 0, "r": 0, "q": 0, "lo": 0, "hi": 1},
+            {},
+            ("model_mismatch", -1),
+        ),
+        ("coding_order", {"shape": [1, 1, 1], "order": "zigzag"}, {}, ("model_mismatch", -1)),
+    ],
+)
 def test_each_refusal_has_its_code_and_at(op, inp, modes, want):
     assert both(op, inp, modes) == want
 
 
 # --- the encoder, read back --------------------------------------------------------------
 
+
 @st.composite
 def pmf_rows(draw):
     width = draw(st.integers(1, 24))
     rows = []
     for _ in range(draw(st.integers(1, 3))):
-        cuts = sorted(draw(st.lists(st.integers(0, 256), min_size=width - 1,
-                                    max_size=width - 1)))
+        cuts = sorted(draw(st.lists(st.integers(0, 256), min_size=width - 1, max_size=width - 1)))
         rows.append([b - a for a, b in zip([0, *cuts], [*cuts, 256])])
     return rows
 
@@ -155,8 +174,12 @@ def _codable(p: list[int], beta: int, draw) -> int | None:
     direct, escape = coding(p, beta)
     escapes = []
     if escape:
-        escapes = [beta + draw(st.integers(0, 32767 - beta)),
-                   -beta - draw(st.integers(0, 32767 - beta)), beta, -beta]
+        escapes = [
+            beta + draw(st.integers(0, 32767 - beta)),
+            -beta - draw(st.integers(0, 32767 - beta)),
+            beta,
+            -beta,
+        ]
     return draw(st.sampled_from(direct + escapes)) if direct + escapes else None
 
 
@@ -170,19 +193,23 @@ def test_sgm_round_trips(pmf, data):
         mask = data.draw(st.lists(st.booleans(), min_size=n, max_size=n))
         sigma = data.draw(st.lists(st.integers(0, len(pmf) - 1), min_size=n, max_size=n))
         syms = [_codable(pmf[s], bounds[s], data.draw) if m else 0 for m, s in zip(mask, sigma)]
-        mask = [m and y is not None for m, y in zip(mask, syms)]   # none codable: unmasked
+        mask = [m and y is not None for m, y in zip(mask, syms)]  # none codable: unmasked
         syms = [0 if y is None else y for y in syms]
         spans.append({"mask": mask, "sigma": sigma, "symbols": syms})
         want.append([y if m else 0 for y, m in zip(syms, mask)])
     stream = encode_sgm(pmf, bounds, spans)
-    got = decode_sgm(stream, pmf, bounds, [{"mask": s["mask"], "sigma": s["sigma"]}
-                                            for s in spans])
+    got = decode_sgm(stream, pmf, bounds, [{"mask": s["mask"], "sigma": s["sigma"]} for s in spans])
     assert got == want
-    assert both("mans_decode", {"memory": stream.hex(), "mode": "sgm", "pmf": pmf,
-                                "bounds": bounds, "spans": [{"mask": s["mask"],
-                                                             "sigma": s["sigma"]}
-                                                            for s in spans]}) == \
-        ("ok", {"symbols": want})
+    assert both(
+        "mans_decode",
+        {
+            "memory": stream.hex(),
+            "mode": "sgm",
+            "pmf": pmf,
+            "bounds": bounds,
+            "spans": [{"mask": s["mask"], "sigma": s["sigma"]} for s in spans],
+        },
+    ) == ("ok", {"symbols": want})
 
 
 @st.composite
@@ -197,8 +224,15 @@ def test_fac_round_trips_and_cuts_agree(rows, data):
     stream = encode_fac(rows, symbols)
     assert decode_fac(stream, rows, [len(s) for s in symbols]) == symbols
     cut = data.draw(st.integers(0, len(stream)))
-    both("mans_decode", {"memory": stream[cut:].hex(), "mode": "fac", "rows": rows,
-                         "lengths": [len(s) for s in symbols]})
+    both(
+        "mans_decode",
+        {
+            "memory": stream[cut:].hex(),
+            "mode": "fac",
+            "rows": rows,
+            "lengths": [len(s) for s in symbols],
+        },
+    )
 
 
 @st.composite
@@ -227,16 +261,19 @@ def test_fac_rows_as_one_array_are_checked_as_the_lists_are(rows, data):
             return "ok", fn()
         except StageRefusal as r:
             return r.code, r.at, r.detail
-    memory, lengths = data.draw(st.binary(max_size=12)), [data.draw(st.integers(0, 3))
-                                                         for _ in rows]
-    assert said(lambda: decode_fac(memory, np.asarray(rows, np.int64).reshape(-1, 63),
-                                   lengths)) == said(lambda: decode_fac(memory, rows, lengths))
+
+    memory, lengths = (
+        data.draw(st.binary(max_size=12)),
+        [data.draw(st.integers(0, 3)) for _ in rows],
+    )
+    assert said(
+        lambda: decode_fac(memory, np.asarray(rows, np.int64).reshape(-1, 63), lengths)
+    ) == said(lambda: decode_fac(memory, rows, lengths))
 
 
 def test_a_symbol_the_tables_cannot_code_is_named():
     with pytest.raises(EncodeError, match="strictly between"):
-        encode_sgm([[128, 0, 0, 0, 0, 128]], [3], [{"mask": [True], "sigma": [0],
-                                                      "symbols": [1]}])
+        encode_sgm([[128, 0, 0, 0, 0, 128]], [3], [{"mask": [True], "sigma": [0], "symbols": [1]}])
 
 
 # --- vectorised against literal ------------------------------------------------------------
@@ -245,8 +282,13 @@ ints = st.integers(-(2**40), 2**40)
 
 
 @FAST
-@given(v=ints, s=st.integers(-1, 130), n=st.integers(-1, 40), f=st.integers(-1, 64),
-       base=st.integers(-(2**63), 2**63))
+@given(
+    v=ints,
+    s=st.integers(-1, 130),
+    n=st.integers(-1, 40),
+    f=st.integers(-1, 64),
+    base=st.integers(-(2**63), 2**63),
+)
 def test_scalar_operators_agree(v, s, n, f, base):
     both("scale_index", {"v": v, "s": s, "n": n})
     both("dequantize", {"sym": v, "f": f, "base": base})
@@ -254,17 +296,26 @@ def test_scalar_operators_agree(v, s, n, f, base):
 
 
 @FAST
-@given(sigma=st.integers(-50, 50), edges=st.lists(st.integers(-50, 50), max_size=5),
-       rule=st.sampled_from(["ceil", "floor", "round"]), row=st.integers(-1, 2),
-       table=st.lists(st.lists(st.integers(-99, 99), min_size=1, max_size=6), max_size=3))
+@given(
+    sigma=st.integers(-50, 50),
+    edges=st.lists(st.integers(-50, 50), max_size=5),
+    rule=st.sampled_from(["ceil", "floor", "round"]),
+    row=st.integers(-1, 2),
+    table=st.lists(st.lists(st.integers(-99, 99), min_size=1, max_size=6), max_size=3),
+)
 def test_comparison_operators_agree(sigma, edges, rule, row, table):
     both("bucket", {"sigma": sigma, "edges": edges}, {"bucket": rule})
     both("band_lookup", {"v": sigma, "edges": edges, "table": table, "row": row})
 
 
 @FAST
-@given(lo=st.integers(-(2**31), 2**31 - 1), span=st.integers(-1, 200000),
-       q=st.integers(0, 65536), r=st.integers(-(2**31) - 1, 2**31), data=st.data())
+@given(
+    lo=st.integers(-(2**31), 2**31 - 1),
+    span=st.integers(-1, 200000),
+    q=st.integers(0, 65536),
+    r=st.integers(-(2**31) - 1, 2**31),
+    data=st.data(),
+)
 def test_residual_step_agrees_in_both_forms(lo, span, q, r, data):
     hi = lo + span
     pred = data.draw(st.integers(min(lo, hi) - 1, max(lo, hi) + 1))
@@ -272,33 +323,58 @@ def test_residual_step_agrees_in_both_forms(lo, span, q, r, data):
 
 
 @FAST
-@given(c=st.integers(0, 3), h=st.integers(0, 6), w=st.integers(0, 6), b=st.integers(0, 7),
-       s=st.integers(0, 128), big=st.booleans(), data=st.data())
+@given(
+    c=st.integers(0, 3),
+    h=st.integers(0, 6),
+    w=st.integers(0, 6),
+    b=st.integers(0, 7),
+    s=st.integers(0, 128),
+    big=st.booleans(),
+    data=st.data(),
+)
 def test_block_stat_and_coding_order_agree(c, h, w, b, s, big, data):
     top = 2**62 if big else 2**31
-    x = {"data": data.draw(st.lists(st.integers(-top, top), min_size=c * h * w,
-                                    max_size=c * h * w)), "shape": [c, h, w]}
+    x = {
+        "data": data.draw(st.lists(st.integers(-top, top), min_size=c * h * w, max_size=c * h * w)),
+        "shape": [c, h, w],
+    }
     lo = data.draw(st.integers(-(2**40), 2**10))
-    both("block_stat", {"x": x, "b": b, "s": s, "lo": lo, "hi": lo + data.draw(
-        st.integers(-1, 2**41))})
+    both(
+        "block_stat",
+        {"x": x, "b": b, "s": s, "lo": lo, "hi": lo + data.draw(st.integers(-1, 2**41))},
+    )
     for order in ("raster", "checkerboard"):
-        both("coding_order", {"shape": [c, h, w], "order": order,
-                              "anchor": data.draw(st.booleans())})
+        both(
+            "coding_order", {"shape": [c, h, w], "order": order, "anchor": data.draw(st.booleans())}
+        )
 
 
 def test_clamped_results_of_values_past_i32_are_int64_arrays():
     # a jpegai gain past i32 made likely an object array, which no .npy holds without pickles
     from waiexport.reference.stage.block_stat import block_stat
     from waiexport.reference.stage.scale_index import scale_index
+
     x = np.array([[[-(2**31) - 1, 5], [2**40, 7]]], np.int64)
     likely = block_stat(x, 1, 6, 0, 4351)
     index = scale_index(x, 7, 32)
     assert likely.dtype == np.int64 and index.dtype == np.int64
-    assert likely.reshape(-1).tolist() == LITERAL["block_stat"](
-        {"x": {"data": x.reshape(-1).tolist(), "shape": [1, 2, 2]}, "b": 1, "s": 6, "lo": 0,
-         "hi": 4351}, {})["out"]["data"] == [0, 0, 4351, 0]
+    assert (
+        likely.reshape(-1).tolist()
+        == LITERAL["block_stat"](
+            {
+                "x": {"data": x.reshape(-1).tolist(), "shape": [1, 2, 2]},
+                "b": 1,
+                "s": 6,
+                "lo": 0,
+                "hi": 4351,
+            },
+            {},
+        )["out"]["data"]
+        == [0, 0, 4351, 0]
+    )
     assert index.reshape(-1).tolist() == [
-        LITERAL["scale_index"]({"v": v, "s": 7, "n": 32}, {})["index"] for v in x.flat]
+        LITERAL["scale_index"]({"v": v, "s": 7, "n": 32}, {})["index"] for v in x.flat
+    ]
 
 
 @FAST
@@ -308,41 +384,61 @@ def test_sgm_on_random_bytes_agrees(pmf, memory, data):
     spans = []
     for _ in range(data.draw(st.integers(0, 3))):
         n = data.draw(st.integers(0, 11))
-        spans.append({"mask": data.draw(st.lists(st.booleans(), min_size=n, max_size=n)),
-                      "sigma": data.draw(st.lists(st.integers(0, len(pmf) - 1), min_size=n,
-                                                  max_size=n))})
-    both("mans_decode", {"memory": memory.hex(), "mode": "sgm", "pmf": pmf, "bounds": bounds,
-                         "spans": spans})
+        spans.append(
+            {
+                "mask": data.draw(st.lists(st.booleans(), min_size=n, max_size=n)),
+                "sigma": data.draw(st.lists(st.integers(0, len(pmf) - 1), min_size=n, max_size=n)),
+            }
+        )
+    both(
+        "mans_decode",
+        {"memory": memory.hex(), "mode": "sgm", "pmf": pmf, "bounds": bounds, "spans": spans},
+    )
 
 
 @FAST
-@given(pmf=pmf_rows(), memory=st.binary(max_size=60), c=st.integers(0, 3),
-       hw=st.integers(0, 12), data=st.data())
+@given(
+    pmf=pmf_rows(),
+    memory=st.binary(max_size=60),
+    c=st.integers(0, 3),
+    hw=st.integers(0, 12),
+    data=st.data(),
+)
 def test_the_plane_form_decodes_as_the_spans_do(pmf, memory, c, hw, data):
     """``sgm_symbols`` (the jpegai path's whole planes, checked by array) against the span
     form and so the literal twin: the same symbols, or the same refusal at the same place."""
     bounds = [data.draw(st.integers(0, 255)) for _ in pmf]
-    mask = np.array(data.draw(st.lists(st.booleans(), min_size=c * hw, max_size=c * hw)),
-                    dtype=bool)
-    sigma = np.array(data.draw(st.lists(st.integers(0, len(pmf) - 1), min_size=c * hw,
-                                        max_size=c * hw)), dtype=np.int64)
-    spans = [{"mask": m.tolist(), "sigma": s.tolist()}
-             for m, s in zip(mask.reshape(c, hw), sigma.reshape(c, hw))]
-    plane = outcome(lambda: sgm_symbols(memory, pmf, bounds, mask, sigma, [hw] * c)
-                    .reshape(c, hw).tolist())
-    want = both("mans_decode", {"memory": memory.hex(), "mode": "sgm", "pmf": pmf,
-                                "bounds": bounds, "spans": spans})
+    mask = np.array(
+        data.draw(st.lists(st.booleans(), min_size=c * hw, max_size=c * hw)), dtype=bool
+    )
+    sigma = np.array(
+        data.draw(st.lists(st.integers(0, len(pmf) - 1), min_size=c * hw, max_size=c * hw)),
+        dtype=np.int64,
+    )
+    spans = [
+        {"mask": m.tolist(), "sigma": s.tolist()}
+        for m, s in zip(mask.reshape(c, hw), sigma.reshape(c, hw))
+    ]
+    plane = outcome(
+        lambda: sgm_symbols(memory, pmf, bounds, mask, sigma, [hw] * c).reshape(c, hw).tolist()
+    )
+    want = both(
+        "mans_decode",
+        {"memory": memory.hex(), "mode": "sgm", "pmf": pmf, "bounds": bounds, "spans": spans},
+    )
     assert plane == (("ok", want[1]["symbols"]) if want[0] == "ok" else want)
 
 
 def test_the_plane_form_refuses_a_distribution_that_names_no_row():
     with pytest.raises(StageRefusal, match="names no row") as e:
-        sgm_symbols(bytes([0x34, 0x12, 0x01]), [[256]], [1], np.ones(2, bool),
-                    np.array([0, 1]), [2])
+        sgm_symbols(
+            bytes([0x34, 0x12, 0x01]), [[256]], [1], np.ones(2, bool), np.array([0, 1]), [2]
+        )
     assert (e.value.code, e.value.at) == ("model_mismatch", -1)
 
 
 # --- the corpus ----------------------------------------------------------------------------
+
 
 def test_the_stage_corpus_has_a_file_per_operator_here():
     assert {p.stem for p in (CORPUS / "stage").glob("*.jsonl")} == set(STAGE_OPS)
@@ -357,8 +453,10 @@ def test_the_checker_reproduces_the_stage_corpus():
 def test_validate_runs_the_stage_corpus_on_the_reference_only():
     files = files_under([CORPUS / "stage"])
     ref = report(engine("reference"), validate(engine("reference"), files))
-    assert ref["totals"]["pass"] == sum(1 for f in files for _ in open(f)) and \
-        ref["totals"]["fail"] == 0
+    assert (
+        ref["totals"]["pass"] == sum(1 for f in files for _ in open(f))
+        and ref["totals"]["fail"] == 0
+    )
     ort = validate(engine("ort-cpu"), files)
     assert {r.status for r in ort} == {"skip"} and "no stage operators" in ort[0].reason
 
@@ -414,19 +512,40 @@ def _has_int(x) -> bool:
 
 
 STAGE_MISTAKES = {
-    "an object that says it equals anything": (lambda out: _Agreeable(), lambda out: True,
-                                               "result is _Agreeable"),
+    "an object that says it equals anything": (
+        lambda out: _Agreeable(),
+        lambda out: True,
+        "result is _Agreeable",
+    ),
     "integers as floats": (lambda out: _deep(float, out), _has_int, "is float"),
     "one past, as an integer that says it is equal": (
-        lambda out: _deep(lambda v: type("Same", (int,), {"__eq__": lambda s, o: True,
-                                                          "__hash__": int.__hash__})(v + 1),
-                          out), _has_int, "is Same"),
-    "a list that holds itself": (lambda out: (lambda a: a.append(a) or a)([]), lambda out: True,
-                                 "nested deeper than 32 levels"),
+        lambda out: _deep(
+            lambda v: type("Same", (int,), {"__eq__": lambda s, o: True, "__hash__": int.__hash__})(
+                v + 1
+            ),
+            out,
+        ),
+        _has_int,
+        "is Same",
+    ),
+    "a list that holds itself": (
+        lambda out: (lambda a: a.append(a) or a)([]),
+        lambda out: True,
+        "nested deeper than 32 levels",
+    ),
     "lists as integer arrays and integers as numpy's": (
-        lambda out: _deep(np.int64, {k: np.array(v) if isinstance(v, list) and v and
-                                     all(type(x) is int for x in v) else v
-                                     for k, v in out.items()}), None, ""),
+        lambda out: _deep(
+            np.int64,
+            {
+                k: np.array(v)
+                if isinstance(v, list) and v and all(type(x) is int for x in v)
+                else v
+                for k, v in out.items()
+            },
+        ),
+        None,
+        "",
+    ),
 }
 
 
@@ -449,23 +568,26 @@ def test_a_stage_result_passes_only_as_the_values_expected(mistake):
                 changed.add(v["id"])
     results = {r.vid: r for r in validate(ReturningStage(change), files) if r.status != "skip"}
     assert len(results) > 100 and (changed or applies is None)
-    assert all(r.status == "fail" and words in r.reason for k, r in results.items()
-               if k in changed), [r.reason for k, r in results.items() if k in changed][:3]
-    assert all(r.status == "pass" for k, r in results.items() if k not in changed), \
-        [(k, r.reason) for k, r in results.items() if k not in changed and r.status != "pass"][:3]
+    assert all(
+        r.status == "fail" and words in r.reason for k, r in results.items() if k in changed
+    ), [r.reason for k, r in results.items() if k in changed][:3]
+    assert all(r.status == "pass" for k, r in results.items() if k not in changed), [
+        (k, r.reason) for k, r in results.items() if k not in changed and r.status != "pass"
+    ][:3]
 
 
 @pytest.mark.parametrize("dtype", [np.int64, np.uint64, np.int32, np.uint32, np.int8])
 def test_integer_arrays_stay_int64_exactly_while_they_fit_i32(dtype):
     from waiexport.reference.stage._ints import ints
+
     info = np.iinfo(dtype)
-    inside = np.array([max(info.min, -2**31), min(info.max, 2**31 - 1)], dtype=dtype)
+    inside = np.array([max(info.min, -(2**31)), min(info.max, 2**31 - 1)], dtype=dtype)
     got = ints(inside)
     assert got.dtype == np.int64 and got.tolist() == [int(v) for v in inside]
-    if info.max >= 2**31:      # one past i32: Python integers, every value kept
+    if info.max >= 2**31:  # one past i32: Python integers, every value kept
         past = np.array([0, 2**31], dtype=dtype)
         assert ints(past).dtype == object and ints(past).tolist() == [0, 2**31]
-    if info.min < -2**31:
-        past = np.array([-2**31 - 1, 5], dtype=dtype)
-        assert ints(past).dtype == object and ints(past).tolist() == [-2**31 - 1, 5]
+    if info.min < -(2**31):
+        past = np.array([-(2**31) - 1, 5], dtype=dtype)
+        assert ints(past).dtype == object and ints(past).tolist() == [-(2**31) - 1, 5]
     assert ints(np.zeros(0, dtype)).dtype == np.int64

@@ -40,8 +40,11 @@ def test_lowerings_cover_every_operator():
 
 
 @pytest.mark.parametrize("name", NPU_OPS)
-@settings(max_examples=examples(12), deadline=None,
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@settings(
+    max_examples=examples(12),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+)
 @given(data=st.data())
 def test_every_npu_operator_is_bit_exact_on_onnxruntime(name, data):
     g, inputs, scalars = data.draw(case(name, NARROW))
@@ -49,7 +52,7 @@ def test_every_npu_operator_is_bit_exact_on_onnxruntime(name, data):
     exp = export(write(g), ORT)
     check_integer_only(exp.model)
     agree(write(g), inputs, scalars)
-    for probe, probe_scalars in probe_inputs(g):   # the ends of every declared range
+    for probe, probe_scalars in probe_inputs(g):  # the ends of every declared range
         agree(write(g), probe, probe_scalars)
 
 
@@ -57,19 +60,34 @@ def test_sixteen_and_twenty_four_bit_operands_split_into_digits():
     rng = np.random.default_rng(3)
     b = GraphBuilder()
     x = b.input(3, -(2**15), 2**15 - 1, max_h=5, max_w=5)
-    y = b.op("conv", x, conv(rng.integers(-(2**7), 2**7, (2, 3, 2, 2)), pad=1,
-                             rq=rq(shift=12)))
-    z = b.op("conv", b.input(1, -(2**18), 2**18, max_h=5, max_w=5),
-             conv([[[[2**11 + 3]]]], rq=rq(shift=9)))
-    b.output(y, z, b.op("conv", b.input(1, -100, 100, max_h=5, max_w=5),
-                        conv([[[[-(2**23) + 5]]]], rq=rq(shift=9))))
+    y = b.op("conv", x, conv(rng.integers(-(2**7), 2**7, (2, 3, 2, 2)), pad=1, rq=rq(shift=12)))
+    z = b.op(
+        "conv",
+        b.input(1, -(2**18), 2**18, max_h=5, max_w=5),
+        conv([[[[2**11 + 3]]]], rq=rq(shift=9)),
+    )
+    b.output(
+        y,
+        z,
+        b.op(
+            "conv",
+            b.input(1, -100, 100, max_h=5, max_w=5),
+            conv([[[[-(2**23) + 5]]]], rq=rq(shift=9)),
+        ),
+    )
     g = b.build()
     assert in_subset(g)
     for probe, scalars in probe_inputs(g):
         agree(write(g), probe, scalars)
-    agree(write(g), [rng.integers(-(2**15), 2**15, (3, 5, 5)),
-                    rng.integers(-(2**18), 2**18 + 1, (1, 5, 5)),
-                    rng.integers(-100, 101, (1, 5, 5))], [])
+    agree(
+        write(g),
+        [
+            rng.integers(-(2**15), 2**15, (3, 5, 5)),
+            rng.integers(-(2**18), 2**18 + 1, (1, 5, 5)),
+            rng.integers(-100, 101, (1, 5, 5)),
+        ],
+        [],
+    )
 
 
 def test_input_channels_split_so_no_int32_accumulator_overflows():
@@ -77,6 +95,7 @@ def test_input_channels_split_so_no_int32_accumulator_overflows():
     # three. (Such sums pass acc32, so this drives the MAC builder directly.)
     from waiexport.targets.onnx.emit import Emitter
     from waiexport.targets.onnx.mac import conv_sum
+
     e = Emitter()
     w = np.random.default_rng(4).integers(-255, 256, (1, 400, 13, 13))
     conv_sum(e, "x", (-255, 255), w, groups=1, strides=(1, 1), pads=(0, 0, 0, 0))
@@ -91,47 +110,80 @@ def test_one_int8_kernel_sums_every_channel_it_can():
     # sign pair), unsplit.
     rng = np.random.default_rng(4)
     b = GraphBuilder()
-    b.output(b.op("conv", b.input(8192, -128, 127, max_h=3, max_w=3),
-                  conv(rng.integers(-128, 128, (1, 8192, 3, 3)), rq=rq(shift=16))))
+    b.output(
+        b.op(
+            "conv",
+            b.input(8192, -128, 127, max_h=3, max_w=3),
+            conv(rng.integers(-128, 128, (1, 8192, 3, 3)), rq=rq(shift=16)),
+        )
+    )
     g = b.build()
     model = export(write(g), ORT).model
-    kernels = [n.op_type for n in model.graph.node if n.op_type in ("ConvInteger",
-                                                                   "MatMulInteger")]
+    kernels = [n.op_type for n in model.graph.node if n.op_type in ("ConvInteger", "MatMulInteger")]
     assert kernels in (["MatMulInteger"], ["ConvInteger"], ["ConvInteger"] * 4)
     agree(write(g), [np.full((8192, 3, 3), -128)], [])
     agree(write(g), [rng.integers(-128, 128, (8192, 3, 3))], [])
 
 
-@pytest.mark.parametrize("k, s, p, op", [(3, 2, 0, 0), (3, 2, 1, 0), (2, 3, 0, 2), (5, 2, 1, 3),
-                                         (1, 3, 0, 0), (4, 3, 2, 1)])
+@pytest.mark.parametrize(
+    "k, s, p, op",
+    [(3, 2, 0, 0), (3, 2, 1, 0), (2, 3, 0, 2), (5, 2, 1, 3), (1, 3, 0, 0), (4, 3, 2, 1)],
+)
 def test_general_phase_decomposition(k, s, p, op):
     rng = np.random.default_rng(k + 10 * s)
     b = GraphBuilder()
     x = b.input(2, -100, 100)
-    b.output(b.op("conv_transpose", x, conv_transpose(rng.integers(-9, 10, (2, 3, k, k)),
-                                                       stride=s, pad=p, out_pad=op,
-                                                       rq=rq(shift=2, bias=[1, -7, 3]))))
+    b.output(
+        b.op(
+            "conv_transpose",
+            x,
+            conv_transpose(
+                rng.integers(-9, 10, (2, 3, k, k)),
+                stride=s,
+                pad=p,
+                out_pad=op,
+                rq=rq(shift=2, bias=[1, -7, 3]),
+            ),
+        )
+    )
     g = b.build()
     exp = export(write(g), ORT)
-    assert "conv_transpose" in [o.name for o in exp.graph.ops]   # not the phase rewrite's case
+    assert "conv_transpose" in [o.name for o in exp.graph.ops]  # not the phase rewrite's case
     for hw in [(1, 1), (2, 3), (5, 4)]:
         agree(write(g), [rng.integers(-100, 101, (2,) + hw)], [])
 
 
-@pytest.mark.parametrize("stride, hw, pad, out_pad", [((2**20, 2**20), (1, 1), (0, 0), (0, 0)),
-                                                      ((2**16, 3), (1, 4), (1, 0), (2, 1)),
-                                                      ((5, 2**16), (3, 1), (0, 2), (0, 3))])
+@pytest.mark.parametrize(
+    "stride, hw, pad, out_pad",
+    [
+        ((2**20, 2**20), (1, 1), (0, 0), (0, 0)),
+        ((2**16, 3), (1, 4), (1, 0), (2, 1)),
+        ((5, 2**16), (3, 1), (0, 2), (0, 3)),
+    ],
+)
 def test_a_stride_past_the_kernel_forms_no_plane_of_the_stride_s_size(stride, hw, pad, out_pad):
     # at one input row the stride's unreached rows made the interleaved plane the stride's
     # size while the output is the kernel's: at 2^20 × 2^20 onnxruntime refused to allocate
     # 4 TiB
-    agree(write(past_the_kernel(stride, pad, out_pad)),
-          [np.arange(2 * hw[0] * hw[1]).reshape((2,) + hw) - 3], [])
+    agree(
+        write(past_the_kernel(stride, pad, out_pad)),
+        [np.arange(2 * hw[0] * hw[1]).reshape((2,) + hw) - 3],
+        [],
+    )
 
 
-@pytest.mark.parametrize("value, dtype", [(2**63, I64), ([2**63, 1], I64), (2**64 - 1, I64),
-                                          (-(2**63) - 1, I64), (2**31, I32), (0.5, I64),
-                                          (np.array([256]), U8)])
+@pytest.mark.parametrize(
+    "value, dtype",
+    [
+        (2**63, I64),
+        ([2**63, 1], I64),
+        (2**64 - 1, I64),
+        (-(2**63) - 1, I64),
+        (2**31, I32),
+        (0.5, I64),
+        (np.array([256]), U8),
+    ],
+)
 def test_a_constant_that_does_not_fit_its_type_is_refused_not_wrapped(value, dtype):
     # numpy reads 2^63 as a uint64 and a list holding it as floats: both were wrapped to
     # −2^63 where both sides of the check were cast alike
@@ -139,16 +191,21 @@ def test_a_constant_that_does_not_fit_its_type_is_refused_not_wrapped(value, dty
         Emitter().const(value, dtype)
 
 
-@pytest.mark.parametrize("lo, hi, fed", [(-128, 127, TensorProto.INT8), (0, 255, U8),
-                                         (-1, 128, I32), (-129, 0, I32), (0, 256, I32)])
+@pytest.mark.parametrize(
+    "lo, hi, fed",
+    [(-128, 127, TensorProto.INT8), (0, 255, U8), (-1, 128, I32), (-129, 0, I32), (0, 256, I32)],
+)
 def test_a_data_input_whose_range_fits_8_bits_is_fed_as_8_bits(lo, hi, fed):
     b = state_graph()
     x = b.input(2, lo, hi, max_h=4, max_w=4)
     b.output(b.op("conv", x, conv(np.arange(-8, 10).reshape(1, 2, 3, 3), pad=1, rq=rq(shift=3))))
     g = b.build()
     model = export(write(g), ORT).model
-    assert [(i.name, i.type.tensor_type.elem_type) for i in model.graph.input] == \
-        [("in0", TensorProto.INT8), ("state0", I32), ("in1", fed)]   # the state as it comes back
+    assert [(i.name, i.type.tensor_type.elem_type) for i in model.graph.input] == [
+        ("in0", TensorProto.INT8),
+        ("state0", I32),
+        ("in1", fed),
+    ]  # the state as it comes back
     for probe, scalars in probe_inputs(g):
         agree(write(g), probe, scalars)
 
@@ -156,32 +213,46 @@ def test_a_data_input_whose_range_fits_8_bits_is_fed_as_8_bits(lo, hi, fed):
 def test_an_int8_input_is_the_gemm_operand_itself():
     rng = np.random.default_rng(0)
     b = GraphBuilder()
-    b.output(b.op("conv", b.input(4, -128, 127), conv(rng.integers(-128, 128, (4, 4, 3, 3)),
-                                                      pad=1, rq=rq(shift=8))))
+    b.output(
+        b.op(
+            "conv",
+            b.input(4, -128, 127),
+            conv(rng.integers(-128, 128, (4, 4, 3, 3)), pad=1, rq=rq(shift=8)),
+        )
+    )
     model = export(write(b.build()), ORT).model
     [gemm] = [n for n in model.graph.node if n.op_type == "ConvInteger"]
     assert gemm.input[0] == "in0" and not [n for n in model.graph.node if n.op_type == "Cast"]
 
 
-@pytest.mark.parametrize("policy, want", [("clamp", [[[127, 0, 127, 5]]]),
-                                          ("check", "field_range")])
+@pytest.mark.parametrize(
+    "policy, want", [("clamp", [[[127, 0, 127, 5]]]), ("check", "field_range")]
+)
 def test_the_host_applies_an_input_s_policy_before_it_narrows_the_input(policy, want):
     # 1000 as an int8 is −24: narrowed first, the clamp's 127 would come out 0
     b = GraphBuilder()
     b.output(b.op("relu", b.input(1, -128, 127, policy=policy)))
-    assert agree(write(b.build()), [np.array([[[1000, -1000, 300, 5]]])], []) == \
-        (want if isinstance(want, str) else [want])
+    assert agree(write(b.build()), [np.array([[[1000, -1000, 300, 5]]])], []) == (
+        want if isinstance(want, str) else [want]
+    )
 
 
 def test_model_says_what_it_is():
     from waiexport.capabilities.examples import tiny_synth
+
     data = write(tiny_synth())
     model = export(data, ORT).model
     meta = {p.key: p.value for p in model.metadata_props}
     import hashlib
+
     assert meta["wai.whg1_sha256"] == hashlib.sha256(data).hexdigest()
-    assert set(meta) == {"wai.whg1_sha256", "wai.rewritten_sha256", "wai.certificate_sha256",
-                         "wai.target", "wai.tool"}
+    assert set(meta) == {
+        "wai.whg1_sha256",
+        "wai.rewritten_sha256",
+        "wai.certificate_sha256",
+        "wai.target",
+        "wai.tool",
+    }
     assert [i.name for i in model.graph.input] == ["in0"]
     assert [o.name for o in model.graph.output] == ["out0"]
     onnx.checker.check_model(model, full_check=True)
@@ -190,9 +261,12 @@ def test_model_says_what_it_is():
 def test_float_anywhere_is_caught():
     x = helper.make_tensor_value_info("x", TensorProto.INT32, [1])
     y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [1])
-    model = helper.make_model(helper.make_graph(
-        [helper.make_node("Cast", ["x"], ["y"], to=TensorProto.FLOAT)], "g", [x], [y]),
-        opset_imports=[helper.make_opsetid("", 21)])
+    model = helper.make_model(
+        helper.make_graph(
+            [helper.make_node("Cast", ["x"], ["y"], to=TensorProto.FLOAT)], "g", [x], [y]
+        ),
+        opset_imports=[helper.make_opsetid("", 21)],
+    )
     with pytest.raises(ExportError, match="floating point"):
         check_integer_only(model)
 
@@ -208,20 +282,34 @@ def test_float_beside_or_inside_an_if_branch_is_caught(where, how):
     y = helper.make_tensor_value_info("y", TensorProto.INT32, [1])
 
     def floated(x: str, out: str) -> list:
-        return [helper.make_node("Cast", [x], [f"{out}_f"], to=TensorProto.FLOAT),
-                helper.make_node("Cast", [f"{out}_f"], [out], to=TensorProto.INT32)] \
-            if how == "cast" else [helper.make_node("Shrink", [x], [out], lambd=0.5)]
+        return (
+            [
+                helper.make_node("Cast", [x], [f"{out}_f"], to=TensorProto.FLOAT),
+                helper.make_node("Cast", [f"{out}_f"], [out], to=TensorProto.INT32),
+            ]
+            if how == "cast"
+            else [helper.make_node("Shrink", [x], [out], lambd=0.5)]
+        )
 
     def branch(name: str):
-        nodes = floated("x", f"{name}_y") if name == where else \
-            [helper.make_node("Identity", ["x"], [f"{name}_y"])]
-        return helper.make_graph(nodes, name, [], [helper.make_tensor_value_info(
-            f"{name}_y", TensorProto.INT32, [1])])
-    nodes = [helper.make_node("If", ["c"], ["z"], **{b: branch(b) for b in ("then_branch",
-                                                                          "else_branch")})]
+        nodes = (
+            floated("x", f"{name}_y")
+            if name == where
+            else [helper.make_node("Identity", ["x"], [f"{name}_y"])]
+        )
+        return helper.make_graph(
+            nodes, name, [], [helper.make_tensor_value_info(f"{name}_y", TensorProto.INT32, [1])]
+        )
+
+    nodes = [
+        helper.make_node(
+            "If", ["c"], ["z"], **{b: branch(b) for b in ("then_branch", "else_branch")}
+        )
+    ]
     nodes += floated("z", "y") if where == "graph" else [helper.make_node("Identity", ["z"], ["y"])]
-    model = helper.make_model(helper.make_graph(nodes, "g", [x, c], [y]),
-                              opset_imports=[helper.make_opsetid("", 21)])
+    model = helper.make_model(
+        helper.make_graph(nodes, "g", [x, c], [y]), opset_imports=[helper.make_opsetid("", 21)]
+    )
     with pytest.raises(ExportError, match="floating point|float attribute"):
         check_integer_only(model)
 
@@ -266,6 +354,7 @@ def test_a_graph_outside_the_subset_is_refused_with_its_reason():
 def test_reference_agrees_with_decode():
     # The engine interface runs the same integers as the function it wraps.
     from waiexport.capabilities.examples import tiny_synth
+
     g = tiny_synth()
     x = np.random.default_rng(0).integers(-128, 128, (8, 3, 4))
     assert (engine("reference").load(write(g)).decode([x], [])[0] == decode(g, [x], [])[0]).all()
@@ -282,13 +371,28 @@ def strict_graph(seed=0):
     rng = np.random.default_rng(seed)
     b = GraphBuilder()
     x = b.input(3, -128, 127)
-    y = b.op("conv", x, conv(rng.integers(-128, 128, (4, 3, 3, 3)), pad=1,
-                             rq=rq(shift=9, mult=2, bias=[4, -8, 2, 0], bias_kind="post",
-                                   round="half_up")),
-             policy="clamp", lo=-128, hi=127)
-    y = b.op("conv_transpose", y, conv_transpose(rng.integers(-128, 128, (4, 2, 4, 4)),
-                                                  stride=2, pad=1, rq=rq(shift=10, bias=[3, -5])),
-             policy="clamp", lo=-128, hi=127)
+    y = b.op(
+        "conv",
+        x,
+        conv(
+            rng.integers(-128, 128, (4, 3, 3, 3)),
+            pad=1,
+            rq=rq(shift=9, mult=2, bias=[4, -8, 2, 0], bias_kind="post", round="half_up"),
+        ),
+        policy="clamp",
+        lo=-128,
+        hi=127,
+    )
+    y = b.op(
+        "conv_transpose",
+        y,
+        conv_transpose(
+            rng.integers(-128, 128, (4, 2, 4, 4)), stride=2, pad=1, rq=rq(shift=10, bias=[3, -5])
+        ),
+        policy="clamp",
+        lo=-128,
+        hi=127,
+    )
     b.output(b.op("pad_rep", y, P.PadRep(3)))
     return b.build()
 
@@ -299,13 +403,17 @@ def test_npu_int8_model_uses_the_units_operators():
     ops = {n.op_type for n in exp.model.graph.node}
     assert "DepthToSpace" in ops and "Pad" not in ops
     convs = [n for n in exp.model.graph.node if n.op_type == "ConvInteger"]
-    kernels = sorted(tuple(a.ints) for n in convs for a in n.attribute
-                     if a.name == "kernel_shape")
-    assert kernels == [(2, 2)] * 4 + [(3, 3)]   # the conv; each phase on its own 2×2 taps
+    kernels = sorted(tuple(a.ints) for n in convs for a in n.attribute if a.name == "kernel_shape")
+    assert kernels == [(2, 2)] * 4 + [(3, 3)]  # the conv; each phase on its own 2×2 taps
     inits = {i.name: i for i in exp.model.graph.initializer}
     assert all(inits[n.input[1]].data_type == TensorProto.INT8 for n in convs)
-    mode = [a.s for n in exp.model.graph.node if n.op_type == "DepthToSpace" for a in n.attribute
-            if a.name == "mode"]
+    mode = [
+        a.s
+        for n in exp.model.graph.node
+        if n.op_type == "DepthToSpace"
+        for a in n.attribute
+        if a.name == "mode"
+    ]
     assert mode == [b"DCR"]
     check_integer_only(exp.model)
 
@@ -322,15 +430,19 @@ def test_npu_int8_is_bit_exact(seed, h, w):
     assert [a.tolist() for a in ref] == [b.tolist() for b in got]
 
 
-@pytest.mark.parametrize("name, lo, hi", [("npu-int8", -128, 127), ("ort-cpu", -128, 127),
-                                         ("ort-cpu", 0, 255)])
+@pytest.mark.parametrize(
+    "name, lo, hi", [("npu-int8", -128, 127), ("ort-cpu", -128, 127), ("ort-cpu", 0, 255)]
+)
 def test_a_shuffled_conv_output_that_is_also_a_graph_output_keeps_its_order(name, lo, hi):
     # the shuffle's order is folded into the conv's channels (npu-int8's DCR, ort-cpu's NHWC
     # twin); the conv's output read as a graph output too must come out in the graph's order
     rng = np.random.default_rng(hi)
     b = GraphBuilder()
-    y = b.op("conv", b.input(2, lo, hi), conv(rng.integers(-20, 20, (8, 2, 3, 3)), pad=1,
-                                              rq=rq(shift=6, round="half_up")))
+    y = b.op(
+        "conv",
+        b.input(2, lo, hi),
+        conv(rng.integers(-20, 20, (8, 2, 3, 3)), pad=1, rq=rq(shift=6, round="half_up")),
+    )
     b.output(b.op("pixel_shuffle", y, P.Factor(2)), y)
     for x in (np.full((2, 4, 3), lo), np.full((2, 4, 3), hi), rng.integers(lo, hi + 1, (2, 4, 3))):
         agree(write(b.build()), [x], [], engine(name))
@@ -339,6 +451,7 @@ def test_a_shuffled_conv_output_that_is_also_a_graph_output_keeps_its_order(name
 def test_npu_int8_refuses_what_the_unit_cannot_take():
     from waiexport.capabilities.examples import tiny_synth
     from waiexport.targets.exporter import DoesNotFit
+
     with pytest.raises(DoesNotFit, match="a multiply operand of 13 bits"):
         export(write(tiny_synth()), NPU)
 
@@ -354,17 +467,25 @@ def test_requantisation_recipe_at_the_int64_extremes(mode, s):
     from waiexport.reference.integer import r_round
     from waiexport.targets.onnx.emit import I64, Emitter
     from waiexport.targets.onnx.requant import requantise
+
     half = (1 << (s - 1)) if s else 0
-    values = [-(2**63), 2**63 - 1, -1, 0, 1] + [k * (1 << s) + half + d for k in (-3, -1, 0, 2)
-                                                for d in (-1, 0, 1)]
-    values = [v for v in values if -(2**63) <= v < 2**63 and (mode == "floor" or
-                                                              v + half < 2**63)]
+    values = [-(2**63), 2**63 - 1, -1, 0, 1] + [
+        k * (1 << s) + half + d for k in (-3, -1, 0, 2) for d in (-1, 0, 1)
+    ]
+    values = [v for v in values if -(2**63) <= v < 2**63 and (mode == "floor" or v + half < 2**63)]
     e = Emitter()
     out = requantise(e, "p", round=mode, shifts=[s])
-    model = helper.make_model(helper.make_graph(
-        e.nodes, "g", [helper.make_tensor_value_info("p", I64, [1, 1, 1, None])],
-        [helper.make_tensor_value_info(out, I64, [1, 1, 1, None])], e.inits),
-        opset_imports=[helper.make_opsetid("", 21)], ir_version=10)
+    model = helper.make_model(
+        helper.make_graph(
+            e.nodes,
+            "g",
+            [helper.make_tensor_value_info("p", I64, [1, 1, 1, None])],
+            [helper.make_tensor_value_info(out, I64, [1, 1, 1, None])],
+            e.inits,
+        ),
+        opset_imports=[helper.make_opsetid("", 21)],
+        ir_version=10,
+    )
     session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
     got = session.run(None, {"p": np.array(values, dtype=np.int64).reshape(1, 1, 1, -1)})[0]
     assert got.reshape(-1).tolist() == [r_round(v, s, mode) for v in values]
@@ -380,8 +501,9 @@ def test_the_int32_requantisation_at_the_i32_ends(mode, s):
     b.output(b.op("rescale", b.input(1, lo, hi), P.Rescale(rq(shift=s, round=mode))))
     g = b.build()
     model = export(write(g), ORT).model
-    assert not any(n.op_type == "Cast" and n.attribute[0].i == TensorProto.INT64
-                   for n in model.graph.node)
+    assert not any(
+        n.op_type == "Cast" and n.attribute[0].i == TensorProto.INT64 for n in model.graph.node
+    )
     ties = [k * (1 << s) + half for k in (-3, -1, 0, 2)]
     values = [lo, hi, -1, 0, 1, *ties, *(t - 1 for t in ties), *(t + 1 for t in ties)]
     agree(write(g), [np.array([[values]])], [])
@@ -392,10 +514,16 @@ def test_a_kernel_that_fails_the_probe_is_not_used(monkeypatch):
     # u8×u8 ConvInteger and stays exact; the claim says what was probed
     import waiexport.targets.onnx.mac as mac
     from waiexport.targets.engines.ort import OrtEngine
+
     rng = np.random.default_rng(6)
     b = GraphBuilder()
-    b.output(b.op("conv", b.input(4, -128, 127), conv(rng.integers(-128, 128, (3, 4, 3, 3)),
-                                                      pad=1, rq=rq(shift=6))))
+    b.output(
+        b.op(
+            "conv",
+            b.input(4, -128, 127),
+            conv(rng.integers(-128, 128, (3, 4, 3, 3)), pad=1, rq=rq(shift=6)),
+        )
+    )
     g = b.build()
     assert _u8s8(export(write(g), ORT).model) == mac.u8s8_exact()
     monkeypatch.setattr(mac, "u8s8_exact", lambda provider="CPUExecutionProvider": False)
@@ -405,6 +533,7 @@ def test_a_kernel_that_fails_the_probe_is_not_used(monkeypatch):
     agree(write(g), [rng.integers(-128, 128, (4, 5, 5))], [])
     # an engine whose runtime fails the probe: its export takes u8×u8 too, and says so
     from waiexport.targets.onnx.probes import SATURATION
+
     eng = OrtEngine()
     eng._probed = {**eng.probe(), SATURATION: "int16 pair saturation: a double's saturating kernel"}
     model = eng.export(write(g)).model
@@ -431,14 +560,21 @@ def _matmul_integer(pairs_in):
             if a.shape[-1] % 2:
                 a, b = np.pad(a, [(0, 0), (0, 1)]), np.pad(b, [(0, 1), (0, 0)])
             terms = a[:, :, None] * b[None, :, :]
-            return (pairs_in(terms.reshape(a.shape[0], -1, 2, b.shape[1]).sum(axis=2))
-                    .astype(np.int32),)
+            return (
+                pairs_in(terms.reshape(a.shape[0], -1, 2, b.shape[1]).sum(axis=2)).astype(np.int32),
+            )
+
     return MatMulInteger
 
 
-@pytest.mark.parametrize("lo,hi,exact", [(-(1 << 15), (1 << 15) - 1, True),
-                                         (-(1 << 15) + 1, (1 << 15) - 1, False),
-                                         (-(1 << 15), 32639, False)])
+@pytest.mark.parametrize(
+    "lo,hi,exact",
+    [
+        (-(1 << 15), (1 << 15) - 1, True),
+        (-(1 << 15) + 1, (1 << 15) - 1, False),
+        (-(1 << 15), 32639, False),
+    ],
+)
 def test_the_pair_probe_sits_at_the_int16_ends_its_digits_reach(lo, hi, exact):
     # a double of a u8×s8 kernel that adds each pair of products in int16, saturating to
     # [lo, hi]: the int16 one passes the probe (every digit's pairs fit), one that holds
@@ -447,14 +583,14 @@ def test_the_pair_probe_sits_at_the_int16_ends_its_digits_reach(lo, hi, exact):
     from onnx.reference import ReferenceEvaluator
 
     from waiexport.targets.onnx.probes import PROBES, SATURATION
+
     double = _matmul_integer(lambda pairs: np.clip(pairs, lo, hi).sum(axis=1))
     probe = next(p for p in PROBES if p.name == SATURATION)
     got = ReferenceEvaluator(probe.model(), new_ops=[double]).run(None, dict(probe.feed))[0]
     assert (probe.wrong(got) is None) == exact
 
 
-@pytest.mark.parametrize("kernel,exact", [
-    ("AVX2's int16 pairs", True), ("float32 sums", False)])
+@pytest.mark.parametrize("kernel,exact", [("AVX2's int16 pairs", True), ("float32 sums", False)])
 def test_the_matmul_integer_probes_fail_float32_sums_and_not_avx2_s_pairs(kernel, exact):
     # AVX2's u8×s8 kernel saturates a pair of 255 × 127 in int16, which no model of ours
     # multiplies: every probe of MatMulInteger passes it (the float32 probe did not, so
@@ -472,10 +608,13 @@ def test_the_matmul_integer_probes_fail_float32_sums_and_not_avx2_s_pairs(kernel
         for k in range(pairs.shape[1]):
             out += pairs[:, k, :].astype(np.float32)
         return out
+
     double = _matmul_integer(avx2 if kernel.startswith("AVX2") else float32)
     probes = [p for p in PROBES if any(n[0] == "MatMulInteger" for n in p.nodes)]
-    wrong = {p.name: p.wrong(ReferenceEvaluator(p.model(), new_ops=[double]).run(
-        None, dict(p.feed))[0]) for p in probes}
+    wrong = {
+        p.name: p.wrong(ReferenceEvaluator(p.model(), new_ops=[double]).run(None, dict(p.feed))[0])
+        for p in probes
+    }
     assert len(probes) == 3
     if exact:
         assert not any(wrong.values()), wrong
@@ -500,12 +639,20 @@ def _requantise_on_ort(values, dtype, **kw):
 
     from waiexport.targets.onnx.emit import Emitter
     from waiexport.targets.onnx.requant import requantise
+
     e = Emitter()
     out = requantise(e, "p", dtype=dtype, **kw)
-    model = helper.make_model(helper.make_graph(
-        e.nodes, "g", [helper.make_tensor_value_info("p", dtype, [1, 1, 1, None])],
-        [helper.make_tensor_value_info(out, dtype, [1, 1, 1, None])], e.inits),
-        opset_imports=[helper.make_opsetid("", 21)], ir_version=10)
+    model = helper.make_model(
+        helper.make_graph(
+            e.nodes,
+            "g",
+            [helper.make_tensor_value_info("p", dtype, [1, 1, 1, None])],
+            [helper.make_tensor_value_info(out, dtype, [1, 1, 1, None])],
+            e.inits,
+        ),
+        opset_imports=[helper.make_opsetid("", 21)],
+        ir_version=10,
+    )
     session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
     arr = np.array(values, dtype=np.int32 if dtype == TensorProto.INT32 else np.int64)
     got = session.run(None, {"p": arr.reshape(1, 1, 1, -1)})[0]
@@ -520,6 +667,7 @@ def test_the_lifted_division_at_the_ends_of_its_span(wide, mode, data):
     # (a shift of 0 is no operation at all); the bias, the half and the lift are one Add
     # where their sum fits the width
     from waiexport.reference.integer import r_round
+
     dtype = TensorProto.INT64 if wide else TensorProto.INT32
     bits = 63 if wide else 31
     s = data.draw(st.integers(0, 62 if wide else 30), label="s")
@@ -527,14 +675,16 @@ def test_the_lifted_division_at_the_ends_of_its_span(wide, mode, data):
     lo = data.draw(st.integers(-(1 << bits), (1 << bits) - 1 - half), label="lo")
     hi = data.draw(st.integers(lo, (1 << bits) - 1 - half), label="hi")
     picks = [lo, hi, max(lo, min(hi, 0))] + [
-        v for k in (lo >> s, (lo >> s) + 1, hi >> s, 0)
+        v
+        for k in (lo >> s, (lo >> s) + 1, hi >> s, 0)
         for v in (k * (1 << s) - half - 1, k * (1 << s) - half, k * (1 << s) - half + 1)
-        if lo <= v <= hi]
-    pre = data.draw(st.sampled_from([0, 1, -1, lo, hi, -(1 << bits), (1 << bits) - 1]),
-                    label="pre")
+        if lo <= v <= hi
+    ]
+    pre = data.draw(st.sampled_from([0, 1, -1, lo, hi, -(1 << bits), (1 << bits) - 1]), label="pre")
     ins = [v - pre for v in picks if -(1 << bits) <= v - pre < 1 << bits]
-    got, ops = _requantise_on_ort(ins, dtype, round=mode, shifts=[s], span=(lo, hi + half),
-                                  pre=[pre])
+    got, ops = _requantise_on_ort(
+        ins, dtype, round=mode, shifts=[s], span=(lo, hi + half), pre=[pre]
+    )
     assert got == [r_round(v + pre, s, mode) for v in ins]
     lift = max(0, -(lo >> s)) << s
     assert ("Mod" in ops) == (s > 0 and max(lift, hi + half + lift) >= 1 << bits)
@@ -548,22 +698,42 @@ def test_the_int8_phase_interleave_at_the_clamp_ends(sh, sw, k, data):
     # a conv_transpose whose clamped output is int8 interleaves its phases on int8 (int8
     # Transposes, not onnxruntime's slower DepthToSpace); exact at both clamp ends, and
     # where a stride past the kernel gathers the unreached positions' rq_o(0)
-    w = np.array(data.draw(st.lists(st.sampled_from([-128, -1, 0, 1, 127]), min_size=3 * 2 * k * k,
-                                    max_size=3 * 2 * k * k))).reshape(3, 2, k, k)
+    w = np.array(
+        data.draw(
+            st.lists(
+                st.sampled_from([-128, -1, 0, 1, 127]),
+                min_size=3 * 2 * k * k,
+                max_size=3 * 2 * k * k,
+            )
+        )
+    ).reshape(3, 2, k, k)
     pad = data.draw(st.integers(0, k - 1))
     b = GraphBuilder()
-    b.output(b.op("conv_transpose", b.input(3, -128, 127), conv_transpose(
-        w, stride=(sh, sw), pad=pad, rq=rq(shift=data.draw(st.integers(0, 9)))),
-        policy="clamp", lo=-128, hi=127))
+    b.output(
+        b.op(
+            "conv_transpose",
+            b.input(3, -128, 127),
+            conv_transpose(w, stride=(sh, sw), pad=pad, rq=rq(shift=data.draw(st.integers(0, 9)))),
+            policy="clamp",
+            lo=-128,
+            hi=127,
+        )
+    )
     g = b.build()
     assume(in_subset(g))
     moves = used(export(write(g), ORT).model)
-    assert ("Transpose", "int8") in moves and ("DepthToSpace", "int8") not in moves or \
-        min(sh, k) == min(sw, k) == 1   # one reached residue: nothing to interleave
+    assert (
+        ("Transpose", "int8") in moves
+        and ("DepthToSpace", "int8") not in moves
+        or min(sh, k) == min(sw, k) == 1
+    )  # one reached residue: nothing to interleave
     rng = np.random.default_rng(k)
-    for x in (np.full((3, 5, 4), -128), np.full((3, 5, 4), 127),
-              np.where(np.arange(60).reshape(3, 5, 4) % 2, -128, 127),
-              rng.integers(-128, 128, (3, 5, 4))):
+    for x in (
+        np.full((3, 5, 4), -128),
+        np.full((3, 5, 4), 127),
+        np.where(np.arange(60).reshape(3, 5, 4) % 2, -128, 127),
+        rng.integers(-128, 128, (3, 5, 4)),
+    ):
         agree(write(g), [x], [])
 
 
@@ -580,18 +750,31 @@ def test_a_clamped_int8_phase_stack_moves_its_phases_once(k, data):
     import waiexport.targets.onnx.mac as mac
 
     def draw(*shape):
-        w = np.array(data.draw(st.lists(st.sampled_from([-128, -1, 1, 127]),
-                                        min_size=int(np.prod(shape)),
-                                        max_size=int(np.prod(shape))))).reshape(shape)
+        w = np.array(
+            data.draw(
+                st.lists(
+                    st.sampled_from([-128, -1, 1, 127]),
+                    min_size=int(np.prod(shape)),
+                    max_size=int(np.prod(shape)),
+                )
+            )
+        ).reshape(shape)
         w[0, 0, 0, 0] = -128
         return w
+
     b = GraphBuilder()
     y = b.input(2, -128, 127)
     for cout in (3, 2):
-        y = b.op("conv_transpose", y, conv_transpose(draw(2 if cout == 3 else 3, cout, k, k),
-                                                      stride=2, pad=k // 2 - 1,
-                                                      rq=rq(shift=9)),
-                 policy="clamp", lo=-128, hi=127)
+        y = b.op(
+            "conv_transpose",
+            y,
+            conv_transpose(
+                draw(2 if cout == 3 else 3, cout, k, k), stride=2, pad=k // 2 - 1, rq=rq(shift=9)
+            ),
+            policy="clamp",
+            lo=-128,
+            hi=127,
+        )
     b.output(y)
     g = b.build()
     assume(in_subset(g) and mac.u8s8_exact())
@@ -600,17 +783,36 @@ def test_a_clamped_int8_phase_stack_moves_its_phases_once(k, data):
     ops = [n.op_type for n in model.graph.node]
     assert "Gather" not in ops and "DepthToSpace" not in ops
     assert [t for _, op, t in typed_nodes(model) if op == "Transpose"] == ["int8"] * 4
-    assert not [n for n in model.graph.node if n.op_type == "Cast"
-                and made.get(n.input[0]) is not None and made[n.input[0]].op_type == "Cast"]
+    assert not [
+        n
+        for n in model.graph.node
+        if n.op_type == "Cast"
+        and made.get(n.input[0]) is not None
+        and made[n.input[0]].op_type == "Cast"
+    ]
     rng = np.random.default_rng(k)
-    for x in (np.full((2, 3, 4), -128), np.full((2, 3, 4), 127),
-              np.where(np.arange(24).reshape(2, 3, 4) % 2, -128, 127),
-              rng.integers(-128, 128, (2, 3, 4))):
+    for x in (
+        np.full((2, 3, 4), -128),
+        np.full((2, 3, 4), 127),
+        np.where(np.arange(24).reshape(2, 3, 4) % 2, -128, 127),
+        rng.integers(-128, 128, (2, 3, 4)),
+    ):
         agree(write(g), [x], [])
 
 
-@pytest.mark.parametrize("lo,hi", [(0, 128), (0, 129), (-129, 0), (0, 255), (0, 256),
-                                   (0, 2269), (-3000, 56463), (-900000, 900000)])
+@pytest.mark.parametrize(
+    "lo,hi",
+    [
+        (0, 128),
+        (0, 129),
+        (-129, 0),
+        (0, 255),
+        (0, 256),
+        (0, 2269),
+        (-3000, 56463),
+        (-900000, 900000),
+    ],
+)
 def test_the_digits_at_the_ends_of_the_input(lo, hi):
     # every sign part and digit a u8 against int8 weights at both ends: base 128 (digits of
     # at most 128; the pair sums at ±128·127 and 128·−128, the borrow at 127/128) for
@@ -618,6 +820,7 @@ def test_the_digits_at_the_ends_of_the_input(lo, hi):
     # 255/256) for weights within it; where a digit's top passes one u8, the input within
     # one digit takes the If's one-digit branch, and at its ends too
     import waiexport.targets.onnx.mac as mac
+
     for wv, base in ((-128, 128), (127, 128), (-64, 256), (64, 256)):
         b = GraphBuilder()
         b.output(b.op("conv", b.input(2, lo, hi), conv(np.full((2, 2, 3, 3), wv), pad=1)))
@@ -627,16 +830,25 @@ def test_the_digits_at_the_ends_of_the_input(lo, hi):
         assert ("MatMulInteger" in ops) == mac.u8s8_exact() and "Mod" not in ops
         last = min(base, 255)
         few = (max(lo, -last), min(hi, last))
-        if mac.u8s8_exact():   # each digit moved to NHWC once, as a u8, in each branch
+        if mac.u8s8_exact():  # each digit moved to NHWC once, as a u8, in each branch
             assert ("If" in ops) == (few != (lo, hi))
             assert [t for _, op, t in typed_nodes(model) if op == "Transpose"].count(
-                "uint8") == sum(len(mac.nhwc._tops(bound, base)) for r in {(lo, hi), few}
-                                for bound in (r[1], -r[0]) if bound > 0)
-        for x in (np.full((2, 4, 4), lo), np.full((2, 4, 4), hi), np.full((2, 4, 4), few[0]),
-                  np.full((2, 4, 4), few[1]),
-                  np.where(np.arange(32).reshape(2, 4, 4) % 2, lo, hi),
-                  np.where(np.arange(32).reshape(2, 4, 4) % 3, base - 1, base).clip(lo, hi),
-                  np.random.default_rng(hi).integers(lo, hi + 1, (2, 4, 4))):
+                "uint8"
+            ) == sum(
+                len(mac.nhwc._tops(bound, base))
+                for r in {(lo, hi), few}
+                for bound in (r[1], -r[0])
+                if bound > 0
+            )
+        for x in (
+            np.full((2, 4, 4), lo),
+            np.full((2, 4, 4), hi),
+            np.full((2, 4, 4), few[0]),
+            np.full((2, 4, 4), few[1]),
+            np.where(np.arange(32).reshape(2, 4, 4) % 2, lo, hi),
+            np.where(np.arange(32).reshape(2, 4, 4) % 3, base - 1, base).clip(lo, hi),
+            np.random.default_rng(hi).integers(lo, hi + 1, (2, 4, 4)),
+        ):
             agree(write(g), [x], [])
 
 
@@ -644,8 +856,11 @@ def _conv_case(data, values: list, cout: tuple, k: tuple, pad: tuple):
     """A conv's channels in, out (in the range ``cout``), kernel side, stride, padding and
     weights ``[cout, cin, k, k]`` drawn from ``values``."""
     cin, cout = data.draw(st.integers(1, 3)), data.draw(st.integers(*cout))
-    k, stride, pad = data.draw(st.integers(*k)), data.draw(st.integers(1, 2)), \
-        data.draw(st.integers(*pad))
+    k, stride, pad = (
+        data.draw(st.integers(*k)),
+        data.draw(st.integers(1, 2)),
+        data.draw(st.integers(*pad)),
+    )
     n = cout * cin * k * k
     w = np.array(data.draw(st.lists(st.sampled_from(values), min_size=n, max_size=n)))
     return cin, cout, k, stride, pad, w.reshape(cout, cin, k, k)
@@ -658,26 +873,41 @@ def test_the_weights_first_product_by_groups_of_support(data):
     # their own (the phase form's missing taps): one product per group of channels with the
     # same taps, put back in channel order, exact at the ends of the input and the weights
     import waiexport.targets.onnx.mac as mac
-    cin, cout, k, stride, pad, w = _conv_case(data, [-128, -1, 1, 127], cout=(1, 6),
-                                               k=(1, 3), pad=(0, 2))
-    masks = data.draw(st.lists(st.lists(st.booleans(), min_size=k * k, max_size=k * k),
-                               min_size=cout, max_size=cout))
+
+    cin, cout, k, stride, pad, w = _conv_case(
+        data, [-128, -1, 1, 127], cout=(1, 6), k=(1, 3), pad=(0, 2)
+    )
+    masks = data.draw(
+        st.lists(
+            st.lists(st.booleans(), min_size=k * k, max_size=k * k), min_size=cout, max_size=cout
+        )
+    )
     w = w * np.array(masks).reshape(cout, 1, k, k)
     assume(w.any())
     lo = data.draw(st.sampled_from([-128, -1]))
     hi = data.draw(st.sampled_from([0, 127]))
     b = GraphBuilder()
-    b.output(b.op("conv", b.input(cin, lo, hi), conv(w, stride=stride, pad=pad,
-                                                     rq=rq(shift=data.draw(st.integers(0, 12))))))
+    b.output(
+        b.op(
+            "conv",
+            b.input(cin, lo, hi),
+            conv(w, stride=stride, pad=pad, rq=rq(shift=data.draw(st.integers(0, 12)))),
+        )
+    )
     g = b.build()
     assume(in_subset(g))
     model = export(write(g), ORT).model
     assert _u8s8(model) and ("Transpose", "uint8") not in used(model) or not mac.u8s8_exact()
     h, wd = data.draw(st.integers(k, k + 3)), data.draw(st.integers(k, k + 3))
     n = cin * h * wd
-    for x in (np.full(n, lo), np.full(n, hi), np.resize([lo, hi], n),
-              np.array(data.draw(st.lists(st.sampled_from([lo, hi, 0, -1, 1]),
-                                          min_size=n, max_size=n))).clip(lo, hi)):
+    for x in (
+        np.full(n, lo),
+        np.full(n, hi),
+        np.resize([lo, hi], n),
+        np.array(
+            data.draw(st.lists(st.sampled_from([lo, hi, 0, -1, 1]), min_size=n, max_size=n))
+        ).clip(lo, hi),
+    ):
         agree(write(g), [x.reshape(cin, h, wd)], [])
 
 
@@ -691,32 +921,55 @@ def test_the_x_first_product_by_groups_of_trimmed_kernels(data):
     from unittest import mock
 
     import waiexport.targets.onnx.mac as mac
-    cin, cout, k, stride, pad, w = _conv_case(data, [-64, -1, 1, 63], cout=(2, 6), k=(2, 4),
-                                               pad=(1, 2))
+
+    cin, cout, k, stride, pad, w = _conv_case(
+        data, [-64, -1, 1, 63], cout=(2, 6), k=(2, 4), pad=(1, 2)
+    )
     for o in range(cout):
-        top, bottom, left, right = (data.draw(st.integers(0, min(pad, (k - 1) // 2)))
-                                    for _ in range(4))
-        w[o, :, :top], w[o, :, k - bottom:], w[o, :, :, :left], w[o, :, :, k - right:] = 0, 0, 0, 0
+        top, bottom, left, right = (
+            data.draw(st.integers(0, min(pad, (k - 1) // 2))) for _ in range(4)
+        )
+        w[o, :, :top], w[o, :, k - bottom :], w[o, :, :, :left], w[o, :, :, k - right :] = (
+            0,
+            0,
+            0,
+            0,
+        )
     lo, hi = data.draw(st.sampled_from([(0, 255), (0, 2269), (-2269, 2269), (-129, 0)]))
     b = GraphBuilder()
-    b.output(b.op("conv", b.input(cin, lo, hi), conv(w, stride=stride, pad=pad,
-                                                     rq=rq(shift=data.draw(st.integers(0, 12))))))
+    b.output(
+        b.op(
+            "conv",
+            b.input(cin, lo, hi),
+            conv(w, stride=stride, pad=pad, rq=rq(shift=data.draw(st.integers(0, 12)))),
+        )
+    )
     g = b.build()
     assume(in_subset(g) and mac.u8s8_exact())
     h, wd = data.draw(st.integers(k, k + 3)), data.draw(st.integers(k, k + 3))
     n = cin * h * wd
-    inputs = [np.full(n, lo), np.full(n, hi), np.resize([lo, hi], n),
-              np.array(data.draw(st.lists(st.sampled_from([lo, hi, 0, 255, 256]),
-                                          min_size=n, max_size=n))).clip(lo, hi)]
+    inputs = [
+        np.full(n, lo),
+        np.full(n, hi),
+        np.resize([lo, hi], n),
+        np.array(
+            data.draw(st.lists(st.sampled_from([lo, hi, 0, 255, 256]), min_size=n, max_size=n))
+        ).clip(lo, hi),
+    ]
     with mock.patch.object(mac.nhwc, "_COLUMNS", 1), mock.patch.object(mac.nhwc, "GROUPED", 1.0):
         ops = [n.op_type for n in subgraph_nodes(export(write(g), ORT).model.graph.node)]
         groups = mac.nhwc._column_groups(w, (pad,) * 4)
         shared = mac.nhwc._shared_window(groups, (stride, stride), (k, k))
         for x in inputs:
             agree(write(g), [x.reshape(cin, h, wd)], [])
-    few = (max(lo, -255), min(hi, 255))   # the If's one-digit branch, and the whole product;
-    digits = sum(max(len(mac.nhwc._tops(bound, 256)) if bound > 0 else 0   # a digit's sign parts
-                     for bound in (r[1], -r[0])) for r in {(lo, hi), few})   # in one GEMM
+    few = (max(lo, -255), min(hi, 255))  # the If's one-digit branch, and the whole product;
+    digits = sum(
+        max(
+            len(mac.nhwc._tops(bound, 256)) if bound > 0 else 0  # a digit's sign parts
+            for bound in (r[1], -r[0])
+        )
+        for r in {(lo, hi), few}
+    )  # in one GEMM
     assert ops.count("MatMulInteger") == digits * (1 if shared else len(groups))
 
 
@@ -731,18 +984,24 @@ def test_groups_of_one_window_size_share_one_gather_and_gemm(data):
     from unittest import mock
 
     import waiexport.targets.onnx.mac as mac
-    corners = data.draw(st.lists(st.sampled_from([(0, 0), (0, 1), (1, 0), (1, 1)]),
-                                 min_size=2, max_size=4, unique=True))
+
+    corners = data.draw(
+        st.lists(
+            st.sampled_from([(0, 0), (0, 1), (1, 0), (1, 1)]), min_size=2, max_size=4, unique=True
+        )
+    )
     per, cin = data.draw(st.integers(1, 3)), data.draw(st.integers(1, 3))
     w = np.zeros((per * len(corners), cin, 3, 3), int)
     rng = np.random.default_rng(data.draw(st.integers(0, 2**16)))
     for k, (t, left) in enumerate(corners):
-        w[k * per:(k + 1) * per, :, t:t + 2, left:left + 2] = rng.choice(
-            [-64, -1, 1, 63], (per, cin, 2, 2))
+        w[k * per : (k + 1) * per, :, t : t + 2, left : left + 2] = rng.choice(
+            [-64, -1, 1, 63], (per, cin, 2, 2)
+        )
     lo, hi = data.draw(st.sampled_from([(0, 255), (-2269, 2269), (-128, 127)]))
     b = GraphBuilder()
-    y = b.op("conv", b.input(cin, lo, hi), conv(w, pad=1, rq=rq(shift=data.draw(
-        st.integers(0, 12)))))
+    y = b.op(
+        "conv", b.input(cin, lo, hi), conv(w, pad=1, rq=rq(shift=data.draw(st.integers(0, 12))))
+    )
     b.output(b.op("clamp", y, P.Clamp(-128, 127)) if data.draw(st.booleans()) else y)
     g = b.build()
     assume(in_subset(g) and mac.u8s8_exact())
@@ -752,15 +1011,20 @@ def test_groups_of_one_window_size_share_one_gather_and_gemm(data):
         groups = mac.nhwc._column_groups(w, (1,) * 4)
         assert mac.nhwc._shared_window(groups, (1, 1), (3, 3)) is not None
         ops = [n.op_type for n in subgraph_nodes(export(write(g), ORT).model.graph.node)]
-        for x in (np.full(n, lo), np.full(n, hi), np.resize([lo, hi], n),
-                  rng.integers(lo, hi + 1, n)):
+        for x in (
+            np.full(n, lo),
+            np.full(n, hi),
+            np.resize([lo, hi], n),
+            rng.integers(lo, hi + 1, n),
+        ):
             agree(write(g), [x.reshape(cin, h, wd)], [])
     if lo < 0 and hi < 128:
-        return                # a signed int8 input read NCHW: the weights-first product
-    few = (max(lo, -255), min(hi, 255))   # a GEMM a digit (its sign parts joined) in each
-    assert ops.count("MatMulInteger") == sum(   # of the If's branches, every group in it
+        return  # a signed int8 input read NCHW: the weights-first product
+    few = (max(lo, -255), min(hi, 255))  # a GEMM a digit (its sign parts joined) in each
+    assert ops.count("MatMulInteger") == sum(  # of the If's branches, every group in it
         max(len(mac.nhwc._tops(bound, 256)) for bound in (r[1], -r[0]) if bound > 0)
-        for r in {(lo, hi), few})
+        for r in {(lo, hi), few}
+    )
 
 
 def test_the_realistic_int_synth_takes_its_phases_apart_where_they_are_wide():
@@ -774,13 +1038,14 @@ def test_the_realistic_int_synth_takes_its_phases_apart_where_they_are_wide():
     import waiexport.targets.onnx.mac as mac
     from waiexport.capabilities.examples import int_synth_source
     from waiexport.capabilities.lower import lower_set
+
     with tempfile.TemporaryDirectory() as d:
         (Path(d) / "s.json").write_bytes(int_synth_source())
         g = lower_set("int_synth", Path(d) / "s.json")[0]["synth"]
     exp = export(write(g), ORT, "synth")
     ops = [n.op_type for n in subgraph_nodes(exp.model.graph.node)]
     assert not mac.u8s8_exact() or ops.count("MatMulInteger") == 4 + (2 + 1) * 4 + (2 + 1)
-    assert exp.format.nodes(exp.built()) == len(ops)   # the count a report gives: branches too
+    assert exp.format.nodes(exp.built()) == len(ops)  # the count a report gives: branches too
 
 
 def test_a_digit_sum_past_int32_is_split_over_channels():
@@ -789,16 +1054,24 @@ def test_a_digit_sum_past_int32_is_split_over_channels():
     # one int32 accumulator, so its GEMM is split over channels
     cin = 140000
     b = GraphBuilder()
-    b.output(b.op("conv", b.input(cin, 0, 129),
-                  conv(np.resize([127, -128], cin).reshape(1, cin, 1, 1), rq=rq(shift=20))))
+    b.output(
+        b.op(
+            "conv",
+            b.input(cin, 0, 129),
+            conv(np.resize([127, -128], cin).reshape(1, cin, 1, 1), rq=rq(shift=20)),
+        )
+    )
     g = b.build()
     assert in_subset(g)
     ops = [n.op_type for n in subgraph_nodes(export(write(g), ORT).model.graph.node)]
     # the low digit in two channel chunks, the high one; the If's branch for x within 128
     # (one digit) in two chunks too
     assert ops.count("MatMulInteger") == 3 + 2
-    for x in (np.full((cin, 1, 1), 129), np.resize([127, 0], cin).reshape(cin, 1, 1),
-              np.resize([128, 0], cin).reshape(cin, 1, 1)):
+    for x in (
+        np.full((cin, 1, 1), 129),
+        np.resize([127, 0], cin).reshape(cin, 1, 1),
+        np.resize([128, 0], cin).reshape(cin, 1, 1),
+    ):
         agree(write(g), [x], [])
 
 
@@ -808,8 +1081,8 @@ def test_the_probe_runs_on_the_models_provider():
 
     from waiexport.targets.engines.ort import OrtEngine
     from waiexport.targets.onnx.probes import SATURATION
-    other = next((p for p in ort.get_available_providers() if p != "CPUExecutionProvider"),
-                 None)
+
+    other = next((p for p in ort.get_available_providers() if p != "CPUExecutionProvider"), None)
     if other is None:
         pytest.skip("this onnxruntime has only its CPU provider")
     eng = OrtEngine(provider=other)
@@ -825,27 +1098,49 @@ def test_the_matmul_path_is_exact_at_its_operand_ends(data):
     # digits and the one GEMM (the weights-first product for a signed int8 input) agree
     # with the reference on inputs at the ends of the range and of the digits
     import waiexport.targets.onnx.mac as mac
+
     lo = data.draw(st.sampled_from([0, -1, -128, -129, -(2**12), -(2**20), -(2**31) + 1]))
     hi = data.draw(st.sampled_from([0, 1, 127, 128, 129, 255, 256, 2**12, 2**20, 2**31 - 1]))
     cin, cout = data.draw(st.integers(1, 3)), data.draw(st.integers(1, 3))
     kh, kw = data.draw(st.integers(1, 4)), data.draw(st.integers(1, 4))
-    ends = data.draw(st.sampled_from([[-128, -127, -1, 0, 1, 126, 127],
-                                      [-64, -63, -1, 0, 1, 63, 64]]))
-    w = np.array(data.draw(st.lists(st.sampled_from(ends), min_size=cout * cin * kh * kw,
-                                    max_size=cout * cin * kh * kw))).reshape(cout, cin, kh, kw)
+    ends = data.draw(
+        st.sampled_from([[-128, -127, -1, 0, 1, 126, 127], [-64, -63, -1, 0, 1, 63, 64]])
+    )
+    w = np.array(
+        data.draw(
+            st.lists(
+                st.sampled_from(ends), min_size=cout * cin * kh * kw, max_size=cout * cin * kh * kw
+            )
+        )
+    ).reshape(cout, cin, kh, kw)
     stride, pad = data.draw(st.integers(1, 3)), data.draw(st.integers(0, 3))
     b = GraphBuilder()
-    b.output(b.op("conv", b.input(cin, lo, hi), conv(w, stride=stride, pad=pad,
-                                                     rq=rq(shift=data.draw(st.integers(0, 30))))))
+    b.output(
+        b.op(
+            "conv",
+            b.input(cin, lo, hi),
+            conv(w, stride=stride, pad=pad, rq=rq(shift=data.draw(st.integers(0, 30)))),
+        )
+    )
     g = b.build()
     assume(in_subset(g))
     assert _u8s8(export(write(g), ORT).model) == (mac.u8s8_exact() and (lo, hi) != (0, 0))
     h, wd = data.draw(st.integers(kh, kh + 4)), data.draw(st.integers(kw, kw + 4))
     n = cin * h * wd
-    for x in (np.full(n, lo), np.full(n, hi), np.resize([lo, hi], n),
-              np.array(data.draw(st.lists(st.sampled_from([lo, hi, 0, 127, 128, -128, -129,
-                                                           255, 256]),
-                                          min_size=n, max_size=n))).clip(lo, hi)):
+    for x in (
+        np.full(n, lo),
+        np.full(n, hi),
+        np.resize([lo, hi], n),
+        np.array(
+            data.draw(
+                st.lists(
+                    st.sampled_from([lo, hi, 0, 127, 128, -128, -129, 255, 256]),
+                    min_size=n,
+                    max_size=n,
+                )
+            )
+        ).clip(lo, hi),
+    ):
         agree(write(g), [x.reshape(cin, h, wd)], [])
 
 
@@ -853,6 +1148,7 @@ def test_a_clamp_the_certificate_leaves_idle_is_left_out():
     # relu of [-100, 100] is certified [0, 100]: a clamp policy of [0, 300] or [0, 100]
     # changes no value and has no node, in ONNX and in TOSA; one of [0, 99] clips
     from waiexport.targets.tosa.export import build_tosa, operator_names
+
     clips, clamps = [], []
     for hi in (300, 100, 99):
         b = GraphBuilder()
@@ -872,19 +1168,32 @@ def test_the_x_first_digits_take_max_only_where_a_part_can_be_negative(lo, hi):
     # its own from one shared index (one Range an axis) in the If's branch of the whole
     # product; exact at the ends either way, and at the ends of the other branch's one digit
     import waiexport.targets.onnx.mac as mac
+
     rng = np.random.default_rng(hi - lo)
     b = GraphBuilder()
     b.output(b.op("conv", b.input(3, lo, hi), conv(rng.integers(-64, 64, (2, 3, 3, 3)), pad=1)))
     g = b.build()
     branch = next((n for n in export(write(g), ORT).model.graph.node if n.op_type == "If"), None)
-    ops = [] if branch is None else \
-        [n.op_type for n in next(a.g for a in branch.attribute if a.name == "else_branch").node]
+    ops = (
+        []
+        if branch is None
+        else [
+            n.op_type for n in next(a.g for a in branch.attribute if a.name == "else_branch").node
+        ]
+    )
     assert not mac.u8s8_exact() or (
-        "BitwiseAnd" in ops and ("Max" in ops) == (lo < 0 < hi) and ops.count("Range") == 2
-        and ops.count("Gather") == ops.count("MatMulInteger") == 2), ops
-    for x in (np.full((3, 4, 5), lo), np.full((3, 4, 5), hi), rng.integers(lo, hi + 1, (3, 4, 5)),
-              np.where(np.arange(60).reshape(3, 4, 5) % 2, lo, hi),
-              np.where(np.arange(60).reshape(3, 4, 5) % 2, max(lo, -255), min(hi, 255))):
+        "BitwiseAnd" in ops
+        and ("Max" in ops) == (lo < 0 < hi)
+        and ops.count("Range") == 2
+        and ops.count("Gather") == ops.count("MatMulInteger") == 2
+    ), ops
+    for x in (
+        np.full((3, 4, 5), lo),
+        np.full((3, 4, 5), hi),
+        rng.integers(lo, hi + 1, (3, 4, 5)),
+        np.where(np.arange(60).reshape(3, 4, 5) % 2, lo, hi),
+        np.where(np.arange(60).reshape(3, 4, 5) % 2, max(lo, -255), min(hi, 255)),
+    ):
         agree(write(g), [x], [])
 
 
@@ -895,12 +1204,19 @@ def test_one_value_past_one_digit_takes_the_whole_product(data):
     # input fits one u8 digit: values within it but for one past it, anywhere, at either
     # end of the range or just past the digit, are summed by the whole product, exactly
     import waiexport.targets.onnx.mac as mac
+
     lo, hi = data.draw(st.sampled_from([(0, 2269), (-2269, 2269), (-3000, 0), (0, 56463)]))
-    cin, cout, k, stride, pad, w = _conv_case(data, [-64, -1, 1, 63], cout=(1, 4), k=(1, 3),
-                                               pad=(0, 1))
+    cin, cout, k, stride, pad, w = _conv_case(
+        data, [-64, -1, 1, 63], cout=(1, 4), k=(1, 3), pad=(0, 1)
+    )
     b = GraphBuilder()
-    b.output(b.op("conv", b.input(cin, lo, hi), conv(w, stride=stride, pad=pad,
-                                                     rq=rq(shift=data.draw(st.integers(0, 12))))))
+    b.output(
+        b.op(
+            "conv",
+            b.input(cin, lo, hi),
+            conv(w, stride=stride, pad=pad, rq=rq(shift=data.draw(st.integers(0, 12)))),
+        )
+    )
     g = b.build()
     assume(in_subset(g))
     ops = [n.op_type for n in export(write(g), ORT).model.graph.node]
@@ -909,8 +1225,9 @@ def test_one_value_past_one_digit_takes_the_whole_product(data):
     n = cin * h * wd
     few = st.integers(max(lo, -255), min(hi, 255))
     x = np.array(data.draw(st.lists(few, min_size=n, max_size=n)))
-    x[data.draw(st.integers(0, n - 1))] = data.draw(st.sampled_from(
-        [v for v in (lo, hi, 256, -256) if lo <= v <= hi and abs(v) > 255]))
+    x[data.draw(st.integers(0, n - 1))] = data.draw(
+        st.sampled_from([v for v in (lo, hi, 256, -256) if lo <= v <= hi and abs(v) > 255])
+    )
     agree(write(g), [x.reshape(cin, h, wd)], [])
 
 
@@ -924,34 +1241,54 @@ def test_a_phase_stack_stays_nhwc_from_one_gemm_to_the_next(data):
     # signed int8 input, which a conv read NCHW takes weights first, takes x first here,
     # its sign parts in one GEMM. Exact at the ends.
     import waiexport.targets.onnx.mac as mac
-    r, c, cin = data.draw(st.integers(2, 3)), data.draw(st.integers(1, 3)), \
-        data.draw(st.integers(1, 3))
-    k, (lo, hi) = data.draw(st.sampled_from([1, 3])), \
-        data.draw(st.sampled_from([(0, 255), (0, 2269), (-128, 127)]))
+
+    r, c, cin = (
+        data.draw(st.integers(2, 3)),
+        data.draw(st.integers(1, 3)),
+        data.draw(st.integers(1, 3)),
+    )
+    k, (lo, hi) = (
+        data.draw(st.sampled_from([1, 3])),
+        data.draw(st.sampled_from([(0, 255), (0, 2269), (-128, 127)])),
+    )
     shift = data.draw(st.integers(0, 9))
     clamp = data.draw(st.sampled_from([None, "conv", "relu"]))
-    draw = lambda *shape: np.array(data.draw(st.lists(  # noqa: E731
-        st.sampled_from([-64, -1, 0, 1, 63]), min_size=int(np.prod(shape)),
-        max_size=int(np.prod(shape))))).reshape(shape)
-    policy = lambda where: dict(policy="clamp", lo=-20, hi=200) if clamp == where else {}  # noqa: E731
+
+    def draw(*shape):
+        n = int(np.prod(shape))
+        values = st.lists(st.sampled_from([-64, -1, 0, 1, 63]), min_size=n, max_size=n)
+        return np.array(data.draw(values)).reshape(shape)
+
+    def policy(where):
+        return dict(policy="clamp", lo=-20, hi=200) if clamp == where else {}
+
     b = GraphBuilder()
-    y = b.op("conv", b.input(cin, lo, hi), conv(draw(c * r * r, cin, k, k), pad=k // 2,
-                                                rq=rq(shift=shift, bias=list(range(c * r * r)))),
-             **policy("conv"))
+    y = b.op(
+        "conv",
+        b.input(cin, lo, hi),
+        conv(
+            draw(c * r * r, cin, k, k), pad=k // 2, rq=rq(shift=shift, bias=list(range(c * r * r)))
+        ),
+        **policy("conv"),
+    )
     y = b.op("relu", b.op("pixel_shuffle", y, P.Factor(r)), **policy("relu"))
     b.output(b.op("conv", y, conv(draw(2, c, 3, 3), pad=1, rq=rq(shift=2))))
     g = b.build()
     assume(in_subset(g) and mac.u8s8_exact())
     model = export(write(g), ORT).model
-    moves = [tuple(a.ints) for n in model.graph.node if n.op_type == "Transpose"
-             for a in n.attribute]
-    shuffle = moves.index((0, 1, 3, 2, 4, 5))   # the shuffle, on the first sum's twin
+    moves = [
+        tuple(a.ints) for n in model.graph.node if n.op_type == "Transpose" for a in n.attribute
+    ]
+    shuffle = moves.index((0, 1, 3, 2, 4, 5))  # the shuffle, on the first sum's twin
     assert (0, 3, 1, 2) not in moves[:shuffle], moves
-    assert moves[shuffle + 1:] == [(0, 3, 1, 2)], moves   # then only the second sum's to NCHW
+    assert moves[shuffle + 1 :] == [(0, 3, 1, 2)], moves  # then only the second sum's to NCHW
     rng = np.random.default_rng(shift)
-    for x in (np.full((cin, 4, 3), lo), np.full((cin, 4, 3), hi),
-              np.where(np.arange(cin * 12).reshape(cin, 4, 3) % 2, lo, hi),
-              rng.integers(lo, hi + 1, (cin, 4, 3))):
+    for x in (
+        np.full((cin, 4, 3), lo),
+        np.full((cin, 4, 3), hi),
+        np.where(np.arange(cin * 12).reshape(cin, 4, 3) % 2, lo, hi),
+        rng.integers(lo, hi + 1, (cin, 4, 3)),
+    ):
         agree(write(g), [x], [])
 
 
@@ -959,10 +1296,14 @@ def test_the_self_check_opens_its_model_once_for_every_decode(monkeypatch):
     # a session of a large model takes milliseconds to open; its decodes share one
     import onnxruntime as ort
     from waiexport.targets.exporter import self_check
+
     opened = []
     real = ort.InferenceSession.__init__
-    monkeypatch.setattr(ort.InferenceSession, "__init__",
-                        lambda self, *a, **k: opened.append(1) or real(self, *a, **k))
+    monkeypatch.setattr(
+        ort.InferenceSession,
+        "__init__",
+        lambda self, *a, **k: opened.append(1) or real(self, *a, **k),
+    )
     b = GraphBuilder()
     b.output(b.op("conv", b.input(2, -128, 127), conv(np.ones((2, 2, 3, 3), int), pad=1)))
     exp = export(write(b.build()), target("ort-cpu"))
@@ -970,11 +1311,14 @@ def test_the_self_check_opens_its_model_once_for_every_decode(monkeypatch):
     assert self_check(exp) == (4, None) and len(opened) == 1
 
 
-@pytest.mark.parametrize("returns,said", [
-    ([np.zeros(1, np.int64)], "output 0 differs"), ([], "0 outputs, where the graph has 1")])
+@pytest.mark.parametrize(
+    "returns,said",
+    [([np.zeros(1, np.int64)], "output 0 differs"), ([], "0 outputs, where the graph has 1")],
+)
 def test_the_self_check_on_an_engine_takes_no_broadcast_value_or_missing_output(returns, said):
     # a relu of negative inputs is 0 everywhere: one 0 broadcast over it compared equal
     from waiexport.targets.exporter import self_check
+
     b = GraphBuilder()
     b.output(b.op("relu", b.input(2, -128, -1)))
     exp = export(write(b.build()), ORT)
@@ -985,5 +1329,6 @@ def test_the_self_check_on_an_engine_takes_no_broadcast_value_or_missing_output(
 
         def decode(self, inputs, scalars):
             return returns
+
     n, found = self_check(exp, engine=Double())
     assert found is not None and said in found, found

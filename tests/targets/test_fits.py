@@ -24,9 +24,11 @@ from _helpers import ROOT, available
 
 def _graphs():
     out = {"tiny_synth": (ROOT / "examples" / "tiny_synth.whg1").read_bytes()}
-    for form, src in (("int_synth", ROOT / "examples" / "int_synth.json"),
-                      ("int_synth", ROOT / "examples" / "int_synth_acc32_one_weight_past.json"),
-                      ("jpegai", ROOT / "examples" / "jpegai")):
+    for form, src in (
+        ("int_synth", ROOT / "examples" / "int_synth.json"),
+        ("int_synth", ROOT / "examples" / "int_synth_acc32_one_weight_past.json"),
+        ("jpegai", ROOT / "examples" / "jpegai"),
+    ):
         out.update({f"{src.stem}:{role}": write(g) for role, g in lower_set(form, src)[0].items()})
     for path in files_under([CORPUS]):
         for v in read_vectors(path):
@@ -46,17 +48,25 @@ def _runs_for(target: str) -> set:
     target; ``fit`` is the one verdict, and the targets' own tests run the rest (the TOSA
     reference model and IREE every corpus vector, tests/targets/test_iree.py)."""
     t = TARGETS[target]
-    return {name for k, name in enumerate(GRAPHS)
-            if not (t.checked_on or t.compiler or format_of(t).forks)
-            or ":" in name or name == "tiny_synth" or k % 8 == 0}
+    return {
+        name
+        for k, name in enumerate(GRAPHS)
+        if not (t.checked_on or t.compiler or format_of(t).forks)
+        or ":" in name
+        or name == "tiny_synth"
+        or k % 8 == 0
+    }
 
 
 @pytest.mark.parametrize("target", sorted(TARGETS))
 def test_every_command_agrees_on_fits(tmp_path, target):
     # each target's engine here; an Ethos-U target has none (its models run on a board)
     available(format_of(TARGETS[target]).require)
-    eng = available(lambda: engine(TARGETS[target].engine, isolate=True)) \
-        if TARGETS[target].engine else None
+    eng = (
+        available(lambda: engine(TARGETS[target].engine, isolate=True))
+        if TARGETS[target].engine
+        else None
+    )
     runner = CliRunner()
     runs = _runs_for(target)
     seen = {True: 0, False: 0}
@@ -69,8 +79,9 @@ def test_every_command_agrees_on_fits(tmp_path, target):
         src = tmp_path / f"{name.replace(':', '_')}.whg1"
         src.write_bytes(data)
         want = 0 if verdict else 1
-        r = runner.invoke(main, ["rewrite", str(src), "--target", target, "-o",
-                                 str(tmp_path / "r.whg1")])
+        r = runner.invoke(
+            main, ["rewrite", str(src), "--target", target, "-o", str(tmp_path / "r.whg1")]
+        )
         assert r.exit_code == want, (name, "rewrite", r.output)
         r = runner.invoke(main, ["check", str(src), "--target", target])
         assert r.exit_code == want, (name, "check", r.output)
@@ -80,15 +91,25 @@ def test_every_command_agrees_on_fits(tmp_path, target):
         g = read(data)
         probes = probe_inputs(g)
         if format_of(TARGETS[target]).static and not g.declares_sizes and probes:
-            sizes = [a for x, i in zip(probes[0][0], g.inputs) if i.kind == "data"
-                     for a in ("--size", f"{x.shape[1]}x{x.shape[2]}")]
-        r = runner.invoke(main, ["export", str(src), "--target", target, "-o",
-                                 str(tmp_path / "m"), *sizes])
+            sizes = [
+                a
+                for x, i in zip(probes[0][0], g.inputs)
+                if i.kind == "data"
+                for a in ("--size", f"{x.shape[1]}x{x.shape[2]}")
+            ]
+        r = runner.invoke(
+            main, ["export", str(src), "--target", target, "-o", str(tmp_path / "m"), *sizes]
+        )
         assert r.exit_code == want, (name, "export", r.output)
         if eng is None:
             continue
-        v = {"id": name, "graph_bytes": data, "load": "ok", "profiles": [eng.profile],
-             "decodes": []}
+        v = {
+            "id": name,
+            "graph_bytes": data,
+            "load": "ok",
+            "profiles": [eng.profile],
+            "decodes": [],
+        }
         outcome = validate_vector(eng, "f", v)
         assert (outcome.status == "pass") == verdict, (name, "validate", outcome.reason)
     # every acc64 graph here fits the acc64 fabric; the narrower targets refuse some

@@ -37,9 +37,19 @@ def test_every_acc32_graph_of_these_operators_is_bit_exact(name, data):
 def _igdn(gamma, beta, gf, frac, lo, hi):
     b = GraphBuilder()
     c = len(beta)
-    b.output(b.op("igdn", b.input(c, lo, hi),
-                  P.Igdn(gf=gf, frac=frac, g_bytes=4, gamma=np.array(gamma).reshape(c, c),
-                         beta=np.array(beta))))
+    b.output(
+        b.op(
+            "igdn",
+            b.input(c, lo, hi),
+            P.Igdn(
+                gf=gf,
+                frac=frac,
+                g_bytes=4,
+                gamma=np.array(gamma).reshape(c, c),
+                beta=np.array(beta),
+            ),
+        )
+    )
     return b.build()
 
 
@@ -73,8 +83,9 @@ def test_apply_sums_at_the_i32_ends():
     m = 32767
     b = GraphBuilder()
     a, v = b.input(2, -m, m, max_h=1, max_w=2), b.input(2, -m, m, max_h=2, max_w=2)
-    b.output(b.op("apply", [a, v], P.Contraction(groups=1, rq=rq(shift=1, round="half_up")),
-                  channels=2))
+    b.output(
+        b.op("apply", [a, v], P.Contraction(groups=1, rq=rq(shift=1, round="half_up")), channels=2)
+    )
     g = b.build()
     assert _acc32(g)
     for sign in (1, -1):
@@ -86,8 +97,7 @@ def test_grouped_convolutions_for_every_groups_that_divides(groups):
     rng = np.random.default_rng(groups)
     b = GraphBuilder()
     w = rng.integers(-127, 128, (6, 6 // groups, 3, 3))
-    b.output(b.op("conv", b.input(6, -128, 127), conv(w, pad=1, groups=groups,
-                                                      rq=rq(shift=8))))
+    b.output(b.op("conv", b.input(6, -128, 127), conv(w, pad=1, groups=groups, rq=rq(shift=8))))
     g = b.build()
     for probe, scalars in probe_inputs(g):
         same(write(g), probe, scalars)
@@ -96,9 +106,18 @@ def test_grouped_convolutions_for_every_groups_that_divides(groups):
 def test_crop_with_scalars_at_the_ends_of_their_ranges():
     b = GraphBuilder()
     y0, h = b.scalar(0, 3), b.scalar(1, 4)
-    b.output(b.op("crop", b.input(1, -9, 9), P.Crop(
-        y0=P.Operand(kind=1, value=y0), x0=P.Operand(kind=0, value=1),
-        h=P.Operand(kind=1, value=h), w=P.Operand(kind=0, value=2))))
+    b.output(
+        b.op(
+            "crop",
+            b.input(1, -9, 9),
+            P.Crop(
+                y0=P.Operand(kind=1, value=y0),
+                x0=P.Operand(kind=0, value=1),
+                h=P.Operand(kind=1, value=h),
+                w=P.Operand(kind=0, value=2),
+            ),
+        )
+    )
     g = b.build()
     x = np.arange(20).reshape(1, 4, 5) % 19 - 9
     for scalars in ([0, 1], [3, 1], [0, 4], [3, 4], [2, 2]):

@@ -13,37 +13,42 @@ from waiexport.descriptions import target
 from _helpers import examples, needs
 
 I32_MIN, I32_MAX = -(1 << 31), (1 << 31) - 1
-FAST = settings(max_examples=examples(40), deadline=None,
-                suppress_health_check=list(HealthCheck))
+FAST = settings(max_examples=examples(40), deadline=None, suppress_health_check=list(HealthCheck))
 
 
 def _model(build, channels: int) -> bytes:
     """A model of one int32 input ``[1, C, 1, N]`` and what ``build(e, x)`` makes of it, its
     emitter aimed at ``openvino-cpu``."""
     from waiexport.targets.onnx.emit import I32, Emitter
+
     e = Emitter()
     e.target = target("openvino-cpu")
     out = build(e, "x")
     e.nodes.append(helper.make_node("Identity", [out], ["out0"]))
-    g = helper.make_graph(e.nodes, "form", [helper.make_tensor_value_info(
-        "x", I32, [1, channels, None, None])], [helper.make_tensor_value_info(
-            "out0", I32, None)], e.inits)
-    return helper.make_model(g, opset_imports=[helper.make_opsetid("", 21)],
-                             ir_version=10).SerializeToString(), {n.op_type for n in e.nodes}
+    g = helper.make_graph(
+        e.nodes,
+        "form",
+        [helper.make_tensor_value_info("x", I32, [1, channels, None, None])],
+        [helper.make_tensor_value_info("out0", I32, None)],
+        e.inits,
+    )
+    return helper.make_model(
+        g, opset_imports=[helper.make_opsetid("", 21)], ir_version=10
+    ).SerializeToString(), {n.op_type for n in e.nodes}
 
 
 def _runs(model: bytes, x: np.ndarray) -> list:
     """What onnxruntime, and OpenVINO where installed, compute for ``x``."""
     ort = needs("onnxruntime", "ort")
-    out = [ort.InferenceSession(model, providers=["CPUExecutionProvider"]).run(
-        None, {"x": x})[0]]
+    out = [ort.InferenceSession(model, providers=["CPUExecutionProvider"]).run(None, {"x": x})[0]]
     try:
         import openvino as ov
     except ImportError:
         return out
     core = ov.Core()
-    compiled = core.compile_model(core.read_model(model=model, weights=b""), "CPU",
-                                  {"INFERENCE_PRECISION_HINT": "f32"})
+    compiled = core.compile_model(
+        core.read_model(model=model, weights=b""), "CPU", {"INFERENCE_PRECISION_HINT": "f32"}
+    )
     return out + [next(iter(compiled.create_infer_request().infer({"x": x}).values()))]
 
 
@@ -58,18 +63,28 @@ def _rounded(v: int, s: int, mode: str) -> int:
 
 
 @FAST
-@given(shifts=st.lists(st.integers(0, 30), min_size=1, max_size=3),
-       values=st.lists(st.integers(I32_MIN, I32_MAX - (1 << 29)), min_size=1, max_size=6),
-       mode=st.sampled_from(["floor", "half_up", "half_even"]))
-@example(shifts=[0, 1, 30], values=[I32_MIN, I32_MAX - (1 << 29), -1, 0, 1, 3, -3, 5, -5],
-         mode="half_even")
-@example(shifts=[13], values=[I32_MIN, I32_MIN + 1, -(1 << 13), (1 << 13) - 1, 3 << 12,
-                              5 << 12, -(3 << 12)], mode="half_even")
+@given(
+    shifts=st.lists(st.integers(0, 30), min_size=1, max_size=3),
+    values=st.lists(st.integers(I32_MIN, I32_MAX - (1 << 29)), min_size=1, max_size=6),
+    mode=st.sampled_from(["floor", "half_up", "half_even"]),
+)
+@example(
+    shifts=[0, 1, 30],
+    values=[I32_MIN, I32_MAX - (1 << 29), -1, 0, 1, 3, -3, 5, -5],
+    mode="half_even",
+)
+@example(
+    shifts=[13],
+    values=[I32_MIN, I32_MIN + 1, -(1 << 13), (1 << 13) - 1, 3 << 12, 5 << 12, -(3 << 12)],
+    mode="half_even",
+)
 @example(shifts=[0, 0], values=[I32_MIN, 7], mode="half_even")
 def test_the_roundings_by_bits_at_the_int32_ends(shifts, values, mode):
     from waiexport.targets.onnx.requant import requantise
-    model, ops = _model(lambda e, x: requantise(e, x, round=mode, shifts=shifts,
-                                                dtype=e.storage), len(shifts))
+
+    model, ops = _model(
+        lambda e, x: requantise(e, x, round=mode, shifts=shifts, dtype=e.storage), len(shifts)
+    )
     assert not ops & {"Div", "Mod", "BitShift", "Equal", "Greater"}
     x = np.array([[values] * len(shifts)], np.int32).reshape(1, len(shifts), 1, -1)
     want = np.array([[_rounded(v, s, mode) for v in values] for s in shifts]).reshape(x.shape)
@@ -78,31 +93,58 @@ def test_the_roundings_by_bits_at_the_int32_ends(shifts, values, mode):
 
 
 @FAST
-@given(data=st.data(), cin=st.integers(1, 9), cout=st.integers(1, 4),
-       k=st.sampled_from([(1, 1), (2, 3), (3, 3)]), stride=st.integers(1, 2),
-       pad=st.integers(0, 2))
+@given(
+    data=st.data(),
+    cin=st.integers(1, 9),
+    cout=st.integers(1, 4),
+    k=st.sampled_from([(1, 1), (2, 3), (3, 3)]),
+    stride=st.integers(1, 2),
+    pad=st.integers(0, 2),
+)
 def test_the_convolution_by_mul_and_add_trees(data, cin, cout, k, stride, pad):
     from waiexport.targets.onnx import mac
     from waiexport.targets.onnx.emit import I32
+
     top = data.draw(st.sampled_from([127, 1 << 13]))
-    w = np.array(data.draw(st.lists(st.integers(-top, top), min_size=cout * cin * k[0] * k[1],
-                                    max_size=cout * cin * k[0] * k[1]))).reshape(
-        cout, cin, *k)
+    w = np.array(
+        data.draw(
+            st.lists(
+                st.integers(-top, top),
+                min_size=cout * cin * k[0] * k[1],
+                max_size=cout * cin * k[0] * k[1],
+            )
+        )
+    ).reshape(cout, cin, *k)
     lo, hi = -(1 << 11), (1 << 11) - 1
-    assume(mac.elementwise.subset_sums_fit_i32((lo, hi), w))   # else the form is not taken
-    model, ops = _model(lambda e, x: mac.mac_sum(
-        e, x, (lo, hi), w, target("openvino-cpu"), groups=1, strides=(stride, stride),
-        pads=(pad, pad, pad, pad), dtype=I32), cin)
+    assume(mac.elementwise.subset_sums_fit_i32((lo, hi), w))  # else the form is not taken
+    model, ops = _model(
+        lambda e, x: mac.mac_sum(
+            e,
+            x,
+            (lo, hi),
+            w,
+            target("openvino-cpu"),
+            groups=1,
+            strides=(stride, stride),
+            pads=(pad, pad, pad, pad),
+            dtype=I32,
+        ),
+        cin,
+    )
     assert not ops & {"ConvInteger", "MatMulInteger", "MatMul", "ReduceSum"}
     h, wd = data.draw(st.integers(k[0], 6)), data.draw(st.integers(k[1], 6))
-    x = np.array(data.draw(st.lists(st.integers(lo, hi), min_size=cin * h * wd,
-                                    max_size=cin * h * wd)), np.int32).reshape(1, cin, h, wd)
+    x = np.array(
+        data.draw(st.lists(st.integers(lo, hi), min_size=cin * h * wd, max_size=cin * h * wd)),
+        np.int32,
+    ).reshape(1, cin, h, wd)
     xp = np.pad(x[0].astype(np.float64), ((0, 0), (pad, pad), (pad, pad)))
     ho, wo = (xp.shape[1] - k[0]) // stride + 1, (xp.shape[2] - k[1]) // stride + 1
-    want = np.zeros((cout, ho, wo))      # float64 holds every sum here exactly (< 2^53)
+    want = np.zeros((cout, ho, wo))  # float64 holds every sum here exactly (< 2^53)
     for i in range(k[0]):
         for j in range(k[1]):
-            win = xp[:, i:i + stride * (ho - 1) + 1:stride, j:j + stride * (wo - 1) + 1:stride]
+            win = xp[
+                :, i : i + stride * (ho - 1) + 1 : stride, j : j + stride * (wo - 1) + 1 : stride
+            ]
             want += np.einsum("oc,chw->ohw", w[:, :, i, j].astype(np.float64), win)
     for got in _runs(model, x):
         assert (got[0].astype(np.int64) == want.astype(np.int64)).all()

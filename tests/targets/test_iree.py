@@ -24,7 +24,8 @@ EXAMPLES = int(os.environ.get("WAIEXPORT_IREE_EXAMPLES", "8"))
 
 
 def test_iree_passes_the_vectors_tosa_ref_passes_and_a_warm_cache_compiles_nothing(
-        tmp_path, monkeypatch):
+    tmp_path, monkeypatch
+):
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     files = files_under([CORPUS])
     ref = {r.vid: r.status for r in validate(TosaRefEngine(), files)}
@@ -47,14 +48,18 @@ def test_requantisations_run_exactly_on_iree_or_are_refused(drawn):
 
 def test_a_compile_error_is_a_failure_with_iree_s_message(monkeypatch, tmp_path):
     import iree.compiler as ic
+
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
 
     def broken(*args, **kwargs):
         raise RuntimeError("error: a compiler that fails")
+
     monkeypatch.setattr(ic, "compile_file", broken)
     results = validate(IreeCpuEngine(), files_under([CORPUS / "vectors" / "relu.jsonl"]))
-    assert results[0].status == "fail" and "IREE compiler: error: a compiler that fails" \
-        in results[0].reason
+    assert (
+        results[0].status == "fail"
+        and "IREE compiler: error: a compiler that fails" in results[0].reason
+    )
     assert issubclass(EngineFailure, Exception)
 
 
@@ -67,6 +72,7 @@ def test_outputs_stay_what_iree_wrote_after_later_allocations():
     from waiexport import params as P
     from waiexport.builder import GraphBuilder, rq
     from waiexport.reference import decode
+
     b = GraphBuilder()
     b.output(b.op("rescale", b.input(1, -3, 3), P.Rescale(rq(shift=0, round="half_up"))))
     g = b.build()

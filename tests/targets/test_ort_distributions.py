@@ -35,29 +35,46 @@ def ep_venv(tmp_path_factory):
     venv = tmp_path_factory.mktemp("ep") / "v"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
     py = venv / "bin" / "python"
-    deps = [d for d in tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
-            ["dependencies"]]
-    r = subprocess.run([str(py), "-m", "pip", "install", "--quiet", EP, *deps],
-                       capture_output=True, text=True)
+    deps = [
+        d for d in tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]
+    ]
+    r = subprocess.run(
+        [str(py), "-m", "pip", "install", "--quiet", EP, *deps], capture_output=True, text=True
+    )
     if r.returncode:
-        pytest.skip(f"{EP} could not be installed here: "
-                    f"{(r.stderr.strip().splitlines() or ['?'])[-1]}")
-    r = subprocess.run([str(py), "-m", "pip", "install", "--quiet", "--no-deps", "-e",
-                        str(ROOT)], capture_output=True, text=True)
+        pytest.skip(
+            f"{EP} could not be installed here: {(r.stderr.strip().splitlines() or ['?'])[-1]}"
+        )
+    r = subprocess.run(
+        [str(py), "-m", "pip", "install", "--quiet", "--no-deps", "-e", str(ROOT)],
+        capture_output=True,
+        text=True,
+    )
     assert r.returncode == 0, r.stderr
     return py
 
 
 def test_a_venv_with_only_onnxruntime_openvino_runs_its_provider(ep_venv):
-    listed = subprocess.run([str(ep_venv), "-m", "pip", "list", "--format", "json"],
-                            capture_output=True, text=True)
+    listed = subprocess.run(
+        [str(ep_venv), "-m", "pip", "list", "--format", "json"], capture_output=True, text=True
+    )
     names = {p["name"].lower() for p in json.loads(listed.stdout)}
     assert "onnxruntime-openvino" in names and "onnxruntime" not in names
-    r = subprocess.run([str(ep_venv), "-m", "waiexport.cli", "validate", "--json", "--engine",
-                        "ort:OpenVINOExecutionProvider",
-                        str(ROOT / "conformance/corpus/vectors/relu.jsonl"),
-                        str(ROOT / "conformance/corpus/vectors/add.jsonl")],
-                       capture_output=True, text=True)
+    r = subprocess.run(
+        [
+            str(ep_venv),
+            "-m",
+            "waiexport.cli",
+            "validate",
+            "--json",
+            "--engine",
+            "ort:OpenVINOExecutionProvider",
+            str(ROOT / "conformance/corpus/vectors/relu.jsonl"),
+            str(ROOT / "conformance/corpus/vectors/add.jsonl"),
+        ],
+        capture_output=True,
+        text=True,
+    )
     assert r.stdout.startswith("{"), r.stderr[-1500:]
     rep = json.loads(r.stdout)
     assert int(rep["totals"]["pass"]) + int(rep["totals"]["declined"]) > 0

@@ -26,17 +26,36 @@ from _strategies import NARROW, case, requantisation
 #: run is WAIEXPORT_QNN_EXAMPLES=300 python -m pytest tests/targets/test_qnn.py.
 EXAMPLES = int(os.environ.get("WAIEXPORT_QNN_EXAMPLES", "12"))
 #: The operators the QDQ export lowers.
-LOWERED = ("conv", "rescale", "add", "relu", "abs", "clamp", "concat", "split", "crop",
-           "crop_to", "pad_rep", "pixel_shuffle")
+LOWERED = (
+    "conv",
+    "rescale",
+    "add",
+    "relu",
+    "abs",
+    "clamp",
+    "concat",
+    "split",
+    "crop",
+    "crop_to",
+    "pad_rep",
+    "pixel_shuffle",
+)
 
 
 def _conv(shift: int, mult=None, bias=None, rnd="half_up", weights=None):
     b = GraphBuilder()
     x = b.input(2, -128, 127, max_h=3, max_w=4)
-    w = np.array([3, -7, 11, -128, 127, 5, -1, 9]).reshape(2, 2, 2, 1) if weights is None \
+    w = (
+        np.array([3, -7, 11, -128, 127, 5, -1, 9]).reshape(2, 2, 2, 1)
+        if weights is None
         else weights
-    block = rq(shift=shift, mult=mult, round=rnd,
-               **({"bias": bias, "bias_kind": "pre"} if bias is not None else {}))
+    )
+    block = rq(
+        shift=shift,
+        mult=mult,
+        round=rnd,
+        **({"bias": bias, "bias_kind": "pre"} if bias is not None else {}),
+    )
     b.output(b.op("conv", x, conv(w, pad=0, rq=block), lo=-128, hi=127, policy="clamp"))
     return b.build()
 
@@ -51,53 +70,88 @@ def test_what_the_htp_does_not_compute_exactly_is_refused_by_node_and_reason():
     assert "node 0 (conv): a multiplier of 3, not a power of two" in _refusal(_conv(4, mult=3))
     assert "a scale of 2^-30" in _refusal(_conv(30))
     weights = np.full((2, 2, 2, 1), 127)
-    assert "an accumulator of up to" in _refusal(_conv(18, weights=weights,
-                                                       bias=[1 << 24, 0]))
+    assert "an accumulator of up to" in _refusal(_conv(18, weights=weights, bias=[1 << 24, 0]))
     assert "per-channel scales beside a bias" in _refusal(_conv([3, 5], bias=[1, 2]))
 
 
 def test_the_generic_qdq_export_writes_any_multiplier_as_a_float_scale():
     model = export(write(_conv(4, mult=3)), target("onnx-qdq")).built([(2, 3, 4)]).native
-    scales = {float(numpy_helper.to_array(t)) for t in model.graph.initializer
-              if t.data_type == TensorProto.FLOAT and t.dims == []}
+    scales = {
+        float(numpy_helper.to_array(t))
+        for t in model.graph.initializer
+        if t.data_type == TensorProto.FLOAT and t.dims == []
+    }
     assert {3.0, 16.0} <= scales
 
 
 def _model(nodes, inits, out_type=TensorProto.INT8):
-    g = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", TensorProto.INT8,
-                                                                     [1, 1, 2, 2])],
-                          [helper.make_tensor_value_info("y", out_type, [1, 1, 2, 2])], inits)
+    g = helper.make_graph(
+        nodes,
+        "g",
+        [helper.make_tensor_value_info("x", TensorProto.INT8, [1, 1, 2, 2])],
+        [helper.make_tensor_value_info("y", out_type, [1, 1, 2, 2])],
+        inits,
+    )
     return helper.make_model(g, opset_imports=[helper.make_opsetid("", 21)])
 
 
 def test_the_export_s_check_holds_a_qdq_model_to_its_patterns():
     from waiexport.targets.onnx.qdq.check import check_qdq
+
     one = numpy_helper.from_array(np.array(1.0, np.float32), "one")
     third = numpy_helper.from_array(np.array(1 / 3, np.float32), "third")
     zero = numpy_helper.from_array(np.array(0, np.int8), "zero")
     dq = helper.make_node("DequantizeLinear", ["x", "one", "zero"], ["xf"])
     options = target("qnn-htp").options
-    check_qdq(_model([dq, helper.make_node("Relu", ["xf"], ["yf"]),
-                      helper.make_node("QuantizeLinear", ["yf", "one", "zero"], ["y"])],
-                     [one, zero]), options)
+    check_qdq(
+        _model(
+            [
+                dq,
+                helper.make_node("Relu", ["xf"], ["yf"]),
+                helper.make_node("QuantizeLinear", ["yf", "one", "zero"], ["y"]),
+            ],
+            [one, zero],
+        ),
+        options,
+    )
     for nodes, inits, out, said in (
-            ([dq, helper.make_node("Sigmoid", ["xf"], ["yf"]),
-              helper.make_node("QuantizeLinear", ["yf", "one", "zero"], ["y"])],
-             [one, zero], TensorProto.INT8, "outside the QDQ patterns"),
-            ([dq, helper.make_node("Relu", ["xf"], ["y"])], [one, zero], TensorProto.FLOAT,
-             "is floating point"),
-            ([helper.make_node("DequantizeLinear", ["x", "third", "zero"], ["xf"]),
-              helper.make_node("QuantizeLinear", ["xf", "one", "zero"], ["y"])],
-             [one, third, zero], TensorProto.INT8, "not a power of two")):
+        (
+            [
+                dq,
+                helper.make_node("Sigmoid", ["xf"], ["yf"]),
+                helper.make_node("QuantizeLinear", ["yf", "one", "zero"], ["y"]),
+            ],
+            [one, zero],
+            TensorProto.INT8,
+            "outside the QDQ patterns",
+        ),
+        (
+            [dq, helper.make_node("Relu", ["xf"], ["y"])],
+            [one, zero],
+            TensorProto.FLOAT,
+            "is floating point",
+        ),
+        (
+            [
+                helper.make_node("DequantizeLinear", ["x", "third", "zero"], ["xf"]),
+                helper.make_node("QuantizeLinear", ["xf", "one", "zero"], ["y"]),
+            ],
+            [one, third, zero],
+            TensorProto.INT8,
+            "not a power of two",
+        ),
+    ):
         with pytest.raises(ExportError, match=said):
             check_qdq(_model(nodes, inits, out), options)
 
 
 # --- on the HTP -------------------------------------------------------------------------
 
+
 def _engine():
     needs("onnxruntime_qnn", "qnn")
     from waiexport.targets.engines.qnn import QnnEngine
+
     return QnnEngine
 
 
@@ -118,9 +172,18 @@ def test_an_odd_multiplier_of_the_generic_export_is_wrong_on_the_htp_and_a_power
         b = GraphBuilder()
         x = b.input(2, -128, 127, max_h=16, max_w=16)
         w = np.ones((2, 2, 2, 1), np.int64) * np.array([1, -1]).reshape(2, 1, 1, 1)
-        b.output(b.op("conv", x, conv(w, pad=0, rq=rq(shift=10, mult=m, round="half_up")),
-                      lo=-128, hi=127, policy="clamp"))
+        b.output(
+            b.op(
+                "conv",
+                x,
+                conv(w, pad=0, rq=rq(shift=10, mult=m, round="half_up")),
+                lo=-128,
+                hi=127,
+                policy="clamp",
+            )
+        )
         return b.build()
+
     x = np.stack([np.arange(-128, 128).reshape(16, 16), np.zeros((16, 16), np.int64)])
     wrong = {}
     for m in (255, 256):
@@ -142,14 +205,16 @@ def test_each_lowered_operator_is_bit_exact_on_the_htp_or_refused(name):
     engine = _engine()
     exported = 0
 
-    @settings(max_examples=examples(EXAMPLES), deadline=None,
-              suppress_health_check=list(HealthCheck))
+    @settings(
+        max_examples=examples(EXAMPLES), deadline=None, suppress_health_check=list(HealthCheck)
+    )
     @given(case(name, dict(NARROW, values=(-64, 63) if name == "add" else (-128, 127))))
     def check(drawn):
         nonlocal exported
         g, inputs, scalars = drawn
         assume(in_npu_acc32(g))
         exported += exact_or_refused(g, [(inputs, scalars)] + probe_inputs(g), engine)
+
     check()
     print(f"{name}: {exported} drawn graphs exported for qnn-htp, the rest refused by name")
 
@@ -169,13 +234,18 @@ def test_a_model_the_htp_fails_to_run_is_an_engine_failure_never_a_run_on_the_cp
     from types import SimpleNamespace
 
     from waiexport.targets.errors import EngineFailure
+
     one = numpy_helper.from_array(np.array(1.0, np.float32), "one")
     zero = numpy_helper.from_array(np.array(0, np.int8), "zero")
     bounds = [numpy_helper.from_array(np.array(0.0, np.float32), n) for n in ("lo", "hi")]
-    model = _model([helper.make_node("DequantizeLinear", ["x", "one", "zero"], ["xf"]),
-                    helper.make_node("Clip", ["xf", "lo", "hi"], ["yf"]),
-                    helper.make_node("QuantizeLinear", ["yf", "one", "zero"], ["y"])],
-                   [one, zero, *bounds])
+    model = _model(
+        [
+            helper.make_node("DequantizeLinear", ["x", "one", "zero"], ["xf"]),
+            helper.make_node("Clip", ["xf", "lo", "hi"], ["yf"]),
+            helper.make_node("QuantizeLinear", ["yf", "one", "zero"], ["y"]),
+        ],
+        [one, zero, *bounds],
+    )
     run = _engine()().open(SimpleNamespace(data=model.SerializeToString()))
     with pytest.raises(EngineFailure, match="QNN"):
         run({"x": np.ones((1, 1, 2, 2), np.int8)})
@@ -190,14 +260,18 @@ def test_the_probes_find_a_runtime_that_rounds_ties_half_even_and_pass_the_htp()
     class HalfEven(engine):
         def open(self, model):
             import onnxruntime as ort
+
             s = ort.InferenceSession(model.data, providers=["CPUExecutionProvider"])
             names = [o.name for o in s.get_outputs()]
             return lambda feed: dict(zip(names, s.run(names, feed)))
+
     wrong = {name: said for name, said in HalfEven().probe().items() if said}
     assert {n.split(": ", 1)[1] for n in wrong} == {TIES, PER_CHANNEL}, wrong
     assert FUSED_ADD not in " ".join(wrong)
-    loaded = HalfEven().load(write(_conv(3, bias=[4, -4])))     # a model that uses the kernel
+    loaded = HalfEven().load(write(_conv(3, bias=[4, -4])))  # a model that uses the kernel
     assert TIES in (loaded.unclaimable or ""), loaded.unclaimable
     assert not any(engine().probe().values())
-    assert "3 probes of this runtime on the operators and types our models use: all exact" \
+    assert (
+        "3 probes of this runtime on the operators and types our models use: all exact"
         in engine().describe()["probed"]
+    )

@@ -14,8 +14,7 @@ from hypothesis import strategies as st
 from waiexport import write
 from waiexport.probes import probe_inputs
 
-from _helpers import (clamped_fill, examples, exact_or_refused, past_the_kernel, verdict,
-                      with_extra)
+from _helpers import clamped_fill, examples, exact_or_refused, past_the_kernel, verdict, with_extra
 from _strategies import NARROW, PARAMS, case, requantisation
 
 TVM_EXAMPLES = int(os.environ.get("WAIEXPORT_TVM_EXAMPLES", "4"))
@@ -32,14 +31,19 @@ _ENGINES: dict = {}
 def _engine(name: str):
     """One engine per runtime for the whole module (each starts a worker and probes)."""
     from waiexport.targets.engines import engine
+
     if name not in _ENGINES:
         _ENGINES[name] = engine(name, isolate=True)
     return _ENGINES[name]
 
 
 def _run(name: str, n: int, body):
-    settings(max_examples=examples(n), deadline=None, database=None,
-             suppress_health_check=list(HealthCheck))(body)()
+    settings(
+        max_examples=examples(n),
+        deadline=None,
+        database=None,
+        suppress_health_check=list(HealthCheck),
+    )(body)()
 
 
 @pytest.mark.parametrize("runtime, n", RUNTIMES)
@@ -49,9 +53,9 @@ def test_every_operator_runs_exactly_on_the_runtime_or_is_refused_by_node(runtim
         name = data.draw(st.sampled_from(GRAPH_OPS))
         g, inputs, scalars = data.draw(case(name, NARROW))
         assume(verdict(g)["acc32"])
-        done = exact_or_refused(g, [(inputs, scalars)] + probe_inputs(g),
-                                lambda: _engine(runtime))
+        done = exact_or_refused(g, [(inputs, scalars)] + probe_inputs(g), lambda: _engine(runtime))
         EXPORTED.setdefault(runtime, []).append(done)
+
     _run(runtime, n * 4, body)
 
 
@@ -67,6 +71,7 @@ def test_chains_where_runtimes_fuse_run_exactly_on_the_runtime_or_are_refused(ru
         g = graph(Drawn(data.draw))
         assume(g is not None)
         exact_or_refused(g, probe_inputs(g), lambda: _engine(runtime))
+
     _run(runtime, n * 2, body)
 
 
@@ -94,6 +99,7 @@ def test_check_export_and_the_runtime_agree_on_chains(runtime, n):
             return
         assert verdict.fits, f"the engine loads what check refuses: {verdict.reasons}"
         exact_or_refused(g, probe_inputs(g), lambda: _engine(runtime))
+
     _run(runtime, n * 2, body)
 
 
@@ -105,6 +111,7 @@ def test_requantisations_at_their_ties_run_exactly_on_the_runtime_or_are_refused
         assume(verdict(g)["acc32"])
         done = exact_or_refused(g, decodes + probe_inputs(g), lambda: _engine(runtime))
         EXPORTED.setdefault(f"{runtime} rq", []).append(done)
+
     _run(runtime, n * 2, body)
 
 
@@ -126,16 +133,21 @@ def test_a_shuffled_signed_int8_conv_keeps_the_weights_first_product_on_tract_an
     from waiexport.builder import GraphBuilder, conv, rq
     from waiexport.descriptions import target
     from waiexport.targets.exporter import fit
+
     b = GraphBuilder()
-    y = b.op("conv", b.input(4, -128, 127), conv(np.arange(288).reshape(8, 4, 3, 3) % 41 - 20,
-                                                 pad=1, rq=rq(shift=6)))
+    y = b.op(
+        "conv",
+        b.input(4, -128, 127),
+        conv(np.arange(288).reshape(8, 4, 3, 3) % 41 - 20, pad=1, rq=rq(shift=6)),
+    )
     b.output(b.op("pixel_shuffle", y, P.Factor(2)))
     for name in ("tract", "tvm-llvm"):
         verdict = fit(write(b.build()), target(name))
         assert verdict.fits, verdict.reasons
         ops = {n.op_type for n in verdict.export.model.graph.node}
-        assert "Gather" not in ops and \
-            ("ConvInteger" if name == "tract" else "MatMulInteger") in ops, (name, ops)
+        assert (
+            "Gather" not in ops and ("ConvInteger" if name == "tract" else "MatMulInteger") in ops
+        ), (name, ops)
 
 
 @pytest.mark.parametrize("runtime, n", RUNTIMES)
@@ -150,14 +162,29 @@ def test_a_stride_past_the_kernel_runs_exactly_on_the_runtime(runtime, n):
 @pytest.mark.parametrize("runtime, n", RUNTIMES)
 @pytest.mark.parametrize("stride, pad", [(4, 0), (6, 1)])
 def test_a_4x4_transposed_conv_whose_stride_reaches_its_kernel_runs_on_the_runtime(
-        runtime, n, stride, pad):
+    runtime, n, stride, pad
+):
     # on dynamic shapes OpenVINO sized its interleave wrong, a reshape reading a side of 1
     # where it was 7 (every decode "the shape of input data (3.35.4.4) conflicts with the
     # reshape pattern (1.3.4.4)"); on the decode's own shapes it is exact
     from waiexport.builder import GraphBuilder, conv_transpose, rq
+
     b = GraphBuilder()
-    b.output(b.op("relu", b.op("conv_transpose", b.input(2, -128, 127), conv_transpose(
-        np.arange(96).reshape(2, 3, 4, 4) % 11 - 5, stride=stride, pad=pad, rq=rq(shift=2)))))
+    b.output(
+        b.op(
+            "relu",
+            b.op(
+                "conv_transpose",
+                b.input(2, -128, 127),
+                conv_transpose(
+                    np.arange(96).reshape(2, 3, 4, 4) % 11 - 5,
+                    stride=stride,
+                    pad=pad,
+                    rq=rq(shift=2),
+                ),
+            ),
+        )
+    )
     g = b.build()
     assert exact_or_refused(g, probe_inputs(g), lambda: _engine(runtime))
 
@@ -169,13 +196,15 @@ def test_a_scalar_no_output_reads_is_no_runtime_s_failure(runtime, n):
     # was not found"), every decode an engine failure (a differential run's mutant)
     from waiexport import params as P
     from waiexport.builder import GraphBuilder
+
     b = GraphBuilder()
     x = b.input(1, -100, 100)
     b.scalar(-5, 5)
     b.op("fill", x, P.Fill(1, 0), channels=2)
     b.output(x)
-    assert exact_or_refused(b.build(), [([np.arange(6).reshape(1, 2, 3) - 3], [4])],
-                            lambda: _engine(runtime))
+    assert exact_or_refused(
+        b.build(), [([np.arange(6).reshape(1, 2, 3) - 3], [4])], lambda: _engine(runtime)
+    )
 
 
 @with_extra("openvino", "openvino")
@@ -185,9 +214,15 @@ def test_openvino_declines_a_decode_past_the_longest_side_it_computes_exactly():
     # the decode is declined, so no claim is made, and at the limit it is exact
     from waiexport.builder import GraphBuilder, conv, rq
     from waiexport.targets.errors import NotForEngine
+
     b = GraphBuilder()
-    b.output(b.op("conv", b.input(1, -100, 100), conv(np.arange(9).reshape(1, 1, 3, 3) % 7 - 3,
-                                                       pad=1, rq=rq(shift=0))))
+    b.output(
+        b.op(
+            "conv",
+            b.input(1, -100, 100),
+            conv(np.arange(9).reshape(1, 1, 3, 3) % 7 - 3, pad=1, rq=rq(shift=0)),
+        )
+    )
     g = b.build()
     at = np.arange(2**24).reshape(1, 1, -1) % 201 - 100
     assert exact_or_refused(g, [([at], [])], lambda: _engine("openvino-cpu"))
@@ -204,14 +239,27 @@ def test_run_on_a_declined_decode_is_one_does_not_fit_line_naming_the_node(tmp_p
     from click.testing import CliRunner
     from waiexport.builder import GraphBuilder
     from waiexport.cli import main
+
     pytest.importorskip("openvino", reason="needs OpenVINO: pip install 'waiexport[openvino]'")
     b = GraphBuilder()
     b.output(b.op("relu", b.input(1, -5, 5)))
     (tmp_path / "g.whg1").write_bytes(write(b.build()))
-    (tmp_path / "d.json").write_text(json.dumps(
-        {"inputs": [{"data": [0] * (2**24 + 2), "shape": [1, 1, 2**24 + 2]}], "scalars": []}))
-    r = CliRunner().invoke(main, ["run", str(tmp_path / "g.whg1"), "--decode",
-                                  str(tmp_path / "d.json"), "--engine", "openvino-cpu"])
+    (tmp_path / "d.json").write_text(
+        json.dumps(
+            {"inputs": [{"data": [0] * (2**24 + 2), "shape": [1, 1, 2**24 + 2]}], "scalars": []}
+        )
+    )
+    r = CliRunner().invoke(
+        main,
+        [
+            "run",
+            str(tmp_path / "g.whg1"),
+            "--decode",
+            str(tmp_path / "d.json"),
+            "--engine",
+            "openvino-cpu",
+        ],
+    )
     lines = r.output.strip().splitlines()
     assert r.exit_code == 2 and len(lines) == 1 and "Traceback" not in r.output, r.output
     assert ": does-not-fit: decode 0: " in lines[0] and "16,777,218" in lines[0]
@@ -228,6 +276,7 @@ def test_tvm_takes_a_crop_at_a_scalar_offset_followed_by_a_clamp(sized):
     node; the scalars that place or size the window are compiled in per decode."""
     from waiexport.builder import GraphBuilder, crop
     from waiexport.reference import decode
+
     b = GraphBuilder()
     start = b.scalar(0, 2)
     size = ("scalar", b.scalar(1, 4)) if sized else 4
@@ -261,21 +310,36 @@ def test_openvino_still_writes_into_a_folded_constant_a_bitwise_operator_reads()
     fill's run-time form can go."""
     import openvino as ov
     from onnx import TensorProto, helper, numpy_helper
-    nodes = [helper.make_node("Shape", ["x"], ["s"]), helper.make_node("Expand", ["c", "s"], ["e"]),
-             helper.make_node("BitwiseOr", ["e", "z"], ["o"]),
-             helper.make_node("Add", ["o", "y"], ["out"])]
-    inputs = [helper.make_tensor_value_info(k, TensorProto.INT32, [1, 2, None, None])
-              for k in ("x", "y")]
+
+    nodes = [
+        helper.make_node("Shape", ["x"], ["s"]),
+        helper.make_node("Expand", ["c", "s"], ["e"]),
+        helper.make_node("BitwiseOr", ["e", "z"], ["o"]),
+        helper.make_node("Add", ["o", "y"], ["out"]),
+    ]
+    inputs = [
+        helper.make_tensor_value_info(k, TensorProto.INT32, [1, 2, None, None]) for k in ("x", "y")
+    ]
     inits = [numpy_helper.from_array(np.array([v], np.int32), k) for k, v in (("c", 7), ("z", 0))]
-    graph = helper.make_graph(nodes, "g", inputs,
-                              [helper.make_tensor_value_info("out", TensorProto.INT32, None)],
-                              inits)
+    graph = helper.make_graph(
+        nodes, "g", inputs, [helper.make_tensor_value_info("out", TensorProto.INT32, None)], inits
+    )
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
     core = ov.Core()
     m = core.read_model(model.SerializeToString(), b"")
     m.reshape({"x": [1, 2, 2, 2], "y": [1, 2, 2, 2]})
     request = core.compile_model(m, "CPU").create_infer_request()
-    got = [int(list(request.infer({"x": np.zeros((1, 2, 2, 2), np.int32),
-                                   "y": np.full((1, 2, 2, 2), 100, np.int32)}).values())[0]
-               .ravel()[0]) for _ in range(3)]
-    assert got == [107, 207, 307]     # 107 each time, were it exact
+    got = [
+        int(
+            list(
+                request.infer(
+                    {
+                        "x": np.zeros((1, 2, 2, 2), np.int32),
+                        "y": np.full((1, 2, 2, 2), 100, np.int32),
+                    }
+                ).values()
+            )[0].ravel()[0]
+        )
+        for _ in range(3)
+    ]
+    assert got == [107, 207, 307]  # 107 each time, were it exact

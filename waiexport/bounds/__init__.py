@@ -19,12 +19,27 @@ from . import elementwise, linear, movement, normalisation, requant
 from .interval import LIMIT, Iv, Sat, bits, hull
 from .result import Result
 
-__all__ = ["RULES", "NodeBounds", "GraphBounds", "certify_graph", "evaluate",
-           "policy_interval", "RuleCtx",
-           "Iv", "bits", "hull", "LIMIT"]
+__all__ = [
+    "RULES",
+    "NodeBounds",
+    "GraphBounds",
+    "certify_graph",
+    "evaluate",
+    "policy_interval",
+    "RuleCtx",
+    "Iv",
+    "bits",
+    "hull",
+    "LIMIT",
+]
 
-RULES = {**linear.RULES, **requant.RULES, **elementwise.RULES, **normalisation.RULES,
-         **movement.RULES}
+RULES = {
+    **linear.RULES,
+    **requant.RULES,
+    **elementwise.RULES,
+    **normalisation.RULES,
+    **movement.RULES,
+}
 
 
 @dataclass(frozen=True)
@@ -89,17 +104,24 @@ def evaluate(op: Op, ins: list, g: Graph, shapes, literal: bool = False) -> Node
     intervals after their policies, with load step 8's two refusals (§5.6, §8.1)."""
     where = f"operator {op.index} ({op.name})"
     if op.name == "lut16" and not (-32767 <= ins[0][0] and ins[0][1] <= 32767):
-        raise Refusal("model_mismatch", where, f"input range [{ins[0][0]}, {ins[0][1]}] "
-                                               "is not within [-32767, 32767] (§5.6)")
+        raise Refusal(
+            "model_mismatch",
+            where,
+            f"input range [{ins[0][0]}, {ins[0][1]}] is not within [-32767, 32767] (§5.6)",
+        )
     res, saturated = run_rule(op, ins, g, shapes, literal)
     outs = []
     for t, iv in zip(op.outputs, res.results):
         out = policy_interval(iv, g.tensor(t))
         if out[0] > out[1]:
             rec = g.tensor(t)
-            raise Refusal("model_mismatch", where, f"tensor {t}'s check range [{rec.lo}, "
-                          f"{rec.hi}] misses its producer's [{iv[0]}, {iv[1]}]: every "
-                          "input would be refused (§8.1)")
+            raise Refusal(
+                "model_mismatch",
+                where,
+                f"tensor {t}'s check range [{rec.lo}, "
+                f"{rec.hi}] misses its producer's [{iv[0]}, {iv[1]}]: every "
+                "input would be refused (§8.1)",
+            )
         outs.append(out)
     return NodeBounds(op, res, outs, saturated)
 

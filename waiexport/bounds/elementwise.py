@@ -62,5 +62,5 @@ def lut16(op, ins, ctx) -> Result:
     """``[min, max]`` of ``T[u + 32768]`` over ``u ∈ [l, h]``; the input's range lies within
     ``[−32767, 32767]`` (a load check, :func:`waiexport.bounds.certify_graph`)."""
     l, h = ins[0]
-    window = op.params.table[l + 32768:h + 32769]
+    window = op.params.table[l + 32768 : h + 32769]
     return Result({}, [(int(window.min()), int(window.max()))])

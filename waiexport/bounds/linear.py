@@ -29,16 +29,16 @@ def _sign_sums(w: np.ndarray, top: int | None = None) -> tuple[list[int], list[i
     if n * top >= 1 << 63:
         w = w.astype(object)
         total, neg = w.sum(axis=axes), np.minimum(w, 0).sum(axis=axes)
-    else:   # Σw and S⁻ each fit i64, row block by row block
+    else:  # Σw and S⁻ each fit i64, row block by row block
         total, neg = np.empty(rows, np.int64), np.empty(rows, np.int64)
         step = max(1, _BLOCK // n)
         buf = np.empty((min(step, rows), *w.shape[1:]), np.int64)
         for r in range(0, rows, step):
-            block = w[r:r + step]
-            total[r:r + step] = block.sum(axis=axes)
-            neg[r:r + step] = np.minimum(block, 0, out=buf[:len(block)]).sum(axis=axes)
+            block = w[r : r + step]
+            total[r : r + step] = block.sum(axis=axes)
+            neg[r : r + step] = np.minimum(block, 0, out=buf[: len(block)]).sum(axis=axes)
     neg = [int(m) for m in neg]
-    return [int(t) - m for t, m in zip(total, neg)], neg      # S⁺ = Σw − S⁻: Python ints
+    return [int(t) - m for t, m in zip(total, neg)], neg  # S⁺ = Σw − S⁻: Python ints
 
 
 def partial_sums(sat: Sat, iv: Iv, s_pos: int, s_neg: int, b: int, wmax: int) -> Iv:
@@ -62,10 +62,13 @@ def _accs_i64(sums: list, iv: Iv, rq, taps: int, wmax: int) -> list[Iv] | None:
     elsewhere."""
     l, h = min(0, iv[0]), max(0, iv[1])
     b = rq.bias if rq.bias_kind == "pre" else np.zeros(1, np.int64)
-    if len(sums[0][0]) < MANY or max(-l, h) >= 1 << 62 or \
-            2 * taps * wmax * max(-l, h, 1) + max(-int(b.min()), int(b.max())) >= 1 << 62:
+    if (
+        len(sums[0][0]) < MANY
+        or max(-l, h) >= 1 << 62
+        or 2 * taps * wmax * max(-l, h, 1) + max(-int(b.min()), int(b.max())) >= 1 << 62
+    ):
         return None
-    pos = np.array([group[0] for group in sums], np.int64)      # groups × channels
+    pos = np.array([group[0] for group in sums], np.int64)  # groups × channels
     neg = np.array([group[1] for group in sums], np.int64)
     lo = (np.minimum(b, 0) + l * pos + h * neg).min(axis=0)
     hi = (np.maximum(b, 0) + h * pos + l * neg).max(axis=0)
@@ -76,8 +79,10 @@ def folded(sat: Sat, iv: Iv, weights, b: int) -> Iv:
     """§8.2 ``A(K, b)`` as written: each tap's term interval, then the two ends folded term
     by term from the bias, saturating after each addition (§8.1)."""
     terms = [sat.corner((int(w), int(w)), iv) for w in weights]
-    return (sat.fold(min(0, b), (min(0, t[0]) for t in terms)),
-            sat.fold(max(0, b), (max(0, t[1]) for t in terms)))
+    return (
+        sat.fold(min(0, b), (min(0, t[0]) for t in terms)),
+        sat.fold(max(0, b), (max(0, t[1]) for t in terms)),
+    )
 
 
 def _linear(prefix: str, groups: list, ins: list, p, ctx) -> Result:
@@ -87,18 +92,29 @@ def _linear(prefix: str, groups: list, ins: list, p, ctx) -> Result:
     wmin, wmax = p.weight_range
     term = sat.corner((wmin, wmax), ins[0])
     if ctx.literal:
-        accs = [hull(*(folded(sat, ins[0], g[o].reshape(-1), p.rq.pre_bias(o))
-                       for g in groups))
-                for o in range(p.cout)]
+        accs = [
+            hull(*(folded(sat, ins[0], g[o].reshape(-1), p.rq.pre_bias(o)) for g in groups))
+            for o in range(p.cout)
+        ]
     else:
         top = max(-wmin, wmax)
         sums = [_sign_sums(g, top) for g in groups]
-        accs = _accs_i64(sums, ins[0], p.rq, max(g[:1].size for g in groups), top) or \
-            [hull(*(partial_sums(sat, ins[0], pos[o], neg[o], p.rq.pre_bias(o), top)
-                    for pos, neg in sums)) for o in range(p.cout)]
+        accs = _accs_i64(sums, ins[0], p.rq, max(g[:1].size for g in groups), top) or [
+            hull(
+                *(
+                    partial_sums(sat, ins[0], pos[o], neg[o], p.rq.pre_bias(o), top)
+                    for pos, neg in sums
+                )
+            )
+            for o in range(p.cout)
+        ]
     inter, y = rq_rules(sat, accs, p.rq)
-    return Result({f"{prefix}.term": term, f"{prefix}.acc": hull(*accs), **inter}, [y],
-                  k_c=term, mac=mac(ins, (wmin, wmax)))
+    return Result(
+        {f"{prefix}.term": term, f"{prefix}.acc": hull(*accs), **inter},
+        [y],
+        k_c=term,
+        mac=mac(ins, (wmin, wmax)),
+    )
 
 
 @RULES.rule("conv")
@@ -116,8 +132,11 @@ def conv_transpose(op, ins, ctx) -> Result:
     no taps, and its ``A`` is the bias alone."""
     p = op.params
     w = p.weights.transpose(1, 0, 2, 3)  # [cout][cin][kh][kw]
-    groups = [w[:, :, ry::p.sh, rx::p.sw]
-              for ry in range(min(p.sh, p.kh)) for rx in range(min(p.sw, p.kw))]
+    groups = [
+        w[:, :, ry :: p.sh, rx :: p.sw]
+        for ry in range(min(p.sh, p.kh))
+        for rx in range(min(p.sw, p.kw))
+    ]
     if p.sh > p.kh or p.sw > p.kw:
         groups.append(np.zeros((p.cout, 0), dtype=np.int64))
     return _linear("convT", groups, ins, p, ctx)

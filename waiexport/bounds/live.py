@@ -84,9 +84,13 @@ class LiveBounds:
         ops = self.g.ops
         old = [i.tensor for i in self.g.inputs] + [t for o in ops for t in o.outputs]
         new = {t: k for k, t in enumerate(old)}
-        nodes = [NodeBounds(fop, nb.result, nb.outs, nb.saturated)
-                 for fop, nb in zip(final.ops, (self.nodes[o.uid] for o in ops))]
-        shapes = None if self.shapes is None else {new[t]: s for t, s in self.shapes.items()
-                                                   if t in new}
-        return GraphBounds(final, {new[t]: iv for t, iv in self.tensors.items() if t in new},
-                           nodes, shapes)
+        nodes = [
+            NodeBounds(fop, nb.result, nb.outs, nb.saturated)
+            for fop, nb in zip(final.ops, (self.nodes[o.uid] for o in ops))
+        ]
+        shapes = (
+            None if self.shapes is None else {new[t]: s for t, s in self.shapes.items() if t in new}
+        )
+        return GraphBounds(
+            final, {new[t]: iv for t, iv in self.tensors.items() if t in new}, nodes, shapes
+        )

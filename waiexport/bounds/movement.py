@@ -9,8 +9,9 @@ from .result import Result, Rules
 RULES = Rules()
 
 
-@RULES.rule("split", "pixel_shuffle", "pixel_unshuffle", "pad_rep", "crop", "crop_to",
-            "subpos_split")
+@RULES.rule(
+    "split", "pixel_shuffle", "pixel_unshuffle", "pad_rep", "crop", "crop_to", "subpos_split"
+)
 def carry(op, ins, ctx) -> Result:
     """The (first) input's interval, for each output."""
     return Result({}, [ins[0]] * len(op.outputs))

@@ -40,8 +40,12 @@ def igdn(op, ins, ctx) -> Result:
             row.append(sat.shifted(gx2, p.gf))
         terms += row
         beta = int(p.beta[i])
-        ns.append((sat.fold(min(0, beta), (min(0, t[0]) for t in row)),
-                   sat.fold(max(0, beta), (max(0, t[1]) for t in row))))
+        ns.append(
+            (
+                sat.fold(min(0, beta), (min(0, t[0]) for t in row)),
+                sat.fold(max(0, beta), (max(0, t[1]) for t in row)),
+            )
+        )
         nf = (sat.fold(beta, (t[0] for t in row)), sat.fold(beta, (t[1] for t in row)))
         r = (sat.isqrt(max(0, nf[0])), sat.isqrt(max(0, nf[1])))
         rs.append(r)
@@ -49,8 +53,14 @@ def igdn(op, ins, ctx) -> Result:
         xrs.append(xr)
         outs.append(sat.shifted(xr, p.frac))
     term = hull(*terms)
-    inter = {"igdn.x2": x2, "igdn.gx2": hull(*gx2s), "igdn.term": term, "igdn.N": hull(*ns),
-             "igdn.r": hull(*rs), "igdn.xr": hull(*xrs)}
+    inter = {
+        "igdn.x2": x2,
+        "igdn.gx2": hull(*gx2s),
+        "igdn.term": term,
+        "igdn.N": hull(*ns),
+        "igdn.r": hull(*rs),
+        "igdn.xr": hull(*xrs),
+    }
     return Result(inter, [hull(*outs)], k_c=term)
 
 
@@ -95,8 +105,12 @@ def l2norm(op, ins, ctx) -> Result:
     p, sat, (l, h) = op.params, ctx.sat, ins[0]
     _, hh, ww = ctx.shapes[op.inputs[0]]
     x = max(abs(l), abs(h))
-    inter = {"l2.T": (0, sat.add(sat.mul(hh * ww, sat.mul(x, x)), p.eps)), "rsq.num": RSQ_NUM,
-             "l2.k": (0, sat.fdiv(1 << 32, sat.isqrt(p.eps))), "l2.vk": (-(1 << 32), 1 << 32)}
+    inter = {
+        "l2.T": (0, sat.add(sat.mul(hh * ww, sat.mul(x, x)), p.eps)),
+        "rsq.num": RSQ_NUM,
+        "l2.k": (0, sat.fdiv(1 << 32, sat.isqrt(p.eps))),
+        "l2.vk": (-(1 << 32), 1 << 32),
+    }
     return Result(inter, [(-Q16, Q16)])
 
 
@@ -106,8 +120,12 @@ def softmax(op, ins, ctx) -> Result:
     sat, (l, h) = ctx.sat, ins[0]
     w_max = ctx.shapes[op.inputs[0]][2]
     total = sat.mul(w_max, 65553)
-    inter = {"sm.diff": (sat.sub(l, h), 0), **exp_rule(sat, (0, sat.sub(h, l))),
-             "sm.sum": (0, total), "sm.num": (0, sat.add(65553 * Q16, sat.fdiv(total, 2)))}
+    inter = {
+        "sm.diff": (sat.sub(l, h), 0),
+        **exp_rule(sat, (0, sat.sub(h, l))),
+        "sm.sum": (0, total),
+        "sm.num": (0, sat.add(65553 * Q16, sat.fdiv(total, 2))),
+    }
     return Result(inter, [(0, Q16)])
 
 

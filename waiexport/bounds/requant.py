@@ -39,8 +39,12 @@ def rq_rules(sat: Sat, ts: list[Iv], rq) -> tuple[dict, Iv]:
     when ``len(ts) == 1``): the hulls of ``rq.t``, ``rq.p``, ``rq.q``, ``rq.y``, and the
     producer result (the hull of ``rq.y``). Many channels whose values all fit int64 with
     room are computed at once (:func:`_hulls_i64`), the rest channel by channel."""
-    n = max(len(ts), len(rq.mult) if rq.m_kind == 2 else 1, len(rq.shift),
-            len(rq.bias) if rq.bias_kind == "post" else 1)
+    n = max(
+        len(ts),
+        len(rq.mult) if rq.m_kind == 2 else 1,
+        len(rq.shift),
+        len(rq.bias) if rq.bias_kind == "post" else 1,
+    )
     p, q, y = _hulls_i64(ts, rq, n) or _hulls(sat, ts, rq, n)
     return {"rq.t": hull(*ts), "rq.p": p, "rq.q": q, "rq.y": y}, y
 
@@ -73,22 +77,32 @@ def _hulls_i64(ts: list[Iv], rq, n: int) -> tuple[Iv, Iv, Iv] | None:
     m = np.ones(1, np.int64) if rq.m_kind == 0 else rq.mult if rq.m_kind == 2 else rq.mult[:1]
     b = rq.bias if rq.bias_kind == "post" else np.zeros(1, np.int64)
     s = rq.shift if rq.s_kind == 2 else rq.shift[:1]
-    per_channel = [v for v, each in ((ts, len(ts) > 1), (m, rq.m_kind == 2),
-                                     (b, rq.bias_kind == "post"), (s, rq.s_kind == 2)) if each]
+    per_channel = [
+        v
+        for v, each in (
+            (ts, len(ts) > 1),
+            (m, rq.m_kind == 2),
+            (b, rq.bias_kind == "post"),
+            (s, rq.s_kind == 2),
+        )
+        if each
+    ]
     if any(len(v) != n for v in per_channel) or not 0 <= int(s.min()) <= int(s.max()) < 62:
         return None
     t_top = max(max(-lo, hi) for lo, hi in ts)
     top = t_top * max(-int(m.min()), int(m.max()))
-    if t_top >= 1 << 62 or top + (1 << int(s.max())) + max(-int(b.min()), int(b.max())) \
-            >= 1 << 62:
+    if t_top >= 1 << 62 or top + (1 << int(s.max())) + max(-int(b.min()), int(b.max())) >= 1 << 62:
         return None
     t = np.array(ts, dtype=np.int64).reshape(-1, 2)
     p_lo, p_hi = np.minimum(t[:, 0] * m, t[:, 1] * m), np.maximum(t[:, 0] * m, t[:, 1] * m)
     half = np.where(s >= 1, np.left_shift(1, np.maximum(s, 1) - 1), 0)
     q_lo, q_hi = _round_i64(p_lo, s, half, rq.round), _round_i64(p_hi, s, half, rq.round)
     lift = 0 if rq.round == "floor" else half
-    return ((int(p_lo.min()), int((p_hi + lift).max())), (int(q_lo.min()), int(q_hi.max())),
-            (int((q_lo + b).min()), int((q_hi + b).max())))
+    return (
+        (int(p_lo.min()), int((p_hi + lift).max())),
+        (int(q_lo.min()), int(q_hi.max())),
+        (int((q_lo + b).min()), int((q_hi + b).max())),
+    )
 
 
 def _round_i64(p: np.ndarray, s: np.ndarray, half: np.ndarray, mode: str) -> np.ndarray:
@@ -144,8 +158,9 @@ def _contraction(prefix: str, op, ins, ctx, length: int) -> Result:
     term = sat.corner(ins[0], ins[1])
     acc = (sat.mul(length, min(0, term[0])), sat.mul(length, max(0, term[1])))
     inter, y = rq_rules(sat, [acc], op.params.rq)
-    return Result({f"{prefix}.term": term, f"{prefix}.acc": acc, **inter}, [y],
-                  k_c=term, mac=mac(ins))
+    return Result(
+        {f"{prefix}.term": term, f"{prefix}.acc": acc, **inter}, [y], k_c=term, mac=mac(ins)
+    )
 
 
 @RULES.rule("gram")

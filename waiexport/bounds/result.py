@@ -29,6 +29,7 @@ class Rules(dict):
             for name in names:
                 self[name] = fn
             return fn
+
         return register
 
 
@@ -41,8 +42,9 @@ class Mac:
     w_bits: int | None = None
 
     def as_json(self) -> dict:
-        return {"a_bits": list(self.a_bits)} | ({} if self.w_bits is None else
-                                                {"w_bits": self.w_bits})
+        return {"a_bits": list(self.a_bits)} | (
+            {} if self.w_bits is None else {"w_bits": self.w_bits}
+        )
 
 
 def mac(ins: list, weights: Iv | None = None) -> Mac:

@@ -19,8 +19,15 @@ from ..whg1 import write
 from .jpegai import read_bundle
 from .jpegai_entropy import PLANES, digest, stage_values
 
-__all__ = ["tiny_synth", "int_synth_source", "jpegai_bundle", "jpegai_streams",
-           "boundary_sets", "make", "EXAMPLES"]
+__all__ = [
+    "tiny_synth",
+    "int_synth_source",
+    "jpegai_bundle",
+    "jpegai_streams",
+    "boundary_sets",
+    "make",
+    "EXAMPLES",
+]
 
 
 def tiny_synth(seed: int = 1) -> Graph:
@@ -31,14 +38,31 @@ def tiny_synth(seed: int = 1) -> Graph:
     b = GraphBuilder()
     x = b.input(8, -128, 127, max_h=16, max_w=16)
     w1 = rng.integers(-64, 64, size=(8, 6, 4, 4))
-    h = b.op("conv_transpose", x, conv_transpose(
-        w1, stride=2, pad=1, w_bytes=4,
-        rq=rq(shift=6, bias=rng.integers(-512, 512, size=6), b_bytes=4)))
+    h = b.op(
+        "conv_transpose",
+        x,
+        conv_transpose(
+            w1,
+            stride=2,
+            pad=1,
+            w_bytes=4,
+            rq=rq(shift=6, bias=rng.integers(-512, 512, size=6), b_bytes=4),
+        ),
+    )
     h = b.op("relu", h)
     w2 = rng.integers(-64, 64, size=(6, 3, 5, 5))
-    y = b.op("conv_transpose", h, conv_transpose(
-        w2, stride=2, pad=2, out_pad=1, w_bytes=4,
-        rq=rq(shift=7, bias=rng.integers(-512, 512, size=3), b_bytes=4)))
+    y = b.op(
+        "conv_transpose",
+        h,
+        conv_transpose(
+            w2,
+            stride=2,
+            pad=2,
+            out_pad=1,
+            w_bytes=4,
+            rq=rq(shift=7, bias=rng.integers(-512, 512, size=3), b_bytes=4),
+        ),
+    )
     b.output(b.op("clamp", y, Clamp(0, 255)))
     return b.build()
 
@@ -47,8 +71,13 @@ def _sums(x: np.ndarray, w: np.ndarray) -> np.ndarray:
     """An ``int_synth`` layer's sums (k5 s2 p2 op1, no bias, no shift) on ``x``, exact."""
     b = GraphBuilder()
     lo, hi = int(x.min()), int(x.max())
-    b.output(b.op("conv_transpose", b.input(x.shape[0], min(lo, -1), max(hi, 1)),
-                  conv_transpose(w, stride=2, pad=2, out_pad=1, w_bytes=4)))
+    b.output(
+        b.op(
+            "conv_transpose",
+            b.input(x.shape[0], min(lo, -1), max(hi, 1)),
+            conv_transpose(w, stride=2, pad=2, out_pad=1, w_bytes=4),
+        )
+    )
     return decode(b.build(), [x], [])[0].astype(np.int64)
 
 
@@ -63,8 +92,7 @@ def _calibrated(x: np.ndarray, w: np.ndarray, last: bool, rng) -> tuple[int, lis
         bias = [128 << shift] * cout
         y = np.clip((acc + (128 << shift)) >> shift, 0, 255)
     else:
-        shift = max(0, int(np.ceil(np.log2(max(float(np.percentile(np.abs(acc), 99.9)), 1)
-                                           / 127))))
+        shift = max(0, int(np.ceil(np.log2(max(float(np.percentile(np.abs(acc), 99.9)), 1) / 127))))
         bias = rng.integers(-(1 << shift) // 4, (1 << shift) // 4 + 1, cout).tolist()
         y = np.maximum((acc + np.array(bias).reshape(-1, 1, 1)) >> shift, 0)
     return shift, bias, y
@@ -81,8 +109,20 @@ def int_synth_source(channels=(192, 128, 64, 3), seed: int = 7) -> bytes:
         w = rng.integers(-40, 41, size=(a, b, 5, 5))
         last = i == len(channels) - 2
         shift, bias, x = _calibrated(x, w, last, rng)
-        layers.append({"in_ch": a, "out_ch": b, "k": 5, "stride": 2, "pad": 2, "out_pad": 1,
-                       "weight": w.tolist(), "bias": bias, "shift": shift, "relu": not last})
+        layers.append(
+            {
+                "in_ch": a,
+                "out_ch": b,
+                "k": 5,
+                "stride": 2,
+                "pad": 2,
+                "out_pad": 1,
+                "weight": w.tolist(),
+                "bias": bias,
+                "shift": shift,
+                "relu": not last,
+            }
+        )
     return json.dumps({"layers": layers}, separators=(",", ":")).encode()
 
 
@@ -99,7 +139,9 @@ def jpegai_bundle(root: Path, c1: int = 8, c2: int = 8, seed: int = 11) -> None:
         cuts = np.sort(rng.integers(0, 257, 7))
         pmf.append(np.diff(np.r_[0, cuts, 256]).tolist())
     norm = {
-        "pmf": pmf, "bounds": rng.integers(0, 256, 32).tolist(), "per_channel": 16,
+        "pmf": pmf,
+        "bounds": rng.integers(0, 256, 32).tolist(),
+        "per_channel": 16,
         "cdfs_y": np.sort(rng.integers(0, 256, (160, 63)), axis=1).reshape(-1).tolist(),
         "cdfs_uv": np.sort(rng.integers(0, 256, (96, 63)), axis=1).reshape(-1).tolist(),
         "gain_y": rng.integers(-400, 400, 160).tolist(),
@@ -111,13 +153,15 @@ def jpegai_bundle(root: Path, c1: int = 8, c2: int = 8, seed: int = 11) -> None:
     for name, cz in (("hs_y.json", 160), ("hs_uv.json", 96)):
         members = {}
         for block, pow_name, cin, cout, k, shift in (
-                ("conv1", "onnx::Pow_85", cz, c1, 1, 6),
-                ("depthwise", "onnx::Pow_91", c1, c2, 3, 7),
-                ("pointwise", "onnx::Pow_97", c2, 16 * cz, 1, 5)):
+            ("conv1", "onnx::Pow_85", cz, c1, 1, 6),
+            ("depthwise", "onnx::Pow_91", c1, c2, 3, 7),
+            ("pointwise", "onnx::Pow_97", c2, 16 * cz, 1, 5),
+        ):
             members[f"{block}.weight"] = _tensor(rng.integers(-90, 91, (cout, cin, k, k)))
             members[f"{block}.bias"] = _tensor(rng.integers(-2000, 2000, cout))
-            members[pow_name] = _tensor(np.full((1, cout, 1, 1), shift)
-                                        + rng.integers(0, 2, (1, cout, 1, 1)))
+            members[pow_name] = _tensor(
+                np.full((1, cout, 1, 1), shift) + rng.integers(0, 2, (1, cout, 1, 1))
+            )
         (root / "weights" / name).write_text(json.dumps(members, separators=(",", ":")))
 
 
@@ -141,8 +185,9 @@ def jpegai_streams(bundle: Path, seed: int = 13) -> dict:
     out.mkdir(parents=True, exist_ok=True)
     hyper = {plane: rng.integers(0, 64, (spec.channels, 16)) for plane, spec in PLANES.items()}
     rows = norm["cdfs_y"] + norm["cdfs_uv"]
-    (out / "soz.bin").write_bytes(encode_fac(rows, [list(map(int, r)) for r in
-                                                    np.concatenate([hyper["y"], hyper["uv"]])]))
+    (out / "soz.bin").write_bytes(
+        encode_fac(rows, [list(map(int, r)) for r in np.concatenate([hyper["y"], hyper["uv"]])])
+    )
     summary = {"seed": seed, "planes": {}}
     for plane, spec in PLANES.items():
         role, c, segment = spec.role, spec.channels, spec.segment
@@ -154,11 +199,17 @@ def jpegai_streams(bundle: Path, seed: int = 13) -> dict:
         for ch, y, x in np.argwhere(got["mask"]):
             sigma = int(got["sigma_idx"][ch, y, x])
             y_q[ch, y, x] = _latent_symbol(norm["pmf"][sigma], norm["bounds"][sigma], rng)
-        spans = [{"mask": m.reshape(-1).tolist(), "sigma": s.reshape(-1).tolist(),
-                  "symbols": q.reshape(-1).tolist()}
-                 for m, s, q in zip(got["mask"], got["sigma_idx"], y_q)]
+        spans = [
+            {
+                "mask": m.reshape(-1).tolist(),
+                "sigma": s.reshape(-1).tolist(),
+                "symbols": q.reshape(-1).tolist(),
+            }
+            for m, s, q in zip(got["mask"], got["sigma_idx"], y_q)
+        ]
         (out / f"{segment.lower()}.bin").write_bytes(
-            encode_sgm(norm["pmf"][:32], norm["bounds"][:32], spans))
+            encode_sgm(norm["pmf"][:32], norm["bounds"][:32], spans)
+        )
         summary["planes"][plane] = {"z_sha256": digest(z), "y_q_sha256": digest(y_q)}
     (out / "streams.json").write_text(json.dumps(summary, indent=1, sort_keys=True) + "\n")
     return summary
@@ -168,20 +219,54 @@ def boundary_sets() -> dict[str, bytes]:
     """The two sets §14.3 asks for, as ``int_synth.json`` files: one whose certificate fails
     ``acc64`` by one unit (a sum reaches 2^63), and one whose claim of ``acc32`` fails by one
     weight (a sum reaches 2^31)."""
-    one_past_64 = {"layers": [
-        # 127·67637280 + 32 = 2^33; relu keeps the lower end at 0
-        {"in_ch": 1, "out_ch": 1, "k": 1, "stride": 1, "pad": 0, "weight": [[[[67637280]]]],
-         "bias": [32], "relu": True},
-        # 2^30 · 2^33 = 2^63, one past i64
-        {"in_ch": 1, "out_ch": 1, "k": 1, "stride": 1, "pad": 0, "weight": [[[[1 << 30]]]],
-         "bias": [0], "shift": 40}]}
-    one_past_32 = {"layers": [
-        # 127·16909320 + 8 = 2^31, one past i32: the weight 16909319 would fit acc32
-        {"in_ch": 1, "out_ch": 1, "k": 1, "stride": 1, "pad": 0, "weight": [[[[16909320]]]],
-         "bias": [8], "shift": 24}]}
-    return {name: json.dumps(doc, separators=(",", ":")).encode()
-            for name, doc in (("int_synth_acc64_one_past.json", one_past_64),
-                              ("int_synth_acc32_one_weight_past.json", one_past_32))}
+    one_past_64 = {
+        "layers": [
+            # 127·67637280 + 32 = 2^33; relu keeps the lower end at 0
+            {
+                "in_ch": 1,
+                "out_ch": 1,
+                "k": 1,
+                "stride": 1,
+                "pad": 0,
+                "weight": [[[[67637280]]]],
+                "bias": [32],
+                "relu": True,
+            },
+            # 2^30 · 2^33 = 2^63, one past i64
+            {
+                "in_ch": 1,
+                "out_ch": 1,
+                "k": 1,
+                "stride": 1,
+                "pad": 0,
+                "weight": [[[[1 << 30]]]],
+                "bias": [0],
+                "shift": 40,
+            },
+        ]
+    }
+    one_past_32 = {
+        "layers": [
+            # 127·16909320 + 8 = 2^31, one past i32: the weight 16909319 would fit acc32
+            {
+                "in_ch": 1,
+                "out_ch": 1,
+                "k": 1,
+                "stride": 1,
+                "pad": 0,
+                "weight": [[[[16909320]]]],
+                "bias": [8],
+                "shift": 24,
+            }
+        ]
+    }
+    return {
+        name: json.dumps(doc, separators=(",", ":")).encode()
+        for name, doc in (
+            ("int_synth_acc64_one_past.json", one_past_64),
+            ("int_synth_acc32_one_weight_past.json", one_past_32),
+        )
+    }
 
 
 def make(root: Path, full: bool = False) -> list[Path]:

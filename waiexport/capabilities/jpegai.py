@@ -18,10 +18,19 @@ from waiexport.refusal import Refusal
 
 from .source import Source
 
-__all__ = ["lower_jpegai", "read_bundle", "read_norm", "ROLES", "CAPABILITY", "LOWERING",
-           "SCALE_GRAPHS"]
+__all__ = [
+    "lower_jpegai",
+    "read_bundle",
+    "read_norm",
+    "ROLES",
+    "CAPABILITY",
+    "LOWERING",
+    "SCALE_GRAPHS",
+]
 
 ROLES, CAPABILITY, LOWERING = ("hs_y", "hs_uv"), "wai.image.jpegai", "jpegai-int/1"
+
+
 #: role → (weights file, gains member, Cz)
 class ScaleGraph(NamedTuple):
     """One scale graph's bundle members (§13.6.1): its weights file, its gain's name in
@@ -32,10 +41,15 @@ class ScaleGraph(NamedTuple):
     cz: int
 
 
-SCALE_GRAPHS = {"hs_y": ScaleGraph("hs_y.json", "gain_y", 160),
-                "hs_uv": ScaleGraph("hs_uv.json", "gain_uv", 96)}
-BLOCKS = (("conv1", "onnx::Pow_85", 1), ("depthwise", "onnx::Pow_91", 3),
-          ("pointwise", "onnx::Pow_97", 1))
+SCALE_GRAPHS = {
+    "hs_y": ScaleGraph("hs_y.json", "gain_y", 160),
+    "hs_uv": ScaleGraph("hs_uv.json", "gain_uv", 96),
+}
+BLOCKS = (
+    ("conv1", "onnx::Pow_85", 1),
+    ("depthwise", "onnx::Pow_91", 3),
+    ("pointwise", "onnx::Pow_97", 1),
+)
 
 
 def _read(path: Path, where: str) -> Source:
@@ -60,22 +74,22 @@ def _check_norm(src: Source) -> dict:
     widths = {len(values) for values in rows}
     if len(widths) != 1:
         raise src.refuse("norm.json pmf", "rows of different widths")
-    bounds = src.integers(src.member(doc, "bounds", "norm.json"), "norm.json bounds", lo=0,
-                          hi=255)
+    bounds = src.integers(src.member(doc, "bounds", "norm.json"), "norm.json bounds", lo=0, hi=255)
     if len(bounds) < 32:
         raise src.refuse("norm.json bounds", "needs at least 32 values")
     if src.integer(src.member(doc, "per_channel", "norm.json"), "norm.json per_channel") != 16:
         raise src.refuse("norm.json per_channel", "is not 16")
     out = {"pmf": rows, "bounds": bounds}
     for name, c in (("cdfs_y", 160), ("cdfs_uv", 96)):
-        cdfs = src.integers(src.member(doc, name, "norm.json"), f"norm.json {name}", c * 63,
-                            0, 255)
-        out[name] = [cdfs[63 * r:63 * r + 63] for r in range(c)]
+        cdfs = src.integers(src.member(doc, name, "norm.json"), f"norm.json {name}", c * 63, 0, 255)
+        out[name] = [cdfs[63 * r : 63 * r + 63] for r in range(c)]
         for r, row in enumerate(out[name]):
             if any(a > b for a, b in zip(row, row[1:])):
                 raise src.refuse(f"norm.json {name} row {r}", "is not non-decreasing")
-    return out | {name: src.integers(src.member(doc, name, "norm.json"), f"norm.json {name}", c)
-                  for name, c in (("gain_y", 160), ("gain_uv", 96))}
+    return out | {
+        name: src.integers(src.member(doc, name, "norm.json"), f"norm.json {name}", c)
+        for name, c in (("gain_y", 160), ("gain_uv", 96))
+    }
 
 
 def read_norm(bundle: Path) -> dict:
@@ -88,8 +102,7 @@ def _tensor(src: Source, name: str, dims: tuple, where: str) -> np.ndarray:
     got = src.integers(src.member(t, "dims", f"{where} {name}"), f"{where} {name}.dims", lo=0)
     if tuple(got) != dims:
         raise src.refuse(f"{where} {name}.dims", f"{got} is not {list(dims)}")
-    v = src.integers(src.member(t, "v", f"{where} {name}"), f"{where} {name}.v",
-                     int(np.prod(dims)))
+    v = src.integers(src.member(t, "v", f"{where} {name}"), f"{where} {name}.v", int(np.prod(dims)))
     return np.array(v, dtype=np.int64).reshape(dims)
 
 
@@ -99,6 +112,7 @@ def _scale_graph(src: Source, cz: int, gains: list[int], where: str) -> Graph:
         if not isinstance(d, list) or len(d) != 4:
             raise src.refuse(f"{where} {name}.dims", "is not four sizes")
         return src.integer(d[axis], f"{where} {name}.dims", 1, 1 << 20)
+
     c1, c2 = dim("conv1.weight", 0), dim("depthwise.weight", 0)
     cins, couts = (cz, c1, c2), (c1, c2, 16 * cz)
     b = GraphBuilder()
@@ -134,6 +148,5 @@ def read_bundle(bundle: Path) -> tuple[dict, dict[str, Graph]]:
     for role in ROLES:
         file, gain, cz = SCALE_GRAPHS[role]
         where = f"weights/{file}"
-        graphs[role] = _scale_graph(_read(bundle / "weights" / file, where), cz, norm[gain],
-                                    where)
+        graphs[role] = _scale_graph(_read(bundle / "weights" / file, where), cz, norm[gain], where)
     return norm, graphs

@@ -25,8 +25,20 @@ from ..reference.stage.scale_index import scale_index
 from ..refusal import Refusal
 from ..whg1 import write
 
-__all__ = ["PLANES", "PlaneSpec", "Plane", "read_flags", "hyper_latent", "stage_values", "latent",
-           "decode_plane", "decode_planes", "compare", "digest"]
+__all__ = [
+    "PLANES",
+    "PlaneSpec",
+    "Plane",
+    "read_flags",
+    "hyper_latent",
+    "stage_values",
+    "latent",
+    "decode_plane",
+    "decode_planes",
+    "compare",
+    "digest",
+]
+
 
 #: plane → (scale-graph role, channels C, the plane's rows, rows skipped first, latent segment)
 class PlaneSpec(NamedTuple):
@@ -41,8 +53,10 @@ class PlaneSpec(NamedTuple):
     segment: str
 
 
-PLANES = {"y": PlaneSpec("hs_y", 160, "cdfs_y", 0, "SORP"),
-          "uv": PlaneSpec("hs_uv", 96, "cdfs_uv", 160, "SORS")}
+PLANES = {
+    "y": PlaneSpec("hs_y", 160, "cdfs_y", 0, "SORP"),
+    "uv": PlaneSpec("hs_uv", 96, "cdfs_uv", 160, "SORS"),
+}
 EDGES, TABLE = [1003, 1352, 1937], [[-31, 20, 122, 181], [-80, -31, 71, 130]]
 #: The arrays one plane's decode fixes (§13.6.1, *What this subsection fixes*), in order.
 VALUES = ("z", "v", "mask", "likely", "sigma_idx", "y_q")
@@ -67,8 +81,9 @@ def read_flags(data: bytes, count: int, where: str) -> list[bool]:
             items = loads(text)
         except ValueError:
             raise Refusal("model_mismatch", where, "not a JSON array") from None
-        if not isinstance(items, list) or any(type(v) not in (int, bool) or v not in (0, 1)
-                                              for v in items):     # 1.0 is no flag
+        if not isinstance(items, list) or any(
+            type(v) not in (int, bool) or v not in (0, 1) for v in items
+        ):  # 1.0 is no flag
             raise Refusal("model_mismatch", where, "a flag is not 0, 1, true or false")
         flags = [bool(v) for v in items]
     else:
@@ -77,8 +92,11 @@ def read_flags(data: bytes, count: int, where: str) -> list[bool]:
             raise Refusal("model_mismatch", where, "a flag is not the character 0 or 1")
         flags = [c == "1" for c in chars]
     if len(flags) != count:
-        raise Refusal("model_mismatch", where, f"{len(flags)} GRFS flags, expected {count} "
-                                               "(one per latent channel)")
+        raise Refusal(
+            "model_mismatch",
+            where,
+            f"{len(flags)} GRFS flags, expected {count} (one per latent channel)",
+        )
     return flags
 
 
@@ -97,22 +115,36 @@ def stage_values(v: np.ndarray, flags: list[bool]) -> dict:
     likely = block_stat(v, 8, 6, 0, 4351)
     rows = np.broadcast_to(np.where(flags, 0, 1).reshape(-1, 1, 1), v.shape)
     rvs = band_lookup(likely, EDGES, TABLE, rows)
-    return {"mask": coded(v, 382), "likely": likely,
-            "sigma_idx": scale_index(np.asarray(v, np.int64) + rvs, 7, 32)}
+    return {
+        "mask": coded(v, 382),
+        "likely": likely,
+        "sigma_idx": scale_index(np.asarray(v, np.int64) + rvs, 7, 32),
+    }
 
 
 def latent(stream: bytes, norm: dict, sigma_idx: np.ndarray, mask: np.ndarray) -> np.ndarray:
     """Step 4: ``y_q [C, H, W]`` from a fresh ``sgm`` decode, span ``c`` channel ``c``'s
     positions in raster order with their ``σ_idx`` and mask."""
     c = sigma_idx.shape[0]
-    return sgm_symbols(stream, norm["pmf"][:32], norm["bounds"][:32],
-                       np.asarray(mask, bool).reshape(-1),
-                       np.asarray(sigma_idx, np.int64).reshape(-1),
-                       [sigma_idx.size // c] * c if c else []).reshape(sigma_idx.shape)
+    return sgm_symbols(
+        stream,
+        norm["pmf"][:32],
+        norm["bounds"][:32],
+        np.asarray(mask, bool).reshape(-1),
+        np.asarray(sigma_idx, np.int64).reshape(-1),
+        [sigma_idx.size // c] * c if c else [],
+    ).reshape(sigma_idx.shape)
 
 
-def decode_plane(plane: str, norm: dict, scale, soz: bytes, stream: bytes,
-                 flags: list[bool], z: np.ndarray | None = None) -> Plane:
+def decode_plane(
+    plane: str,
+    norm: dict,
+    scale,
+    soz: bytes,
+    stream: bytes,
+    flags: list[bool],
+    z: np.ndarray | None = None,
+) -> Plane:
     """Steps 1–4 for one plane (step 1 done where its ``z`` is given); ``scale(z)`` runs the
     plane's scale graph and returns ``v``. A hyper-latent refusal is raised (nothing
     downstream exists); a latent one is kept."""
@@ -127,8 +159,16 @@ def decode_plane(plane: str, norm: dict, scale, soz: bytes, stream: bytes,
     return out
 
 
-def decode_planes(norm: dict, graphs: dict, load, soz: bytes, latents: dict,
-                  flags: dict, progress=None, hyper: dict | None = None) -> dict:
+def decode_planes(
+    norm: dict,
+    graphs: dict,
+    load,
+    soz: bytes,
+    latents: dict,
+    flags: dict,
+    progress=None,
+    hyper: dict | None = None,
+) -> dict:
     """Both planes (:func:`decode_plane`), each scale graph run by ``load(role, whg1)``'s
     :class:`~waiexport.targets.engines.Loaded`; ``latents`` by segment (SORP, SORS), ``flags``
     by plane, ``hyper`` the hyper-latents already decoded, by plane; ``progress(1)`` after
@@ -136,8 +176,15 @@ def decode_planes(norm: dict, graphs: dict, load, soz: bytes, latents: dict,
     out = {}
     for plane, spec in PLANES.items():
         loaded = load(spec.role, write(graphs[spec.role]))
-        out[plane] = decode_plane(plane, norm, lambda z: loaded.decode([z], [])[0], soz,
-                                  latents[spec.segment], flags[plane], (hyper or {}).get(plane))
+        out[plane] = decode_plane(
+            plane,
+            norm,
+            lambda z: loaded.decode([z], [])[0],
+            soz,
+            latents[spec.segment],
+            flags[plane],
+            (hyper or {}).get(plane),
+        )
         if progress:
             progress(1)
     return out
@@ -155,8 +202,14 @@ def _first(a: np.ndarray, b: np.ndarray) -> dict | None:
     if not len(bad):
         return None
     c, y, x = (int(i) for i in bad[0])
-    return {"channel": c, "y": y, "x": x, "engine": int(a[c, y, x]),
-            "reference": int(b[c, y, x]), "count": int(len(bad))}
+    return {
+        "channel": c,
+        "y": y,
+        "x": x,
+        "engine": int(a[c, y, x]),
+        "reference": int(b[c, y, x]),
+        "count": int(len(bad)),
+    }
 
 
 def compare(mine: Plane, ref: Plane) -> dict:
@@ -169,7 +222,7 @@ def compare(mine: Plane, ref: Plane) -> dict:
         if a is None or b is None:
             continue
         a, b = np.asarray(a), np.asarray(b)
-        if a.shape != b.shape:   # no comparison broadcasts one side over the other
+        if a.shape != b.shape:  # no comparison broadcasts one side over the other
             out[name] = {"agree": False, "shapes": [list(a.shape), list(b.shape)]}
             continue
         first = _first(a, b)
@@ -177,9 +230,14 @@ def compare(mine: Plane, ref: Plane) -> dict:
     if (mine.refused is None) != (ref.refused is None):
         side, r = ("engine", mine.refused) if mine.refused else ("reference", ref.refused)
         out["y_q"] = {"agree": False, "refused_on": side, "code": r.code, "at": r.at}
-    elif mine.refused and (mine.refused.code, mine.refused.at) != (ref.refused.code,
-                                                                    ref.refused.at):
-        out["y_q"] = {"agree": False, "refused_on": "both",
-                      "code": [mine.refused.code, ref.refused.code],
-                      "at": [mine.refused.at, ref.refused.at]}
+    elif mine.refused and (mine.refused.code, mine.refused.at) != (
+        ref.refused.code,
+        ref.refused.at,
+    ):
+        out["y_q"] = {
+            "agree": False,
+            "refused_on": "both",
+            "code": [mine.refused.code, ref.refused.code],
+            "at": [mine.refused.at, ref.refused.at],
+        }
     return out

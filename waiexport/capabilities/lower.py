@@ -21,8 +21,11 @@ def lower_set(form: str, source: Path) -> tuple[dict[str, Graph], dict]:
     if form == "int_synth":
         data = source.read_bytes()
         graphs = {int_synth.ROLE: int_synth.lower_int_synth(data)}
-        meta = dict(capability=int_synth.CAPABILITY, lowering=int_synth.LOWERING,
-                    set_sha256=hashlib.sha256(data).hexdigest())
+        meta = dict(
+            capability=int_synth.CAPABILITY,
+            lowering=int_synth.LOWERING,
+            set_sha256=hashlib.sha256(data).hexdigest(),
+        )
     elif form == "jpegai":
         graphs = jpegai.lower_jpegai(source)
         # a bundle's digest is its wai.prior.set listing's, which this tool does not make

@@ -38,14 +38,15 @@ class Source:
             raise self.refuse(where, f"{value} is outside [{lo}, {hi}]")
         return value
 
-    def integers(self, value, where: str, n: int | None = None, lo: int = I64[0],
-                 hi: int = I64[1]) -> list[int]:
+    def integers(
+        self, value, where: str, n: int | None = None, lo: int = I64[0], hi: int = I64[1]
+    ) -> list[int]:
         if not isinstance(value, list):
             raise self.refuse(where, "is not a list")
         if n is not None and len(value) != n:
             raise self.refuse(where, f"has {len(value)} values, expected {n}")
         for i, v in enumerate(value):
-            if type(v) is not int or not lo <= v <= hi:     # its place named only on failure
+            if type(v) is not int or not lo <= v <= hi:  # its place named only on failure
                 self.integer(v, f"{where}[{i}]", lo, hi)
         return list(value)
 
@@ -55,5 +56,8 @@ class Source:
             return self.integers(value, where, shape[0], lo, hi)
         if not isinstance(value, list) or len(value) != shape[0]:
             raise self.refuse(where, f"is not a list of {shape[0]}")
-        return [v for i, row in enumerate(value)
-                for v in self.nested(row, shape[1:], f"{where}[{i}]", lo, hi)]
+        return [
+            v
+            for i, row in enumerate(value)
+            for v in self.nested(row, shape[1:], f"{where}[{i}]", lo, hi)
+        ]

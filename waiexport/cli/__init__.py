@@ -24,25 +24,40 @@ YOUNG = 100_000
 
 #: Each command's name → (its module, the line ``waiexport --help`` shows for it).
 COMMANDS = {
-    "inspect": ("waiexport.cli.inspect", "Show a WHG1 graph: header, inputs, scalars, tensors, "
-                                         "operators and planned shapes."),
+    "inspect": (
+        "waiexport.cli.inspect",
+        "Show a WHG1 graph: header, inputs, scalars, tensors, operators and planned shapes.",
+    ),
     "check": ("waiexport.cli.check", "Does a set fit the accelerator subset, and if not, why?"),
-    "rewrite": ("waiexport.cli.rewrite", "Rewrite a graph for a target with the exact rewrites "
-                                         "of §9.3 and §9.4."),
-    "export": ("waiexport.cli.export", "Export a graph to a model of integer tensors only, for "
-                                       "a target."),
-    "run": ("waiexport.cli.run", "Run decodes through a graph on the exact reference, or on its "
-                                 "exported model."),
-    "validate": ("waiexport.cli.validate", "Run conformance vectors on an engine, bit for bit, "
-                                           "refusals included."),
-    "vectors": ("waiexport.cli.vectors", "Conformance vectors (§14.1, §14.2): generate, check, "
-                                         "pack."),
-    "targets": ("waiexport.cli.targets", "Target descriptions: what an accelerator's units "
-                                         "accept."),
-    "lower": ("waiexport.cli.lower", "Lower a set in a registered form to canonical WHG1 graphs "
-                                     "(§13)."),
-    "examples": ("waiexport.cli.examples", "Example sets: make them, or run the main job on "
-                                           "them."),
+    "rewrite": (
+        "waiexport.cli.rewrite",
+        "Rewrite a graph for a target with the exact rewrites of §9.3 and §9.4.",
+    ),
+    "export": (
+        "waiexport.cli.export",
+        "Export a graph to a model of integer tensors only, for a target.",
+    ),
+    "run": (
+        "waiexport.cli.run",
+        "Run decodes through a graph on the exact reference, or on its exported model.",
+    ),
+    "validate": (
+        "waiexport.cli.validate",
+        "Run conformance vectors on an engine, bit for bit, refusals included.",
+    ),
+    "vectors": (
+        "waiexport.cli.vectors",
+        "Conformance vectors (§14.1, §14.2): generate, check, pack.",
+    ),
+    "targets": (
+        "waiexport.cli.targets",
+        "Target descriptions: what an accelerator's units accept.",
+    ),
+    "lower": (
+        "waiexport.cli.lower",
+        "Lower a set in a registered form to canonical WHG1 graphs (§13).",
+    ),
+    "examples": ("waiexport.cli.examples", "Example sets: make them, or run the main job on them."),
     "jpegai": ("waiexport.cli.jpegai", "The wai.image.jpegai entropy path (§13.6.1)."),
 }
 
@@ -71,7 +86,7 @@ class _Cli(click.Group):
             code = self._main(*args, **kwargs)
         except (KeyboardInterrupt, click.Abort):
             _interrupted()
-        except ImportError as e:     # an interrupt inside a C extension's import ends here
+        except ImportError as e:  # an interrupt inside a C extension's import ends here
             if _cause(e, KeyboardInterrupt):
                 _interrupted()
             raise
@@ -82,6 +97,7 @@ class _Cli(click.Group):
         line (the heavy modules, the commands' own, are imported in here, under the caller's
         handling of an interrupt)."""
         from .common import fail
+
         try:
             return super().main(*args, standalone_mode=False, **kwargs)
         except click.exceptions.NoArgsIsHelpError as e:
@@ -92,8 +108,12 @@ class _Cli(click.Group):
             if isinstance(hint, (list, tuple)):
                 hint = " / ".join(hint)
             command = e.ctx.command_path if e.ctx else "waiexport"
-            fail(str(hint or command).replace("'", ""), "usage", "-",
-                 f"{e.format_message()} (see '{command} --help')")
+            fail(
+                str(hint or command).replace("'", ""),
+                "usage",
+                "-",
+                f"{e.format_message()} (see '{command} --help')",
+            )
         except click.ClickException as e:
             fail("waiexport", "error", "-", e.format_message())
 

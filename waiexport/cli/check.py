@@ -13,27 +13,54 @@ from .report import render_check
 
 @click.command("check")
 @click.argument("files", nargs=-1, required=True)
-@click.option("--role", "roles", multiple=True,
-              help="The role of each FILE, in order (default: the file's stem).")
+@click.option(
+    "--role",
+    "roles",
+    multiple=True,
+    help="The role of each FILE, in order (default: the file's stem).",
+)
 @click.option("--capability", default=None, help="The capability string the certificate names.")
-@click.option("--profile", type=click.Choice(["acc32", "acc64"]), default=None,
-              help="The profile to check against (default: acc32 with --subset npu, "
-                   "acc64 with --subset full).")
-@click.option("--subset", type=click.Choice(["npu", "full"]), default="npu", show_default=True,
-              help="npu: the set must also be in wai-ops/1-npu (§9.2).")
-@click.option("--certificate", "cert_path", default=None,
-              help="Write the canonical certificate (§8.5) here, whatever the verdict.")
-@click.option("--set-sha256", default=None,
-              help="The set's digest, for set_sha256 (default null: certified on their own).")
-@click.option("--target", "target_name", default=None,
-              help="Also say, per graph, whether it fits this target after its rewrites and "
-                   "mappings (the answer rewrite, export and validate give) and what it lacks.")
-@click.option("--json", "as_json", is_flag=True,
-              help="Print the report as canonical JSON: {certificate_sha256, graphs: [{name, "
-                   "nodes: [{flags, index, op, out_bits}]}], meets, profile, subset, target, "
-                   "verdict}; the certificate itself is what --certificate writes.")
-def check(files, roles, capability, profile, subset, cert_path, set_sha256, target_name,
-          as_json):
+@click.option(
+    "--profile",
+    type=click.Choice(["acc32", "acc64"]),
+    default=None,
+    help="The profile to check against (default: acc32 with --subset npu, "
+    "acc64 with --subset full).",
+)
+@click.option(
+    "--subset",
+    type=click.Choice(["npu", "full"]),
+    default="npu",
+    show_default=True,
+    help="npu: the set must also be in wai-ops/1-npu (§9.2).",
+)
+@click.option(
+    "--certificate",
+    "cert_path",
+    default=None,
+    help="Write the canonical certificate (§8.5) here, whatever the verdict.",
+)
+@click.option(
+    "--set-sha256",
+    default=None,
+    help="The set's digest, for set_sha256 (default null: certified on their own).",
+)
+@click.option(
+    "--target",
+    "target_name",
+    default=None,
+    help="Also say, per graph, whether it fits this target after its rewrites and "
+    "mappings (the answer rewrite, export and validate give) and what it lacks.",
+)
+@click.option(
+    "--json",
+    "as_json",
+    is_flag=True,
+    help="Print the report as canonical JSON: {certificate_sha256, graphs: [{name, "
+    "nodes: [{flags, index, op, out_bits}]}], meets, profile, subset, target, "
+    "verdict}; the certificate itself is what --certificate writes.",
+)
+def check(files, roles, capability, profile, subset, cert_path, set_sha256, target_name, as_json):
     """Does a set fit the accelerator subset, and if not, why?
 
     Loads every FILE (§10.5 steps 1–7, then the bounds pass of step 8), computes the bounds
@@ -60,11 +87,19 @@ def check(files, roles, capability, profile, subset, cert_path, set_sha256, targ
     except ValueError as e:
         raise click.BadParameter(str(e), param_hint="--set-sha256") from None
     names = list(roles) or [Path(f).stem for f in files]
-    members = [load_file(path, as_json, lambda d, n=name: read_member(d, n))[1]
-               for name, path in zip(names, files)]
+    members = [
+        load_file(path, as_json, lambda d, n=name: read_member(d, n))[1]
+        for name, path in zip(names, files)
+    ]
     try:
-        result = checked(members, capability=capability, profile=profile, subset=subset,
-                         set_sha256=set_sha256, target=target_name)
+        result = checked(
+            members,
+            capability=capability,
+            profile=profile,
+            subset=subset,
+            set_sha256=set_sha256,
+            target=target_name,
+        )
     except ValueError as e:  # a role or capability outside printable ASCII (§8.5)
         raise click.BadParameter(str(e)) from None
     except EngineUnavailable as e:
@@ -76,12 +111,16 @@ def check(files, roles, capability, profile, subset, cert_path, set_sha256, targ
         sys.exit(0 if result.ok else 1)
     click.echo(render_check(result.certificate, result.profile, subset))
     if subset == "npu" and result.profile == "acc64":
-        click.echo("note: wai-ops/1-npu needs acc32 (section 9.2 item 1), so the npu "
-                   "subset is judged against acc32 whatever --profile says")
+        click.echo(
+            "note: wai-ops/1-npu needs acc32 (section 9.2 item 1), so the npu "
+            "subset is judged against acc32 whatever --profile says"
+        )
     for name, verdict in result.fits:
-        click.echo(f"target {target_name}: {name} "
-                   f"{'fits' if verdict.fits else 'does not fit'}"
-                   + "".join(f"\n  {reason}" for reason in verdict.reasons))
+        click.echo(
+            f"target {target_name}: {name} "
+            f"{'fits' if verdict.fits else 'does not fit'}"
+            + "".join(f"\n  {reason}" for reason in verdict.reasons)
+        )
     sys.exit(0 if result.ok else 1)
 
 

@@ -14,8 +14,21 @@ from waiexport.files import READ_LIMIT
 from waiexport.jsonio import report_json
 from waiexport.refusal import Refusal
 
-__all__ = ["fail", "read_file", "write_file", "write_folder", "written", "writable", "folder",
-           "load_file", "target_named", "size_of", "engine_named", "engine_option", "progress"]
+__all__ = [
+    "fail",
+    "read_file",
+    "write_file",
+    "write_folder",
+    "written",
+    "writable",
+    "folder",
+    "load_file",
+    "target_named",
+    "size_of",
+    "engine_named",
+    "engine_option",
+    "progress",
+]
 
 
 class _NoBar:
@@ -27,6 +40,7 @@ def progress(length: int, label: str):
     """A progress bar of ``length`` steps on standard error while it is a terminal (as git's);
     into a log or a pipe nothing, so standard error holds only what went wrong."""
     import contextlib
+
     if not sys.stderr.isatty():
         return contextlib.nullcontext(_NoBar())
     return click.progressbar(length=length, label=label, file=sys.stderr, show_pos=True)
@@ -42,6 +56,7 @@ def fail_bad_input(what: str, code: str, e: Exception) -> None:
     """``fail`` for a ``BadInput``, its location (``FILE:LINE …`` or ``decode K …``) moved
     into WHAT and WHERE."""
     import re
+
     text = str(e)
     m = re.fullmatch(r"(.+?):(\d+)((?: [^:]+)?): (.*)", text, re.S)
     if m:
@@ -68,6 +83,7 @@ def read_file(path: str, limit: int = READ_LIMIT) -> bytes:
     """A regular file's bytes, at most ``limit`` of them; a path that is missing, a folder,
     a FIFO or device, larger than ``limit`` or unreadable ends in one line, before any read."""
     from waiexport.files import NotRegular, TooLarge, read_bounded
+
     p = _a_file(path, "not-found")
     try:
         return read_bounded(p, limit)
@@ -85,6 +101,7 @@ def write_file(path: str, data: bytes) -> None:
     """Write ``data`` to ``path`` atomically (an earlier file is replaced only by a complete
     one); a path that cannot be written ends in one line."""
     from waiexport.files import write_atomic
+
     p = _a_file(path, "unwritable")
     try:
         write_atomic(p, data)
@@ -98,6 +115,7 @@ def write_folder(path: str, files: dict, command: str) -> None:
     that is not an earlier output of ``command`` is refused (:func:`written`), so no user's
     files are removed."""
     from waiexport.files import output_folder
+
     with written(path):
         with output_folder(Path(path), command) as work:
             for name, data in files.items():
@@ -109,6 +127,7 @@ def written(path: str):
     """A block that writes the output ``path``: an ``OSError`` in it ends in one line,
     ``not-empty`` for a folder that is not the command's earlier output."""
     from waiexport.files import NotOurs
+
     try:
         yield
     except NotOurs as e:
@@ -124,6 +143,7 @@ def writable(path: str, folder: str = "") -> None:
     import os
 
     from waiexport.files import ours
+
     if folder:
         if not path:
             fail("''", "unwritable", "-", "an empty path")
@@ -169,13 +189,18 @@ def load_file(path: str, as_json: bool = False, loader=None, capability: str | N
     from waiexport.codes import reported_code
     from waiexport.targets.errors import EngineFailure, ExportError, NotForEngine
     from waiexport.whg1 import read
+
     data = read_file(path)
     try:
         return data, (loader or read)(data)
     except Refusal as r:
         code = reported_code(capability, r.code)
-        hint = " (a JSON file: 'waiexport lower int_synth FILE -o DIR' lowers an int_synth " \
-               "set to WHG1)" if data[:1] == b"{" and r.code == "model_mismatch" else ""
+        hint = (
+            " (a JSON file: 'waiexport lower int_synth FILE -o DIR' lowers an int_synth "
+            "set to WHG1)"
+            if data[:1] == b"{" and r.code == "model_mismatch"
+            else ""
+        )
         if as_json:
             click.echo(report_json({"refuse": code}))
             sys.exit(2)
@@ -190,6 +215,7 @@ def target_named(name: str, given_as: str = "--target"):
     """The target called ``name`` (given as the option or argument ``given_as``); an unknown
     one ends in one line, exit 2."""
     from waiexport.descriptions import target
+
     try:
         return target(name)
     except KeyError as e:
@@ -200,8 +226,9 @@ def size_of(text: str) -> tuple[int, int]:
     try:
         h, w = (int(v) for v in text.lower().replace("×", "x").split("x"))
     except ValueError:
-        raise click.BadParameter(f"{text!r} is not HxW (two sizes, e.g. 16x16)",
-                                 param_hint="--size") from None
+        raise click.BadParameter(
+            f"{text!r} is not HxW (two sizes, e.g. 16x16)", param_hint="--size"
+        ) from None
     if h < 1 or w < 1:
         raise click.BadParameter(f"{text!r}: sizes are at least 1", param_hint="--size")
     return h, w
@@ -213,6 +240,7 @@ def engine_named(name: str, fallback: bool = False, target: str | None = None, *
     given; an unknown or unavailable one, or a target it cannot run, ends in one line."""
     from waiexport.targets.engines import engine
     from waiexport.targets.errors import EngineFailure, EngineUnavailable
+
     if target is not None:
         target_named(target)
     try:
@@ -233,13 +261,18 @@ class _EngineOption(click.Option):
 
     def get_help_record(self, ctx):
         from waiexport.targets.engines import help_text
+
         self.help = f"{self.what} One of: {help_text()}."
         return super().get_help_record(ctx)
 
 
 def engine_option(what: str):
     """The ``--engine`` option of a command: ``what`` the engine does there."""
-    return click.option("--engine", "engine_name", default="reference", show_default=True,
-                        cls=_EngineOption, what=what)
-
-
+    return click.option(
+        "--engine",
+        "engine_name",
+        default="reference",
+        show_default=True,
+        cls=_EngineOption,
+        what=what,
+    )

@@ -25,8 +25,13 @@ def _array(arr: np.ndarray, width: int | None) -> dict:
     return out
 
 
-_WIDTH_OF = {"weights": "w_bytes", "table": "m_bytes", "gamma": "g_bytes", "mult": "m_bytes",
-             "bias": "b_bytes"}
+_WIDTH_OF = {
+    "weights": "w_bytes",
+    "table": "m_bytes",
+    "gamma": "g_bytes",
+    "mult": "m_bytes",
+    "bias": "b_bytes",
+}
 
 
 def _params(p: Params) -> dict:
@@ -55,13 +60,23 @@ def _side(values: list[int], sizes: list[int], name: str) -> str | None:
     (x0, y0), (x1, y1) = zip(sizes[:2], values[:2])
     a = Fraction(y1 - y0, x1 - x0)
     b = y0 - a * x0
-    if any(a * x + b != y for x, y in zip(sizes, values)) or b.denominator != 1 or \
-            (a.denominator != 1 and b):   # a floor of a fraction: no one line for every side
+    if (
+        any(a * x + b != y for x, y in zip(sizes, values))
+        or b.denominator != 1
+        or (a.denominator != 1 and b)
+    ):  # a floor of a fraction: no one line for every side
         return None
     if a == 0:
         return str(int(b))
-    term = name if a == 1 else f"{a.numerator}{name}" if a.denominator == 1 else \
-        f"{name}/{a.denominator}" if a.numerator == 1 else f"{a.numerator}{name}/{a.denominator}"
+    term = (
+        name
+        if a == 1
+        else f"{a.numerator}{name}"
+        if a.denominator == 1
+        else f"{name}/{a.denominator}"
+        if a.numerator == 1
+        else f"{a.numerator}{name}/{a.denominator}"
+    )
     return term + (f"{int(b):+d}" if b else "")
 
 
@@ -71,10 +86,16 @@ def symbolic_shapes(g: Graph) -> dict:
     ``aH + b`` where one such line fits them all; ``?`` where none does."""
     from waiexport.plan import run_plan
     from waiexport.refusal import Refusal
+
     sizes = [64, 128, 192]
     plans = []
-    for h, w in [(sizes[0], sizes[0]), (sizes[1], sizes[0]), (sizes[2], sizes[0]),
-                 (sizes[0], sizes[1]), (sizes[0], sizes[2])]:
+    for h, w in [
+        (sizes[0], sizes[0]),
+        (sizes[1], sizes[0]),
+        (sizes[2], sizes[0]),
+        (sizes[0], sizes[1]),
+        (sizes[0], sizes[2]),
+    ]:
         shapes = [(g.tensor(i.tensor).channels, h, w) for i in g.inputs]
         try:
             plans.append(run_plan(g, shapes, [s.lo for s in g.scalars]))
@@ -102,21 +123,33 @@ def describe(g: Graph, data: bytes | None = None) -> dict:
     out["inputs"] = [
         {"tensor": str(i.tensor), "kind": i.kind, "max_h": str(i.max_h), "max_w": str(i.max_w)}
         | ({"src": str(i.src), "init": str(i.init)} if i.kind == "state" else {})
-        for i in g.inputs]
+        for i in g.inputs
+    ]
     out["scalars"] = [{"lo": str(s.lo), "hi": str(s.hi)} for s in g.scalars]
     out["outputs"] = [str(t) for t in g.outputs]
     out["tensors"] = [
-        {"index": str(t), "channels": str(r.channels),
-         "exponent": None if r.exponent is None else str(r.exponent), "policy": r.policy,
-         # a derived tensor's range is the bounds pass's, not the file's (§10.2): none here
-         "lo": None if r.policy == "derived" else str(r.lo),
-         "hi": None if r.policy == "derived" else str(r.hi),
-         "shape": [str(v) for v in shapes[t]] if t in shapes else None}
-        for t, r in g.tensors.items()]
+        {
+            "index": str(t),
+            "channels": str(r.channels),
+            "exponent": None if r.exponent is None else str(r.exponent),
+            "policy": r.policy,
+            # a derived tensor's range is the bounds pass's, not the file's (§10.2): none here
+            "lo": None if r.policy == "derived" else str(r.lo),
+            "hi": None if r.policy == "derived" else str(r.hi),
+            "shape": [str(v) for v in shapes[t]] if t in shapes else None,
+        }
+        for t, r in g.tensors.items()
+    ]
     out["operators"] = [
-        {"index": str(op.index), "op": op.name, "inputs": [str(t) for t in op.inputs],
-         "outputs": [str(t) for t in op.outputs], "params": _params(op.params)}
-        for op in g.ops]
+        {
+            "index": str(op.index),
+            "op": op.name,
+            "inputs": [str(t) for t in op.inputs],
+            "outputs": [str(t) for t in op.outputs],
+            "params": _params(op.params),
+        }
+        for op in g.ops
+    ]
     return out
 
 
@@ -140,11 +173,15 @@ def _fmt_params(p: dict) -> str:
 
 def render_text(d: dict, name: str) -> str:
     """The description ``d`` as a short report for a person."""
-    lines = [f"{name}: WHG1 v1, wai-ops/1" + (f", {d['bytes']} bytes, sha256 {d['sha256']}"
-                                             if "bytes" in d else "")]
-    lines.append(f"  max_elems {d['max_elems']}; {len(d['inputs'])} inputs, {len(d['outputs'])} "
-                 f"outputs, {len(d['scalars'])} scalars, {len(d['tensors'])} tensors, "
-                 f"{len(d['operators'])} operators")
+    lines = [
+        f"{name}: WHG1 v1, wai-ops/1"
+        + (f", {d['bytes']} bytes, sha256 {d['sha256']}" if "bytes" in d else "")
+    ]
+    lines.append(
+        f"  max_elems {d['max_elems']}; {len(d['inputs'])} inputs, {len(d['outputs'])} "
+        f"outputs, {len(d['scalars'])} scalars, {len(d['tensors'])} tensors, "
+        f"{len(d['operators'])} operators"
+    )
     tensors = {t["index"]: t for t in d["tensors"]}
 
     def rng(t):
@@ -157,24 +194,31 @@ def render_text(d: dict, name: str) -> str:
     for i, inp in enumerate(d["inputs"]):
         t = tensors[inp["tensor"]]
         size = f" up to {inp['max_h']}×{inp['max_w']}" if inp["max_h"] != "0" else ""
-        state = (f", fed by output {inp['src']}, init {inp['init']}" if inp["kind"] == "state"
-                 else "")
-        lines.append(f"  {i}: tensor {inp['tensor']} {inp['kind']} {t['channels']} channels{size}, "
-                     f"{t['policy']}{rng(t)}{state}")
+        state = (
+            f", fed by output {inp['src']}, init {inp['init']}" if inp["kind"] == "state" else ""
+        )
+        lines.append(
+            f"  {i}: tensor {inp['tensor']} {inp['kind']} {t['channels']} channels{size}, "
+            f"{t['policy']}{rng(t)}{state}"
+        )
     if d["scalars"]:
         lines.append("scalars")
         lines += [f"  {j}: [{s['lo']}, {s['hi']}]" for j, s in enumerate(d["scalars"])]
     lines.append("operators")
     for op in d["operators"]:
-        outs = ", ".join(f"{t} {shape(tensors[t])} {tensors[t]['policy']}{rng(tensors[t])}"
-                         for t in op["outputs"])
+        outs = ", ".join(
+            f"{t} {shape(tensors[t])} {tensors[t]['policy']}{rng(tensors[t])}"
+            for t in op["outputs"]
+        )
         lines.append(f"  {op['index']}: {op['op']}({', '.join(op['inputs'])}) -> {outs}")
         if op["params"]:
             lines.append(f"       {_fmt_params(op['params'])}")
     lines.append("outputs")
     lines += [f"  {k}: tensor {t} {shape(tensors[t])}" for k, t in enumerate(d["outputs"])]
     lines.append("tensors")
-    lines += [f"  {t['index']}: {shape(t)} {t['policy']}{rng(t)}"
-              + ("" if t["exponent"] is None else f", exponent {t['exponent']}")
-              for t in d["tensors"]]
+    lines += [
+        f"  {t['index']}: {shape(t)} {t['policy']}{rng(t)}"
+        + ("" if t["exponent"] is None else f", exponent {t['exponent']}")
+        for t in d["tensors"]
+    ]
     return "\n".join(lines)

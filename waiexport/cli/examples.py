@@ -19,8 +19,11 @@ def examples():
 
 @examples.command("make")
 @click.argument("directory")
-@click.option("--full", is_flag=True, help="Realistic sizes (192→128→64→3 int_synth, "
-                                           "128-channel jpegai blocks), not the small ones.")
+@click.option(
+    "--full",
+    is_flag=True,
+    help="Realistic sizes (192→128→64→3 int_synth, 128-channel jpegai blocks), not the small ones.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print {written: [paths]} as JSON.")
 def examples_make(directory, full, as_json):
     """Write example sets, deterministically: an int_synth.json (each layer's shift chosen
@@ -37,11 +40,15 @@ def examples_make(directory, full, as_json):
     """
     from waiexport.capabilities.examples import make
     from waiexport.files import output_folder
+
     folder(str(Path(directory).parent))
     writable(directory, folder="examples make")
     if full:
-        click.echo("making the realistic sets (the activations that choose each layer's "
-                   "shift take about 15 s)...", err=True)
+        click.echo(
+            "making the realistic sets (the activations that choose each layer's "
+            "shift take about 15 s)...",
+            err=True,
+        )
     root = Path(directory)
     with written(directory):
         with output_folder(root, "examples make") as work:
@@ -50,10 +57,13 @@ def examples_make(directory, full, as_json):
 
 
 @examples.command("run")
-@click.argument("directory", default=None,
-                required=False)
-@click.option("--json", "as_json", is_flag=True,
-              help="Print {passed, steps: [lines]} as canonical JSON at the end.")
+@click.argument("directory", default=None, required=False)
+@click.option(
+    "--json",
+    "as_json",
+    is_flag=True,
+    help="Print {passed, steps: [lines]} as canonical JSON at the end.",
+)
 def examples_run(directory, as_json):
     """The main job on the example sets (default: the bundled examples/): lower → check →
     rewrite for ort-cpu → export → run on onnxruntime → bit-exact against the reference, then
@@ -65,13 +75,22 @@ def examples_run(directory, as_json):
     Example: waiexport examples run
     """
     from .main_job import main_job
+
     root = Path(directory) if directory else Path(__file__).resolve().parents[2] / "examples"
     if root.exists() and not root.is_dir():
-        fail(str(root), "not-a-folder", "-", "a folder of example sets is expected (make one "
-             "with 'waiexport examples make DIR')")
+        fail(
+            str(root),
+            "not-a-folder",
+            "-",
+            "a folder of example sets is expected (make one with 'waiexport examples make DIR')",
+        )
     if not (root / "int_synth.json").exists():
-        fail(str(root), "not-found", "int_synth.json",
-             "no int_synth.json here; make one with 'waiexport examples make DIR'")
+        fail(
+            str(root),
+            "not-found",
+            "int_synth.json",
+            "no int_synth.json here; make one with 'waiexport examples make DIR'",
+        )
     steps: list = []
     ok = main_job(root, steps.append if as_json else click.echo)
     if as_json:

@@ -16,21 +16,38 @@ from .common import fail, load_file, progress, size_of, target_named, writable, 
 
 @click.command("export")
 @click.argument("graph")
-@click.option("--target", "target_name", default="ort-cpu", show_default=True,
-              help="A target (waiexport targets list): ort-cpu, npu-int8 and the runtime "
-                   "targets openvino-cpu, tvm-llvm and tract write ONNX, tosa writes a TOSA "
-                   "1.0 flatbuffer, the Ethos-U targets Vela's tflite.")
-@click.option("-o", "--output", required=True,
-              help="ONNX and tosa targets: the model file to write (a TOSA model gets its "
-                   "provenance beside it in OUTPUT.json). Ethos-U targets: a folder, for "
-                   "GRAPH.tosa, its provenance, and Vela's GRAPH_vela.tflite and summary.")
-@click.option("--size", "sizes", multiple=True,
-              callback=lambda ctx, param, given: [size_of(s) for s in given],
-              help="HxW of each data input, for a TOSA model (TOSA shapes are static) when "
-                   "the graph declares no sizes.")
-@click.option("--json", "as_json", is_flag=True,
-              help="Print {bytes, metadata, model, nodes, rewrites, self_check, target} as "
-                   "canonical JSON when written.")
+@click.option(
+    "--target",
+    "target_name",
+    default="ort-cpu",
+    show_default=True,
+    help="A target (waiexport targets list): ort-cpu, npu-int8 and the runtime "
+    "targets openvino-cpu, tvm-llvm and tract write ONNX, tosa writes a TOSA "
+    "1.0 flatbuffer, the Ethos-U targets Vela's tflite.",
+)
+@click.option(
+    "-o",
+    "--output",
+    required=True,
+    help="ONNX and tosa targets: the model file to write (a TOSA model gets its "
+    "provenance beside it in OUTPUT.json). Ethos-U targets: a folder, for "
+    "GRAPH.tosa, its provenance, and Vela's GRAPH_vela.tflite and summary.",
+)
+@click.option(
+    "--size",
+    "sizes",
+    multiple=True,
+    callback=lambda ctx, param, given: [size_of(s) for s in given],
+    help="HxW of each data input, for a TOSA model (TOSA shapes are static) when "
+    "the graph declares no sizes.",
+)
+@click.option(
+    "--json",
+    "as_json",
+    is_flag=True,
+    help="Print {bytes, metadata, model, nodes, rewrites, self_check, target} as "
+    "canonical JSON when written.",
+)
 def export(graph, target_name, output, sizes, as_json):
     """Export GRAPH to a model of integer tensors only, for a target.
 
@@ -73,26 +90,35 @@ def _export(graph: str, tgt, member, output: str, sizes):
     ends in one line."""
     from waiexport.jobs.exporting import SelfCheckFailed, SizeRefused, Unwritten, export
     from waiexport.targets.errors import CompileError, ExportError, NotForEngine
+
     try:
         with contextlib.ExitStack() as stack:
-            return export(member, output, target=tgt.name, sizes=sizes,
-                          progress=lambda label, n: stack.enter_context(
-                              progress(n, label)).update)
+            return export(
+                member,
+                output,
+                target=tgt.name,
+                sizes=sizes,
+                progress=lambda label, n: stack.enter_context(progress(n, label)).update,
+            )
     except Refusal as r:
         click.echo(f"{graph}: does-not-fit: {r.where}: {r.code}: {r.detail}", err=True)
         sys.exit(1 if r.code == "model_mismatch" else 2)
-    except (ExportError, NotForEngine) as e:   # no exact form, or a model its runtime refuses
+    except (ExportError, NotForEngine) as e:  # no exact form, or a model its runtime refuses
         click.echo(f"{graph}: {_why(tgt, e)}", err=True)
         sys.exit(1)
     except SelfCheckFailed as e:
         click.echo(str(e), err=True)
         sys.exit(1)
     except SizeRefused as e:
-        fail(graph, e.refusal.code, f"--size {' '.join(f'{h}x{w}' for h, w in e.sizes)}: "
-             f"{e.refusal.where}", e.refusal.detail)
+        fail(
+            graph,
+            e.refusal.code,
+            f"--size {' '.join(f'{h}x{w}' for h, w in e.sizes)}: {e.refusal.where}",
+            e.refusal.detail,
+        )
     except CompileError as e:
         fail(output, e.compiler, tgt.name, f"{e.compiler.capitalize()} refused it: {e}")
-    except Unwritten as e:      # the one-line error written() gives for the output
+    except Unwritten as e:  # the one-line error written() gives for the output
         with written(output):
             raise e.error from None
 
@@ -101,25 +127,40 @@ def _why(tgt, e) -> str:
     """An export error in words: a graph that does not fit says so; anything else cannot be
     exported."""
     from waiexport.targets.errors import DoesNotFit
-    return str(e) if isinstance(e, DoesNotFit) and str(e).startswith("does not fit") else \
-        f"cannot export for {tgt.name}: {e}"
+
+    return (
+        str(e)
+        if isinstance(e, DoesNotFit) and str(e).startswith("does not fit")
+        else f"cannot export for {tgt.name}: {e}"
+    )
 
 
 def _options_fit(tgt, fmt, output: str, sizes) -> None:
     """End in one line, before any work, where an option does not fit the target's format:
     ``--size`` for a format that takes any size, or ``-o`` with another format's suffix."""
     from waiexport.targets.format import FORMATS, format_named
+
     if sizes and not fmt.static:
-        fail("--size", "usage", "-", f"{tgt.name}'s {fmt.name.upper()} models take any input "
-             "size; --size is for the formats whose shapes are static (tosa, Ethos-U)")
+        fail(
+            "--size",
+            "usage",
+            "-",
+            f"{tgt.name}'s {fmt.name.upper()} models take any input "
+            "size; --size is for the formats whose shapes are static (tosa, Ethos-U)",
+        )
     suffix = Path(output).suffix.lower()
-    files: dict = {}     # a suffix → the formats that write it (ONNX and QDQ both .onnx)
+    files: dict = {}  # a suffix → the formats that write it (ONNX and QDQ both .onnx)
     for f in map(format_named, FORMATS):
         if not f.writes_folder:
             files.setdefault(f.suffix, []).append(f.name)
     if not fmt.writes_folder and fmt.name not in files.get(suffix, [fmt.name]):
-        fail(output, "usage", "-o", f"target {tgt.name} writes {fmt.name.upper()} "
-             f"({fmt.suffix}), not {' or '.join(files[suffix]).upper()}")
+        fail(
+            output,
+            "usage",
+            "-o",
+            f"target {tgt.name} writes {fmt.name.upper()} "
+            f"({fmt.suffix}), not {' or '.join(files[suffix]).upper()}",
+        )
 
 
 def _sizes_given(graph: str, g, fmt, given: int) -> None:
@@ -129,10 +170,17 @@ def _sizes_given(graph: str, g, fmt, given: int) -> None:
     if given == 0 and g.declares_sizes:
         return
     if given != n:
-        fail(graph, "needs-size", "--size", (
-            f"the graph declares no input sizes and {fmt.name.upper()} shapes are static: "
-            f"give --size HxW for each of its {n} data inputs" if not given else
-            f"{given} --size values for its {n} data input{'s' if n != 1 else ''}"))
+        fail(
+            graph,
+            "needs-size",
+            "--size",
+            (
+                f"the graph declares no input sizes and {fmt.name.upper()} shapes are static: "
+                f"give --size HxW for each of its {n} data inputs"
+                if not given
+                else f"{given} --size values for its {n} data input{'s' if n != 1 else ''}"
+            ),
+        )
 
 
 command = export

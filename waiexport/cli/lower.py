@@ -15,10 +15,12 @@ from .common import fail, folder, read_file, writable, write_folder
 @click.command("lower")
 @click.argument("form", type=click.Choice(["int_synth", "jpegai"]))
 @click.argument("source")
-@click.option("-o", "--output", required=True,
-              help="The folder for <role>.whg1 and certificate.json.")
-@click.option("--json", "as_json", is_flag=True,
-              help="Print {verdict, written: [paths]} as canonical JSON.")
+@click.option(
+    "-o", "--output", required=True, help="The folder for <role>.whg1 and certificate.json."
+)
+@click.option(
+    "--json", "as_json", is_flag=True, help="Print {verdict, written: [paths]} as canonical JSON."
+)
 def lower(form, source, output, as_json):
     """Lower a set in a registered form to canonical WHG1 graphs (§13).
 
@@ -34,14 +36,19 @@ def lower(form, source, output, as_json):
     Example: waiexport lower int_synth examples/int_synth.json -o /tmp/synth
     """
     from waiexport.jobs.lowering import lower as lowered
+
     src = Path(source)
     folder(str(Path(output).parent))
     writable(output, folder="lower")
     if form == "int_synth":
         read_file(source)
     elif not src.is_dir():
-        fail(source, "not-found" if not src.exists() else "not-a-folder", "-",
-             "a wai.image.jpegai bundle is a folder holding norm.json and weights/")
+        fail(
+            source,
+            "not-found" if not src.exists() else "not-a-folder",
+            "-",
+            "a wai.image.jpegai bundle is a folder holding norm.json and weights/",
+        )
     try:
         done = lowered(form, src)
     except Refusal as r:

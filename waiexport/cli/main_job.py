@@ -23,13 +23,12 @@ __all__ = ["main_job"]
 def main_job(root: Path, say: Callable[[str], None]) -> bool:
     """Run the main job on the sets under ``root``; True when every check passes."""
     from waiexport.conformance.generate import CORPUS
-    from waiexport.conformance.validate import (NO_CLAIM, STATUSES, files_under, read_all,
-                                                validate)
+    from waiexport.conformance.validate import NO_CLAIM, STATUSES, files_under, read_all, validate
     from waiexport.targets.engines import engine
     from waiexport.targets.exporter import self_check
 
     ok = True
-    ort = engine("ort-cpu")     # its export: the model validate runs, kept on disk
+    ort = engine("ort-cpu")  # its export: the model validate runs, kept on disk
     lowered: dict = {}
     for form, source in (("int_synth", root / "int_synth.json"), ("jpegai", root / "jpegai")):
         t0 = time.perf_counter()
@@ -44,17 +43,21 @@ def main_job(root: Path, say: Callable[[str], None]) -> bool:
             continue
         lowered[form] = graphs
         v = cert["verdict"]
-        say(f"{form}: lowered {', '.join(graphs)}; certificate sha256 "
+        say(
+            f"{form}: lowered {', '.join(graphs)}; certificate sha256 "
             f"{hashlib.sha256(certificate_bytes(cert)).hexdigest()[:16]}…: acc32 "
-            f"{'yes' if v['acc32'] else 'no'}, npu {'yes' if v['npu'] else 'no'}")
+            f"{'yes' if v['acc32'] else 'no'}, npu {'yes' if v['npu'] else 'no'}"
+        )
         for role, g in graphs.items():
             exp = ort.export(write(g))
             probes, difference = self_check(exp)
             same = difference is None
             ok &= same and probes > 0
-            say(f"  {role}: {len(exp.rewrites)} rewrites for ort-cpu, "
+            say(
+                f"  {role}: {len(exp.rewrites)} rewrites for ort-cpu, "
                 f"{exp.format.nodes(exp.built())} ONNX nodes, {probes} decodes on onnxruntime "
-                f"{'bit-exact against the reference' if same else 'DIFFER from the reference'}")
+                f"{'bit-exact against the reference' if same else 'DIFFER from the reference'}"
+            )
         say(f"  ({time.perf_counter() - t0:.1f} s)")
     streams = root / "jpegai" / "streams"
     if (streams / "streams.json").exists() and "jpegai" not in lowered:
@@ -70,14 +73,17 @@ def main_job(root: Path, say: Callable[[str], None]) -> bool:
         with progress(sum(len(v) for _, v in read), f"validate {name}") as bar:
             totals = Counter(r.status for r in validate(engine(name), read, progress=bar.update))
         ok &= not any(totals[k] for k in NO_CLAIM)
-        say(f"validate {name}: " + ", ".join(
-            f"{totals[k]} {STATUSES[k]}" for k in STATUSES if totals[k] or k in ("pass", "fail")))
+        say(
+            f"validate {name}: "
+            + ", ".join(
+                f"{totals[k]} {STATUSES[k]}" for k in STATUSES if totals[k] or k in ("pass", "fail")
+            )
+        )
     say("every check passed" if ok else "SOME CHECKS FAILED")
     return ok
 
 
-def _jpegai_decode(bundle: Path, graphs: dict, streams: Path,
-                   say: Callable[[str], None]) -> bool:
+def _jpegai_decode(bundle: Path, graphs: dict, streams: Path, say: Callable[[str], None]) -> bool:
     """The bundle's seeded payloads decoded end to end (§13.6.1) with its scale graphs
     (``graphs``, lowered already) on the reference and on ort-cpu: True when every plane's
     ``z`` and ``y_q`` are the symbols the payloads were made from."""
@@ -90,23 +96,41 @@ def _jpegai_decode(bundle: Path, graphs: dict, streams: Path,
     t0 = time.perf_counter()
     want = json.loads((streams / "streams.json").read_text())["planes"]
     norm = read_norm(bundle)
-    flags = {p: read_flags((streams / f"grfs_{p}.txt").read_bytes(), spec.channels, p)
-             for p, spec in PLANES.items()}
+    flags = {
+        p: read_flags((streams / f"grfs_{p}.txt").read_bytes(), spec.channels, p)
+        for p, spec in PLANES.items()
+    }
     latents = {s: (streams / f"{s.lower()}.bin").read_bytes() for s in ("SORP", "SORS")}
     ok = True
     for name in ("reference", "ort-cpu"):
         eng = engine(name)
-        planes = decode_planes(norm, graphs, lambda role, data: eng.load(data),
-                               (streams / "soz.bin").read_bytes(), latents, flags)
-        back = all(pl.refused is None and
-                   digest(pl.values["z"]) == want[p]["z_sha256"] and
-                   digest(pl.values["y_q"]) == want[p]["y_q_sha256"] for p, pl in planes.items())
+        planes = decode_planes(
+            norm,
+            graphs,
+            lambda role, data: eng.load(data),
+            (streams / "soz.bin").read_bytes(),
+            latents,
+            flags,
+        )
+        back = all(
+            pl.refused is None
+            and digest(pl.values["z"]) == want[p]["z_sha256"]
+            and digest(pl.values["y_q"]) == want[p]["y_q_sha256"]
+            for p, pl in planes.items()
+        )
         ok &= back
-        coded = ", ".join(f"{p} {int(pl.values['mask'].sum())} of {pl.values['mask'].size}"
-                          for p, pl in planes.items())
-        say(f"jpegai decode, scale graphs on {name}: "
-            + ("every hyper-latent and latent symbol recovered" if back else
-               "SYMBOLS DIFFER from those the payloads were made from")
-            + f" (positions coded: {coded})")
+        coded = ", ".join(
+            f"{p} {int(pl.values['mask'].sum())} of {pl.values['mask'].size}"
+            for p, pl in planes.items()
+        )
+        say(
+            f"jpegai decode, scale graphs on {name}: "
+            + (
+                "every hyper-latent and latent symbol recovered"
+                if back
+                else "SYMBOLS DIFFER from those the payloads were made from"
+            )
+            + f" (positions coded: {coded})"
+        )
     say(f"  ({time.perf_counter() - t0:.1f} s)")
     return ok

@@ -10,11 +10,11 @@ __all__ = ["render_check", "FLAG_REWRITES", "REASON_WORDS"]
 #: For each §9.2 flag, the §9.4 rewrite that addresses it, or what a unit must support.
 FLAG_REWRITES = {
     "rq_post_bias": "§9.4 post bias → pre bias b·2^s/m (floor, half_up, or half_even with an "
-                    "even b; m must divide b·2^s)",
+    "even b; m must divide b·2^s)",
     "rq_neg_mult": "§9.4 negative multiplier → positive, with that channel's weights and pre "
-                   "bias negated (conv, conv_transpose only)",
+    "bias negated (conv, conv_transpose only)",
     "rq_shift_range": "§9.4 shift rescaling: m·2^k with s + k, or m/2^k with s − k when 2^k "
-                      "divides m",
+    "divides m",
     "rq_floor_mult": "none: a unit must support floor rounding with a multiplier",
     "rq_half_even": "none: a unit must support half_even rounding",
     "lut16": "none: a unit must support a 65,536-entry table lookup",
@@ -28,6 +28,8 @@ REASON_WORDS = {
     "conv_groups": "a conv whose groups is neither 1 nor depthwise",
     "crop_scalar": "a crop whose window comes from a scalar, so its shape depends on a value",
 }
+
+
 def _failure(f: dict) -> str:
     where = f"{f['where']} {f['index']} of {f['graph']}"
     if f["key"] == "saturated":
@@ -46,16 +48,17 @@ def _reason_nodes(reason: str, graph: dict) -> list[str]:
         if reason.startswith("op:"):
             return node["op"] == reason[3:]
         return {"conv_groups": "conv", "crop_scalar": "crop"}.get(reason) == node["op"]
-    return [f"node {n['index']} ({n['op']}) of {graph['name']}" for n in graph["nodes"]
-            if uses(n)]
+
+    return [f"node {n['index']} ({n['op']}) of {graph['name']}" for n in graph["nodes"] if uses(n)]
 
 
 def render_check(cert: dict, profile: str, subset: str) -> str:
     """The report for a certificate, checked against ``profile`` and ``subset``."""
     v = cert["verdict"]
     yes = {True: "yes", False: "no"}
-    lines = [f"verdict: acc64 {yes[v['acc64']]}, acc32 {yes[v['acc32']]}, "
-             f"wai-ops/1-npu {yes[v['npu']]}"]
+    lines = [
+        f"verdict: acc64 {yes[v['acc64']]}, acc32 {yes[v['acc32']]}, wai-ops/1-npu {yes[v['npu']]}"
+    ]
     for p in ("acc64", "acc32"):
         if not v[p]:
             lines.append(f"  {p} first failure: {_failure(v[p + '_first_failure'])}")
@@ -73,11 +76,14 @@ def render_check(cert: dict, profile: str, subset: str) -> str:
         lines.append("  node  op               out bits  fits          mac (input × weight bits)")
         for n in g["nodes"]:
             out_bits = max(int(o["result"]["bits"]) for o in n["out"])
-            line = (f"  {n['index']:>4}  {n['op']:<16} {out_bits:>3} "
-                    f"{'≤' if out_bits <= 32 else '>'}32   {','.join(n['fits']) or '-':<12}")
+            line = (
+                f"  {n['index']:>4}  {n['op']:<16} {out_bits:>3} "
+                f"{'≤' if out_bits <= 32 else '>'}32   {','.join(n['fits']) or '-':<12}"
+            )
             if "mac" in n:
                 line += f"  {'/'.join(map(str, n['mac']['a_bits']))}" + (
-                    f" × {n['mac']['w_bits']}" if "w_bits" in n["mac"] else "")
+                    f" × {n['mac']['w_bits']}" if "w_bits" in n["mac"] else ""
+                )
             lines.append(line.rstrip())
             for flag in n["npu_flags"]:
                 lines.append(f"        flag {flag}: {FLAG_REWRITES[flag]}")

@@ -12,13 +12,21 @@ from .common import fail, load_file, target_named, write_file
 
 @click.command("rewrite")
 @click.argument("source")
-@click.option("--target", "target_name", default="ort-cpu", show_default=True,
-              help="A target (waiexport targets list).")
-@click.option("-o", "--output", required=True,
-              help="Where to write the rewritten WHG1 graph.")
-@click.option("--json", "as_json", is_flag=True,
-              help="Print {after, before, changes, fits, mapped_at_export, output_sha256, "
-                   "reasons, target} as canonical JSON (section 8.5).")
+@click.option(
+    "--target",
+    "target_name",
+    default="ort-cpu",
+    show_default=True,
+    help="A target (waiexport targets list).",
+)
+@click.option("-o", "--output", required=True, help="Where to write the rewritten WHG1 graph.")
+@click.option(
+    "--json",
+    "as_json",
+    is_flag=True,
+    help="Print {after, before, changes, fits, mapped_at_export, output_sha256, "
+    "reasons, target} as canonical JSON (section 8.5).",
+)
 def rewrite(source, target_name, output, as_json):
     """Rewrite SOURCE for a target with the exact rewrites of §9.3 and §9.4.
 
@@ -48,8 +56,11 @@ def rewrite(source, target_name, output, as_json):
     except EngineUnavailable as e:
         fail(source, "unavailable", tgt.name, str(e))
     write_file(output, done.data)
-    click.echo(done.to_json() if as_json else
-               "\n".join([f"{source} → {output} for {tgt.name}", *done.lines()]))
+    click.echo(
+        done.to_json()
+        if as_json
+        else "\n".join([f"{source} → {output} for {tgt.name}", *done.lines()])
+    )
     sys.exit(0 if done.fit.fits else 1)
 
 

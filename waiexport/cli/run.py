@@ -13,26 +13,48 @@ from .common import engine_named, engine_option, fail, fail_bad_input, load_file
 
 @click.command("run")
 @click.argument("graph")
-@click.option("--decode", "decode_file", required=True,
-              help="A §14.1 decode object, or a JSON array of them for a sequence.")
-@click.option("--json", "as_json", is_flag=True,
-              help='Print {"outputs": [...]} or {"refuse": code} per decode, canonical JSON, '
-                   "with every value: one object for a DECODE.json of one decode, an array "
-                   "for a sequence.")
-@click.option("--values", "values", is_flag=True,
-              help="Print every output's values too, channel by channel (--json always "
-                   "gives them).")
-@click.option("--literal", is_flag=True,
-              help="Run the literal implementation (scalar loops; slow, small inputs).")
-@engine_option("What runs the decodes (the host loads the graph against the "
-                               "engine's profile and subset).")
-@click.option("--target", "target_name", default=None,
-              help="The target whose model the engine runs (waiexport targets list), in place "
-                   "of its own: --engine openvino-cpu --target ort-cpu runs ort-cpu's model "
-                   "on OpenVINO.")
-@click.option("--capability", default=None,
-              help="Report refusals in this capability's codes (§4): wai.neural.int_synth "
-                   "reports payload_malformed for every one.")
+@click.option(
+    "--decode",
+    "decode_file",
+    required=True,
+    help="A §14.1 decode object, or a JSON array of them for a sequence.",
+)
+@click.option(
+    "--json",
+    "as_json",
+    is_flag=True,
+    help='Print {"outputs": [...]} or {"refuse": code} per decode, canonical JSON, '
+    "with every value: one object for a DECODE.json of one decode, an array "
+    "for a sequence.",
+)
+@click.option(
+    "--values",
+    "values",
+    is_flag=True,
+    help="Print every output's values too, channel by channel (--json always gives them).",
+)
+@click.option(
+    "--literal",
+    is_flag=True,
+    help="Run the literal implementation (scalar loops; slow, small inputs).",
+)
+@engine_option(
+    "What runs the decodes (the host loads the graph against the engine's profile and subset)."
+)
+@click.option(
+    "--target",
+    "target_name",
+    default=None,
+    help="The target whose model the engine runs (waiexport targets list), in place "
+    "of its own: --engine openvino-cpu --target ort-cpu runs ort-cpu's model "
+    "on OpenVINO.",
+)
+@click.option(
+    "--capability",
+    default=None,
+    help="Report refusals in this capability's codes (§4): wai.neural.int_synth "
+    "reports payload_malformed for every one.",
+)
 def run(graph, decode_file, as_json, values, literal, engine_name, target_name, capability):
     """Run decodes through GRAPH on the exact reference, or on its exported model.
 
@@ -62,13 +84,19 @@ def run(graph, decode_file, as_json, values, literal, engine_name, target_name, 
 
     eng = engine_named(engine_name, target=target_name)
     from waiexport.codes import CAPABILITY_CODES
+
     if capability is not None and capability not in CAPABILITY_CODES:
-        fail("--capability", "usage", "-", f"unknown capability {capability!r}; known: "
-             + ", ".join(CAPABILITY_CODES))
+        fail(
+            "--capability",
+            "usage",
+            "-",
+            f"unknown capability {capability!r}; known: " + ", ".join(CAPABILITY_CODES),
+        )
     _, loaded = load_file(graph, as_json, eng.load, capability)
     if literal:
-        loaded = Loaded(loaded.graph, lambda i, s: by_name(decode(loaded.graph, i, s,
-                                                                  literal=True)))
+        loaded = Loaded(
+            loaded.graph, lambda i, s: by_name(decode(loaded.graph, i, s, literal=True))
+        )
     try:
         doc = loads(read_file(decode_file))
     except ValueError as e:
@@ -80,7 +108,7 @@ def run(graph, decode_file, as_json, values, literal, engine_name, target_name, 
     except AtDecode as e:
         if isinstance(e.error, EngineFailure):
             fail(f"--engine {eng.name}", "engine-failure", f"decode {e.index}", str(e.error))
-        fail(graph, "does-not-fit", f"decode {e.index}", str(e.error))   # as validate counts it
+        fail(graph, "does-not-fit", f"decode {e.index}", str(e.error))  # as validate counts it
     results = done.results
     if as_json:
         click.echo(done.to_json())
@@ -89,8 +117,12 @@ def run(graph, decode_file, as_json, values, literal, engine_name, target_name, 
             if "refuse" in r:
                 click.echo(f"decode {k}: refused, {r['why']}")
                 continue
-            parts = [f"out{j} {list(o.shape)} in [{o.min()}, {o.max()}]" if o.size
-                     else f"out{j} {list(o.shape)}" for j, o in enumerate(r["outputs"])]
+            parts = [
+                f"out{j} {list(o.shape)} in [{o.min()}, {o.max()}]"
+                if o.size
+                else f"out{j} {list(o.shape)}"
+                for j, o in enumerate(r["outputs"])
+            ]
             click.echo(f"decode {k}: " + "; ".join(parts))
             for j, o in enumerate(r["outputs"]) if values else ():
                 for c, plane in enumerate(o):

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 
-
 import click
 
 from waiexport.jsonio import ascii_text, report_json
@@ -17,8 +16,12 @@ def targets():
 
 
 @targets.command("list")
-@click.option("--json", "as_json", is_flag=True,
-              help="Print [{engine, format, name, summary}] as canonical JSON.")
+@click.option(
+    "--json",
+    "as_json",
+    is_flag=True,
+    help="Print [{engine, format, name, summary}] as canonical JSON.",
+)
 def targets_list(as_json):
     """Name every target with a line about it.
 
@@ -27,9 +30,16 @@ def targets_list(as_json):
     Example: waiexport targets list
     """
     from waiexport.descriptions import TARGETS
+
     if as_json:
-        click.echo(report_json([{"engine": t.engine, "format": t.fmt, "name": t.name,
-                           "summary": t.summary} for t in TARGETS.values()]))
+        click.echo(
+            report_json(
+                [
+                    {"engine": t.engine, "format": t.fmt, "name": t.name, "summary": t.summary}
+                    for t in TARGETS.values()
+                ]
+            )
+        )
         return
     for t in TARGETS.values():
         click.echo(f"{t.name:<14} {t.summary}")
@@ -37,8 +47,9 @@ def targets_list(as_json):
 
 @targets.command("show")
 @click.argument("name")
-@click.option("--json", "as_json", is_flag=True,
-              help="Print the description's fields as canonical JSON.")
+@click.option(
+    "--json", "as_json", is_flag=True, help="Print the description's fields as canonical JSON."
+)
 def targets_show(name, as_json):
     """Print target NAME's supported-operators report.
 
@@ -47,13 +58,24 @@ def targets_show(name, as_json):
     Example: waiexport targets show tosa
     """
     import dataclasses
+
     t = target_named(name, given_as="NAME")
     fields = {k: v for k, v in dataclasses.asdict(t).items() if k != "options"}
-    fields.update(dataclasses.asdict(t.options))    # one object, as the report says them
-    click.echo(report_json({_KEYS.get(k, k): [ascii_text(str(x)) for x in v] if isinstance(v, tuple)
-                      else ascii_text(v) if isinstance(v, str) else v
-                      for k, v in fields.items()})
-               if as_json else t.report())
+    fields.update(dataclasses.asdict(t.options))  # one object, as the report says them
+    click.echo(
+        report_json(
+            {
+                _KEYS.get(k, k): [ascii_text(str(x)) for x in v]
+                if isinstance(v, tuple)
+                else ascii_text(v)
+                if isinstance(v, str)
+                else v
+                for k, v in fields.items()
+            }
+        )
+        if as_json
+        else t.report()
+    )
 
 
 #: A description's field → its key in JSON, where the two differ (``targets list`` says

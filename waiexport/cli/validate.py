@@ -19,6 +19,7 @@ class _Limit(click.FloatRange):
 
     def convert(self, value, param, ctx):
         import math
+
         limit = super().convert(value, param, ctx)
         if not math.isfinite(limit):
             self.fail(f"{value!r} is not a finite number", param, ctx)
@@ -28,42 +29,87 @@ class _Limit(click.FloatRange):
 @click.command("validate")
 @click.argument("paths", nargs=-1)
 @engine_option("The engine to validate.")
-@click.option("--target", "target_name", default=None,
-              help="The target whose models the engine runs (waiexport targets list), in place "
-                   "of its own: the ort-cpu model on another runtime, say. The claim names both.")
-@click.option("--time-limit", type=_Limit(min=0.1, max=7 * 86400.0), default=300.0,
-              show_default=True,
-              help="Seconds one decode may take on an engine that runs in a worker process "
-                   "(tosa-ref, iree-cpu, the third-party runtimes, plug-ins); past it the vector "
-                   "is 'timed out' and the report goes on.")
-@click.option("--memory-limit", type=_Limit(min=0.1, max=float(1 << 20)), default=8.0,
-              show_default=True,
-              help="GiB of resident memory such a worker, with the processes its runtime "
-                   "starts, may use; past it the vector is 'crashed'.")
-@click.option("--allow-fallback", is_flag=True,
-              help="Let an ort:<Provider> engine place the nodes its provider declines on "
-                   "onnxruntime's CPU provider; each vector then says where its nodes ran, and "
-                   "one that ran partly elsewhere is never counted as a pass.")
-@click.option("--json", "as_json", is_flag=True,
-              help="Print the report as canonical JSON (section 8.5): {claim, engine, files, "
-                   "totals, vectors}; see the README for its schema.")
-@click.option("--locate", is_flag=True,
-              help="For a differing output, ask the engine for every intermediate tensor and "
-                   "name the first operator that differs, the first node inside its lowering "
-                   "that differs from onnx's reference evaluator, and a diagnosis.")
-@click.option("--results", "results", default=None,
-              help="Judge the outputs a runner elsewhere wrote for a pack (waiexport vectors "
-                   "pack) instead of running an engine: RESULTS holds outputs/ and "
-                   "results.json.")
-@click.option("--pack", "pack", default=None,
-              help="With --results: your own copy of the pack the results are for (the "
-                   "folder vectors pack wrote). Default: RESULTS itself, which then needs "
-                   "--pack-sha256.")
-@click.option("--pack-sha256", "pack_sha256", default=None,
-              help="With --results: the pack's identity, as vectors pack printed it; the "
-                   "manifest judged must have it.")
-def validate(paths, engine_name, target_name, time_limit, memory_limit, allow_fallback, as_json,
-             locate, results, pack, pack_sha256):
+@click.option(
+    "--target",
+    "target_name",
+    default=None,
+    help="The target whose models the engine runs (waiexport targets list), in place "
+    "of its own: the ort-cpu model on another runtime, say. The claim names both.",
+)
+@click.option(
+    "--time-limit",
+    type=_Limit(min=0.1, max=7 * 86400.0),
+    default=300.0,
+    show_default=True,
+    help="Seconds one decode may take on an engine that runs in a worker process "
+    "(tosa-ref, iree-cpu, the third-party runtimes, plug-ins); past it the vector "
+    "is 'timed out' and the report goes on.",
+)
+@click.option(
+    "--memory-limit",
+    type=_Limit(min=0.1, max=float(1 << 20)),
+    default=8.0,
+    show_default=True,
+    help="GiB of resident memory such a worker, with the processes its runtime "
+    "starts, may use; past it the vector is 'crashed'.",
+)
+@click.option(
+    "--allow-fallback",
+    is_flag=True,
+    help="Let an ort:<Provider> engine place the nodes its provider declines on "
+    "onnxruntime's CPU provider; each vector then says where its nodes ran, and "
+    "one that ran partly elsewhere is never counted as a pass.",
+)
+@click.option(
+    "--json",
+    "as_json",
+    is_flag=True,
+    help="Print the report as canonical JSON (section 8.5): {claim, engine, files, "
+    "totals, vectors}; see the README for its schema.",
+)
+@click.option(
+    "--locate",
+    is_flag=True,
+    help="For a differing output, ask the engine for every intermediate tensor and "
+    "name the first operator that differs, the first node inside its lowering "
+    "that differs from onnx's reference evaluator, and a diagnosis.",
+)
+@click.option(
+    "--results",
+    "results",
+    default=None,
+    help="Judge the outputs a runner elsewhere wrote for a pack (waiexport vectors "
+    "pack) instead of running an engine: RESULTS holds outputs/ and "
+    "results.json.",
+)
+@click.option(
+    "--pack",
+    "pack",
+    default=None,
+    help="With --results: your own copy of the pack the results are for (the "
+    "folder vectors pack wrote). Default: RESULTS itself, which then needs "
+    "--pack-sha256.",
+)
+@click.option(
+    "--pack-sha256",
+    "pack_sha256",
+    default=None,
+    help="With --results: the pack's identity, as vectors pack printed it; the "
+    "manifest judged must have it.",
+)
+def validate(
+    paths,
+    engine_name,
+    target_name,
+    time_limit,
+    memory_limit,
+    allow_fallback,
+    as_json,
+    locate,
+    results,
+    pack,
+    pack_sha256,
+):
     """Run conformance vectors on an engine, bit for bit, refusals included.
 
     PATHS are .jsonl files or folders of them (default: the committed corpus). Every vector
@@ -86,10 +132,20 @@ def validate(paths, engine_name, target_name, time_limit, memory_limit, allow_fa
 
     _conflicts(results is not None)
     if results is not None:
-        _judge_results(Path(results), Path(pack or results), pack_sha256,
-                       files_under([Path(p) for p in paths] or [CORPUS]), as_json)
-    eng = engine_named(engine_name, allow_fallback, target_name, time_limit=time_limit,
-                       memory_limit=int(memory_limit * 2**30))
+        _judge_results(
+            Path(results),
+            Path(pack or results),
+            pack_sha256,
+            files_under([Path(p) for p in paths] or [CORPUS]),
+            as_json,
+        )
+    eng = engine_named(
+        engine_name,
+        allow_fallback,
+        target_name,
+        time_limit=time_limit,
+        memory_limit=int(memory_limit * 2**30),
+    )
     where = " ".join(paths) or str(CORPUS)
     gap = eng.describe().get("version_gap")
     if gap:
@@ -106,15 +162,18 @@ def validate(paths, engine_name, target_name, time_limit, memory_limit, allow_fa
         done = validated(read, engine=eng, locate=locate, progress=bar.update)
     click.echo(done.to_json() if as_json else done.text())
     if not done.ran:
-        fail(where, "nothing-ran", f"--engine {eng.name}",
-             f"none of the {len(done.outcomes)} vectors ran on this engine (not for it, or "
-             "declined): nothing was validated")
+        fail(
+            where,
+            "nothing-ran",
+            f"--engine {eng.name}",
+            f"none of the {len(done.outcomes)} vectors ran on this engine (not for it, or "
+            "declined): nothing was validated",
+        )
     sys.exit(0 if done.ok else 1)
 
 
 #: What only runs an engine, and what only judges a runner's results.
-_RUNNING = ("engine_name", "target_name", "time_limit", "memory_limit", "allow_fallback",
-            "locate")
+_RUNNING = ("engine_name", "target_name", "time_limit", "memory_limit", "allow_fallback", "locate")
 _JUDGING = ("pack", "pack_sha256")
 
 
@@ -122,35 +181,55 @@ def _conflicts(judging: bool) -> None:
     """End in one line where an option given has no effect in this mode: the options that
     run an engine with ``--results``, or ``--pack`` and ``--pack-sha256`` without it."""
     from click.core import ParameterSource
+
     ctx = click.get_current_context()
-    given = [p for p in ctx.command.params if p.name in (_RUNNING if judging else _JUDGING)
-             and ctx.get_parameter_source(p.name) is not ParameterSource.DEFAULT]
+    given = [
+        p
+        for p in ctx.command.params
+        if p.name in (_RUNNING if judging else _JUDGING)
+        and ctx.get_parameter_source(p.name) is not ParameterSource.DEFAULT
+    ]
     if given:
-        names = ", ".join(p.opts[-1] if p.opts[-1].startswith("--") else p.opts[0]
-                          for p in given)
-        fail(names, "usage", "-", "options for running an engine; --results judges what a "
-             "runner wrote instead" if judging else "only with --results (judging a runner's "
-             "results)")
+        names = ", ".join(p.opts[-1] if p.opts[-1].startswith("--") else p.opts[0] for p in given)
+        fail(
+            names,
+            "usage",
+            "-",
+            "options for running an engine; --results judges what a runner wrote instead"
+            if judging
+            else "only with --results (judging a runner's results)",
+        )
 
 
-def _judge_results(results: Path, pack: Path, pack_sha256: str | None, files: list,
-                   as_json: bool) -> None:
+def _judge_results(
+    results: Path, pack: Path, pack_sha256: str | None, files: list, as_json: bool
+) -> None:
     """``validate --results``: the report of a pack's results, judged against the vector
     files ``files``; exits."""
     import re
 
     from waiexport.conformance.judging import judge
     from waiexport.conformance.validate import NO_CLAIM, render, report
+
     for folder, what in ((results, "results"), (pack, "pack")):
         if not folder.is_dir():
             fail(str(folder), "not-a-folder", "-", f"a folder of {what} is expected")
     if pack_sha256 is not None and not re.fullmatch(r"[0-9a-f]{64}", pack_sha256):
-        fail("--pack-sha256", "usage", "-", "64 lowercase hexadecimal digits, as vectors pack "
-             "printed them")
+        fail(
+            "--pack-sha256",
+            "usage",
+            "-",
+            "64 lowercase hexadecimal digits, as vectors pack printed them",
+        )
     if pack.resolve() == results.resolve() and pack_sha256 is None:
-        fail(str(results), "usage", "--pack", "the results folder's own manifest cannot vouch "
-             "for itself: give --pack with the pack you made, or --pack-sha256 with the "
-             "identity vectors pack printed")
+        fail(
+            str(results),
+            "usage",
+            "--pack",
+            "the results folder's own manifest cannot vouch "
+            "for itself: give --pack with the pack you made, or --pack-sha256 with the "
+            "identity vectors pack printed",
+        )
     try:
         outcomes, eng, problems = judge(pack, results, files, pack_sha256)
     except BadInput as e:

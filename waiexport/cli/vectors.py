@@ -30,14 +30,19 @@ def vectors_generate(outdir, as_json):
     Example: waiexport vectors generate /tmp/corpus
     """
     from waiexport.conformance.generate import generate
+
     written = [str(p) for p in generate(folder(outdir))]
     click.echo(report_json({"written": written}) if as_json else "\n".join(written))
 
 
 @vectors.command("check")
 @click.argument("directory")
-@click.option("--json", "as_json", is_flag=True,
-              help="Print {files: [{difference, path, same}], skipped: [paths]} as JSON.")
+@click.option(
+    "--json",
+    "as_json",
+    is_flag=True,
+    help="Print {files: [{difference, path, same}], skipped: [paths]} as JSON.",
+)
 def vectors_check(directory, as_json):
     """Recompute every vector under DIRECTORY with the literal evaluator and the
     term-by-term bounds fold (a stage vector's expect with the literal stage operators),
@@ -51,6 +56,7 @@ def vectors_check(directory, as_json):
     """
     from waiexport.conformance.checker import check_dir
     from waiexport.jsonio import BadInput
+
     if not Path(directory).is_dir():
         fail(directory, "not-a-folder", "-", "a folder of vector files is expected")
     files = sorted(Path(directory).rglob("*.jsonl"))
@@ -60,28 +66,50 @@ def vectors_check(directory, as_json):
     except BadInput as e:
         fail_bad_input(directory, "bad-vector", e)
     if as_json:
-        click.echo(report_json({"files": [{"difference": ascii_text(c.first_difference or ""),
-                                     "path": str(c.path), "same": c.same} for c in checks],
-                          "skipped": [str(p) for p in skipped]}))
+        click.echo(
+            report_json(
+                {
+                    "files": [
+                        {
+                            "difference": ascii_text(c.first_difference or ""),
+                            "path": str(c.path),
+                            "same": c.same,
+                        }
+                        for c in checks
+                    ],
+                    "skipped": [str(p) for p in skipped],
+                }
+            )
+        )
         sys.exit(0 if all(c.same for c in checks) else 1)
     for path in skipped:
         click.echo(f"skipped {path}: certificate vectors are not checked yet")
     for c in checks:
-        click.echo(f"{'same' if c.same else 'DIFFERS'} {c.path}"
-                   + (f": {c.first_difference}" if c.first_difference else ""))
+        click.echo(
+            f"{'same' if c.same else 'DIFFERS'} {c.path}"
+            + (f": {c.first_difference}" if c.first_difference else "")
+        )
     differ = sum(not c.same for c in checks)
-    click.echo(f"{len(checks)} files checked: {len(checks) - differ} reproduced, {differ} "
-               f"differ; {len(skipped)} skipped")
+    click.echo(
+        f"{len(checks)} files checked: {len(checks) - differ} reproduced, {differ} "
+        f"differ; {len(skipped)} skipped"
+    )
     sys.exit(0 if not differ else 1)
 
 
 @vectors.command("pack")
-@click.option("--target", "target_name", default="ort-cpu", show_default=True,
-              help="The target whose models the pack holds (waiexport targets list).")
+@click.option(
+    "--target",
+    "target_name",
+    default="ort-cpu",
+    show_default=True,
+    help="The target whose models the pack holds (waiexport targets list).",
+)
 @click.argument("directory")
 @click.argument("paths", nargs=-1)
-@click.option("--json", "as_json", is_flag=True,
-              help="Print {not_packed, packed, target} as canonical JSON.")
+@click.option(
+    "--json", "as_json", is_flag=True, help="Print {not_packed, packed, target} as canonical JSON."
+)
 def vectors_pack(target_name, directory, paths, as_json):
     """Write a pack of the vectors in PATHS (default: the committed corpus) that the target
     takes, for a runner this process cannot drive (a board, an FVP, a vendor runtime): each
@@ -105,6 +133,7 @@ def vectors_pack(target_name, directory, paths, as_json):
     from waiexport.files import NotOurs
     from waiexport.targets.errors import CompileError, EngineUnavailable
     from waiexport.targets.format import format_of
+
     tgt = target_named(target_name)
     try:
         format_of(tgt).require()
@@ -130,15 +159,25 @@ def vectors_pack(target_name, directory, paths, as_json):
         fail(directory, e.compiler, tgt.name, f"{e.compiler.capitalize()} refused a model: {e}")
     packed = [v["id"] for v in manifest["vectors"]]
     if as_json:
-        click.echo(report_json({"identity": ident, "not_packed": manifest["not_packed"],
-                          "packed": packed, "target": tgt.name}))
+        click.echo(
+            report_json(
+                {
+                    "identity": ident,
+                    "not_packed": manifest["not_packed"],
+                    "packed": packed,
+                    "target": tgt.name,
+                }
+            )
+        )
         return
-    click.echo(f"{out}: {len(packed)} vectors packed for {tgt.name} "
-               f"({manifest['layout']}), {len(manifest['not_packed'])} not for this target; "
-               f"manifest {out / 'manifest.json'}\npack identity {ident}: the runner writes "
-               "it into results.json as \"pack\"; keep this folder (or the identity) to judge "
-               "the results with 'waiexport validate --results RESULTS --pack "
-               f"{out}' (or --pack-sha256 {ident})")
+    click.echo(
+        f"{out}: {len(packed)} vectors packed for {tgt.name} "
+        f"({manifest['layout']}), {len(manifest['not_packed'])} not for this target; "
+        f"manifest {out / 'manifest.json'}\npack identity {ident}: the runner writes "
+        'it into results.json as "pack"; keep this folder (or the identity) to judge '
+        "the results with 'waiexport validate --results RESULTS --pack "
+        f"{out}' (or --pack-sha256 {ident})"
+    )
 
 
 command = vectors

@@ -20,15 +20,17 @@ if TYPE_CHECKING:
     from .validation import NothingToValidate, Validated, validate, vectors
 
 #: Each name, and the job's module that holds it.
-_WHERE = {**dict.fromkeys(("Checked", "check"), "checks"),
-          **dict.fromkeys(("Exported", "SelfCheckFailed", "SizeRefused", "Unwritten", "export"),
-                          "exporting"),
-          **dict.fromkeys(("AtScale", "Decoded", "InputRefused", "jpegai_decode"), "jpegai"),
-          **dict.fromkeys(("Lowered", "lower"), "lowering"),
-          **dict.fromkeys(("Rewritten", "rewrite"), "rewriting"),
-          **dict.fromkeys(("AtDecode", "Ran", "run"), "running"),
-          **dict.fromkeys(("NothingToValidate", "Validated", "validate", "vectors"),
-                          "validation")}
+_WHERE = {
+    **dict.fromkeys(("Checked", "check"), "checks"),
+    **dict.fromkeys(
+        ("Exported", "SelfCheckFailed", "SizeRefused", "Unwritten", "export"), "exporting"
+    ),
+    **dict.fromkeys(("AtScale", "Decoded", "InputRefused", "jpegai_decode"), "jpegai"),
+    **dict.fromkeys(("Lowered", "lower"), "lowering"),
+    **dict.fromkeys(("Rewritten", "rewrite"), "rewriting"),
+    **dict.fromkeys(("AtDecode", "Ran", "run"), "running"),
+    **dict.fromkeys(("NothingToValidate", "Validated", "validate", "vectors"), "validation"),
+}
 __all__ = list(_WHERE)
 
 

@@ -37,7 +37,7 @@ class Checked:
     subset: str
     meets: bool
     target: str | None = None
-    fits: tuple = ()        # ((role, waiexport.targets.exporter.Fit), ...)
+    fits: tuple = ()  # ((role, waiexport.targets.exporter.Fit), ...)
 
     @property
     def ok(self) -> bool:
@@ -49,22 +49,49 @@ class Checked:
         """``check --json``'s report: {certificate_sha256, graphs: [{name, nodes: [{flags,
         index, op, out_bits}]}], meets, profile, subset, target, verdict}."""
         cert = self.certificate
-        return report_json({
-            "certificate_sha256": hashlib.sha256(self.certificate_bytes).hexdigest(),
-            "graphs": [{"name": gr["name"], "nodes": [
-                {"flags": n["npu_flags"], "index": n["index"], "op": n["op"],
-                 "out_bits": [o["bits"] for o in n["out"]]} for n in gr["nodes"]]}
-                for gr in cert["graphs"]],
-            "meets": self.meets, "profile": self.profile, "subset": self.subset,
-            "verdict": cert["verdict"],
-            "target": None if self.target is None else {
-                "name": self.target, "fits": {n: f.fits for n, f in self.fits},
-                "reasons": {n: [ascii_text(r) for r in f.reasons] for n, f in self.fits}}})
+        return report_json(
+            {
+                "certificate_sha256": hashlib.sha256(self.certificate_bytes).hexdigest(),
+                "graphs": [
+                    {
+                        "name": gr["name"],
+                        "nodes": [
+                            {
+                                "flags": n["npu_flags"],
+                                "index": n["index"],
+                                "op": n["op"],
+                                "out_bits": [o["bits"] for o in n["out"]],
+                            }
+                            for n in gr["nodes"]
+                        ],
+                    }
+                    for gr in cert["graphs"]
+                ],
+                "meets": self.meets,
+                "profile": self.profile,
+                "subset": self.subset,
+                "verdict": cert["verdict"],
+                "target": None
+                if self.target is None
+                else {
+                    "name": self.target,
+                    "fits": {n: f.fits for n, f in self.fits},
+                    "reasons": {n: [ascii_text(r) for r in f.reasons] for n, f in self.fits},
+                },
+            }
+        )
 
 
-def check(sources: Sequence[Source], *, roles: Sequence[str] = (),
-          capability: str | None = None, profile: str | None = None, subset: str = "npu",
-          set_sha256: str | None = None, target: str | None = None) -> Checked:
+def check(
+    sources: Sequence[Source],
+    *,
+    roles: Sequence[str] = (),
+    capability: str | None = None,
+    profile: str | None = None,
+    subset: str = "npu",
+    set_sha256: str | None = None,
+    target: str | None = None,
+) -> Checked:
     """Load every graph (§10.5 steps 1–8), certify the set (§8) and judge it against
     ``profile`` (default ``acc32`` with subset ``npu``, ``acc64`` with ``full``) and
     ``subset``; with ``target``, whether each graph fits that target after its rewrites and
@@ -98,7 +125,15 @@ def check(sources: Sequence[Source], *, roles: Sequence[str] = (),
     v = cert["verdict"]
     fits: tuple = ()
     if tgt is not None:
-        from waiexport.targets.exporter import fit    # with a target alone: check starts light
+        from waiexport.targets.exporter import fit  # with a target alone: check starts light
+
         fits = tuple((m.name, fit(m, tgt, m.name)) for m in members)
-    return Checked(cert, blob, profile, subset, bool(v[profile] and (subset != "npu" or v["npu"])),
-                   target, fits)
+    return Checked(
+        cert,
+        blob,
+        profile,
+        subset,
+        bool(v[profile] and (subset != "npu" or v["npu"])),
+        target,
+        fits,
+    )

@@ -66,8 +66,14 @@ class Exported:
         return "\n".join([*(f"rewrite: {r}" for r in self.rewrites), *self.lines])
 
 
-def export(source: Source, output: str | Path, *, target: str = "ort-cpu",
-           sizes: Sequence[tuple[int, int]] = (), progress: Progress | None = None) -> Exported:
+def export(
+    source: Source,
+    output: str | Path,
+    *,
+    target: str = "ort-cpu",
+    sizes: Sequence[tuple[int, int]] = (),
+    progress: Progress | None = None,
+) -> Exported:
     """Check ``source`` (acc32 and the target's subset), rewrite it for ``target``, export it,
     self-check the model against the exact reference on inputs at the ends of the declared
     ranges (on the target's own runtime where its description names one and it is
@@ -102,38 +108,54 @@ def export(source: Source, output: str | Path, *, target: str = "ort-cpu",
     member = member_of(source)
     stem = Path(source).stem if isinstance(source, (str, Path)) else member.name
     exp = exporter.export(member, tgt, stem)
-    rewrites = tuple(f"{exp.outcome.changed(c)} {c.op}: {c.rewrite}"
-                     for c in exp.outcome.changes if c.applied)
+    rewrites = tuple(
+        f"{exp.outcome.changed(c)} {c.op}: {c.rewrite}" for c in exp.outcome.changes if c.applied
+    )
     shapes = _static_shapes(exp, sizes) if fmt.static else None
     judge, judged_on, unchecked = _judge(tgt, fmt)
     size, checked = _check_sizes(exp, shapes)
     model = exp.built(shapes)
-    probes = _self_check(exp, checked, judge, f"on {judged_on}", progress) \
-        if judge is not None or fmt.judge else 0
+    probes = (
+        _self_check(exp, checked, judge, f"on {judged_on}", progress)
+        if judge is not None or fmt.judge
+        else 0
+    )
     at_size = _at_size(exp, tgt, fmt, size, checked, progress) if probes else None
     try:
         saved = fmt.save(exp, model, Path(output), stem)
     except OSError as e:
         raise Unwritten(str(output), e) from e
-    report = {**fmt.report(exp, model), "bytes": len(model.data), "model": saved["model"],
-              "rewrites": exp.rewrites,
-              "self_check": {"bit_exact": True if probes else None, "decodes": probes,
-                             "on": judged_on or None,
-                             **({"not_on": unchecked} if unchecked else {}),
-                             **({"size": _hw(checked), "at_model_size": at_size}
-                                if at_size is not None else {})},
-              "target": tgt.name}
-    lines = [fmt.summary(exp, model, saved["model"], probes)
-             + (f" (on {judged_on})" if tgt.checked_on else "")]
+    report = {
+        **fmt.report(exp, model),
+        "bytes": len(model.data),
+        "model": saved["model"],
+        "rewrites": exp.rewrites,
+        "self_check": {
+            "bit_exact": True if probes else None,
+            "decodes": probes,
+            "on": judged_on or None,
+            **({"not_on": unchecked} if unchecked else {}),
+            **({"size": _hw(checked), "at_model_size": at_size} if at_size is not None else {}),
+        },
+        "target": tgt.name,
+    }
+    lines = [
+        fmt.summary(exp, model, saved["model"], probes)
+        + (f" (on {judged_on})" if tgt.checked_on else "")
+    ]
     if unchecked:
         lines.append(f"not self-checked on the target's own runtime: {unchecked}")
     if not probes:
-        lines.append(f"not self-checked: no runtime here judges {fmt.name.upper()} models "
-                     "exactly but the target's own" + (f" ({tgt.checked_on})" if tgt.checked_on
-                                                       else ", and this target names none"))
+        lines.append(
+            f"not self-checked: no runtime here judges {fmt.name.upper()} models "
+            "exactly but the target's own"
+            + (f" ({tgt.checked_on})" if tgt.checked_on else ", and this target names none")
+        )
     if at_size is not None:
-        lines.append(f"self-checked at {_hw(checked)}, where every node's edges and interior "
-                     f"occur; at the model's {_hw(size)}: {at_size['said']}")
+        lines.append(
+            f"self-checked at {_hw(checked)}, where every node's edges and interior "
+            f"occur; at the model's {_hw(size)}: {at_size['said']}"
+        )
     report.update(saved.get("report", {}))
     lines += saved.get("lines", [])
     return Exported(report, rewrites, tuple(lines))
@@ -153,35 +175,47 @@ def _check_sizes(exp: Export, shapes: list | None) -> tuple:
     return size, exporter.check_size(exp.graph, size)
 
 
-def _self_check(exp: Export, size: tuple | None, judge: Engine | None, where: str,
-                progress: Progress | None) -> int:
+def _self_check(
+    exp: Export, size: tuple | None, judge: Engine | None, where: str, progress: Progress | None
+) -> int:
     """:func:`~waiexport.targets.exporter.self_check` at ``size``: how many decodes matched;
     raises :class:`SelfCheckFailed`."""
     bar = (lambda n: progress(f"self-check {where.split(',')[0]}", n)) if progress else None
-    probes, difference = exporter.self_check(exp, sizes=[size] if size else None, engine=judge,
-                                    progress=bar)
+    probes, difference = exporter.self_check(
+        exp, sizes=[size] if size else None, engine=judge, progress=bar
+    )
     if difference:
         raise SelfCheckFailed(where, difference)
     return probes
 
 
-def _at_size(exp: Export, tgt: Target, fmt: Format, size: tuple | None, checked: tuple | None,
-             progress: Progress | None) -> dict | None:
+def _at_size(
+    exp: Export,
+    tgt: Target,
+    fmt: Format,
+    size: tuple | None,
+    checked: tuple | None,
+    progress: Progress | None,
+) -> dict | None:
     """The static model run at its own size too, on the format's engine for that
     (``judge_at_size``, IREE for TOSA) or else the target's own runtime, where installed:
     what it found, in words and counts; a difference there raises :class:`SelfCheckFailed`
     as one at the check size does."""
     if size is None or checked == size:
         return None
-    same = ("it differs from the checked model only in its shapes and the constants that "
-            "follow from them")
+    same = (
+        "it differs from the checked model only in its shapes and the constants that "
+        "follow from them"
+    )
     on = fmt.judge_at_size or tgt.checked_on
     if not on:
-        return {"on": None,
-                "said": f"not run (no engine here runs {tgt.name}'s models at this size); {same}"}
+        return {
+            "on": None,
+            "said": f"not run (no engine here runs {tgt.name}'s models at this size); {same}",
+        }
     try:
         judge = engines.engine(on, isolate=True, target=tgt.name)
-    except (EngineUnavailable, EngineFailure) as e:     # not here, or failed to start
+    except (EngineUnavailable, EngineFailure) as e:  # not here, or failed to start
         return {"on": None, "said": f"not run ({on}: {e}); {same}"}
     probes = _self_check(exp, size, judge, f"at {_hw(size)} on {on}", progress)
     return {"on": on, "decodes": probes, "said": f"{probes} decodes bit-exact on {on}"}
@@ -195,7 +229,7 @@ def _judge(tgt: Target, fmt: Format) -> tuple[Engine | None, str, str | None]:
         return None, fmt.judge, None
     try:
         judge = engines.engine(tgt.checked_on, isolate=True)
-    except (EngineUnavailable, EngineFailure) as e:     # not here, or failed to start
+    except (EngineUnavailable, EngineFailure) as e:  # not here, or failed to start
         return None, fmt.judge, f"{tgt.checked_on}: {e}"
     return judge, f"{tgt.checked_on}, {judge.describe()['runs_on']}", None
 
@@ -211,8 +245,10 @@ def _static_shapes(exp: Export, sizes: Sequence[tuple[int, int]]) -> list:
     if len(sizes) != len(data_inputs):
         raise ValueError(f"{len(sizes)} sizes for {len(data_inputs)} data inputs")
     size = iter(sizes)
-    shapes = [(g.tensor(i.tensor).channels, *(next(size) if i.kind == "data" else sizes[0]))
-              for i in g.inputs]
+    shapes = [
+        (g.tensor(i.tensor).channels, *(next(size) if i.kind == "data" else sizes[0]))
+        for i in g.inputs
+    ]
     try:
         run_plan(g, shapes, [s.lo for s in g.scalars])
     except Refusal as r:

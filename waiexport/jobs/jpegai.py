@@ -7,8 +7,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Union
 from waiexport.capabilities.jpegai import read_bundle
-from waiexport.capabilities.jpegai_entropy import (PLANES, decode_planes, digest, hyper_latent,
-                                                    read_flags)
+from waiexport.capabilities.jpegai_entropy import (
+    PLANES,
+    decode_planes,
+    digest,
+    hyper_latent,
+    read_flags,
+)
 from waiexport.capabilities.jpegai_entropy import compare as compare_planes
 from waiexport.files import npy_bytes, output_folder, read_bounded
 from waiexport.jsonio import report_json
@@ -22,8 +27,7 @@ from waiexport.whg1 import write
 from .source import Progress
 from .validation import validate, vectors
 
-__all__ = ["Decoded", "InputRefused", "AtScale", "jpegai_decode", "PAYLOAD_LIMIT",
-           "FLAGS_LIMIT"]
+__all__ = ["Decoded", "InputRefused", "AtScale", "jpegai_decode", "PAYLOAD_LIMIT", "FLAGS_LIMIT"]
 
 #: The most a segment's payload file may hold (a full-HD stream's are a few MB).
 PAYLOAD_LIMIT = 1 << 28
@@ -73,12 +77,20 @@ def _bytes(source: Payload, limit: int) -> bytes:
     return source if isinstance(source, bytes) else read_bounded(Path(source), limit)
 
 
-def jpegai_decode(bundle: str | Path, soz: Payload, sorp: Payload, sors: Payload,
-                  grfs_y: Payload, grfs_uv: Payload, *, engine: str | Engine = "reference",
-                  compare: bool = False, validate: bool = True,
-                  output: str | Path | None = None,
-                  progress: Progress | None = None
-                  ) -> Decoded:
+def jpegai_decode(
+    bundle: str | Path,
+    soz: Payload,
+    sorp: Payload,
+    sors: Payload,
+    grfs_y: Payload,
+    grfs_uv: Payload,
+    *,
+    engine: str | Engine = "reference",
+    compare: bool = False,
+    validate: bool = True,
+    output: str | Path | None = None,
+    progress: Progress | None = None,
+) -> Decoded:
     """Decode both planes: the payloads (paths or bytes) to ``z``, ``v``, the mask,
     ``likely``, ``sigma_idx`` and ``y_q``, the scale graphs on ``engine`` (a name or an
     engine), with ``compare`` on the reference too; with ``validate``, whether the engine
@@ -102,45 +114,59 @@ def jpegai_decode(bundle: str | Path, soz: Payload, sorp: Payload, sors: Payload
         norm, graphs = read_bundle(Path(bundle))
     except Refusal as r:
         raise InputRefused("bundle", r, r.where) from None
-    payloads = {"SOZ": _bytes(soz, PAYLOAD_LIMIT), "SORP": _bytes(sorp, PAYLOAD_LIMIT),
-                "SORS": _bytes(sors, PAYLOAD_LIMIT)}
+    payloads = {
+        "SOZ": _bytes(soz, PAYLOAD_LIMIT),
+        "SORP": _bytes(sorp, PAYLOAD_LIMIT),
+        "SORS": _bytes(sors, PAYLOAD_LIMIT),
+    }
     flags = {}
     for plane, source in (("y", grfs_y), ("uv", grfs_uv)):
         try:
-            flags[plane] = read_flags(_bytes(source, FLAGS_LIMIT), PLANES[plane].channels,
-                                      f"GRFS flags of plane {plane}")
+            flags[plane] = read_flags(
+                _bytes(source, FLAGS_LIMIT), PLANES[plane].channels, f"GRFS flags of plane {plane}"
+            )
         except Refusal as r:
             raise InputRefused(f"grfs_{plane}", r, r.where) from None
     eng = engines.engine(engine, isolate=True) if isinstance(engine, str) else engine
     sides = {"engine": eng} | ({"reference": engines.engine("reference")} if compare else {})
     hyper = {}
-    for plane in PLANES:            # what can be refused is refused before any graph runs
+    for plane in PLANES:  # what can be refused is refused before any graph runs
         try:
             hyper[plane] = hyper_latent(payloads["SOZ"], norm, plane)
         except StageRefusal as r:
             raise InputRefused("SOZ", r, f"hyper-latent, position {r.at}") from None
-    loaded = {(side, spec.role): _load_scale(e, write(graphs[spec.role]), spec.role)
-              for side, e in sides.items() for spec in PLANES.values()}
+    loaded = {
+        (side, spec.role): _load_scale(e, write(graphs[spec.role]), spec.role)
+        for side, e in sides.items()
+        for spec in PLANES.values()
+    }
     latents = {k: payloads[k] for k in ("SORP", "SORS")}
     label = "decoding both planes" + (" on the engine and the reference" if compare else "")
     bar = progress(label, 2 * len(sides)) if progress else None
     planes: dict = {}
     for side in sides:
         try:
-            planes[side] = decode_planes(norm, graphs, lambda role, _, side=side: loaded[
-                side, role], payloads["SOZ"], latents, flags, progress=bar, hyper=hyper)
-        except EngineFailure as e:      # a crash, a time limit, an error of its own
+            planes[side] = decode_planes(
+                norm,
+                graphs,
+                lambda role, _, side=side: loaded[side, role],
+                payloads["SOZ"],
+                latents,
+                flags,
+                progress=bar,
+                hyper=hyper,
+            )
+        except EngineFailure as e:  # a crash, a time limit, an error of its own
             raise AtScale(sides[side].name, "scale graph", e) from None
     mine = planes["engine"]
-    report = {p: compare_planes(mine[p], planes["reference"][p]) for p in mine} if compare \
-        else None
-    differs = bool(report and any(not d["agree"] for c in report.values()
-                                   for d in c.values()))
+    report = {p: compare_planes(mine[p], planes["reference"][p]) for p in mine} if compare else None
+    differs = bool(report and any(not d["agree"] for c in report.values() for d in c.values()))
     refused = {p: pl.refused for p, pl in mine.items() if pl.refused}
-    if refused and not differs:     # a refused decode gives nothing but its refusal
+    if refused and not differs:  # a refused decode gives nothing but its refusal
         plane, first = next(iter(refused.items()))
-        raise InputRefused(PLANES[plane].segment, first,
-                           f"latent of plane {plane}, position {first.at}")
+        raise InputRefused(
+            PLANES[plane].segment, first, f"latent of plane {plane}, position {first.at}"
+        )
     files: dict[str, bytes] = {}
     described: dict[str, dict] = {}
     for plane, pl in mine.items():
@@ -172,11 +198,21 @@ def _load_scale(eng: Engine, data: bytes, role: str) -> Loaded:
 def _validated(eng: Engine, progress: Progress | None) -> dict:
     """Whether ``eng`` passes validate on the committed corpus for its profile."""
     read = vectors()
-    bar = progress(f"validating {eng.name} on the committed corpus",
-                   sum(len(v) for _, v in read)) if progress else None
+    bar = (
+        progress(f"validating {eng.name} on the committed corpus", sum(len(v) for _, v in read))
+        if progress
+        else None
+    )
     rep = validate(read, engine=eng, progress=bar).report
     t = rep["totals"]
-    return {"profile": eng.profile, "passed": t["pass"], "failed": t["fail"],
-            "ran_elsewhere": t["elsewhere"], "crashed": t["crashed"],
-            "timed_out": t["timed_out"], "declined": t["declined"],
-            "not_for_engine": t["skip"], "conforming": rep["claim"] is not None}
+    return {
+        "profile": eng.profile,
+        "passed": t["pass"],
+        "failed": t["fail"],
+        "ran_elsewhere": t["elsewhere"],
+        "crashed": t["crashed"],
+        "timed_out": t["timed_out"],
+        "declined": t["declined"],
+        "not_for_engine": t["skip"],
+        "conforming": rep["claim"] is not None,
+    }

@@ -31,8 +31,7 @@ class Lowered:
 
     def to_json(self) -> str:
         """``lower --json``: {verdict, written: [paths]}."""
-        return report_json({"verdict": self.certificate["verdict"],
-                            "written": list(self.written)})
+        return report_json({"verdict": self.certificate["verdict"], "written": list(self.written)})
 
 
 def lower(form: str, source: str | Path, output: str | Path | None = None) -> Lowered:

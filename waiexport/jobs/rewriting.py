@@ -38,21 +38,29 @@ class Rewritten:
     @property
     def mapped_at_export(self) -> list:
         """``(node, op, limit)`` for each limit the export maps rather than rewrites."""
-        return [(i, op, lim) for i, op, lims in self.outcome.remaining for lim in lims
-                if lim.mapped]
+        return [
+            (i, op, lim) for i, op, lims in self.outcome.remaining for lim in lims if lim.mapped
+        ]
 
     def to_json(self) -> str:
         """``rewrite --json``'s report: {after, before, changes, fits, mapped_at_export,
         output_sha256, reasons, target}."""
         o = self.outcome
-        return report_json({
-            "after": o.after["verdict"], "before": o.before["verdict"],
-            "changes": [c.as_json() for c in o.changes],
-            "fits": self.fit.fits, "reasons": [ascii_text(r) for r in self.fit.reasons],
-            "mapped_at_export": [{"mapping": ascii_text(lim.words), "node": o.sources[i],
-                                  "now": i, "op": op} for i, op, lim in self.mapped_at_export],
-            "output_sha256": o.after["graphs"][0]["graph_sha256"],
-            "target": self.target})
+        return report_json(
+            {
+                "after": o.after["verdict"],
+                "before": o.before["verdict"],
+                "changes": [c.as_json() for c in o.changes],
+                "fits": self.fit.fits,
+                "reasons": [ascii_text(r) for r in self.fit.reasons],
+                "mapped_at_export": [
+                    {"mapping": ascii_text(lim.words), "node": o.sources[i], "now": i, "op": op}
+                    for i, op, lim in self.mapped_at_export
+                ],
+                "output_sha256": o.after["graphs"][0]["graph_sha256"],
+                "target": self.target,
+            }
+        )
 
     def lines(self) -> list[str]:
         """What changed node by node, what export maps, why it does not fit, and the verdict
@@ -65,12 +73,16 @@ class Rewritten:
             out.append("  nothing to rewrite")
         for i, op, lim in self.mapped_at_export:
             out.append(f"  {o.label(i)} {op}: at export: {lim}")
-        out += [f"  {r}" if r.startswith("does not fit") else f"  does not fit: {r}"
-                for r in self.fit.reasons]
+        out += [
+            f"  {r}" if r.startswith("does not fit") else f"  does not fit: {r}"
+            for r in self.fit.reasons
+        ]
         yes = {True: "yes", False: "no"}
         b, a = o.before["verdict"], o.after["verdict"]
-        out.append(f"acc32 before {yes[b['acc32']]}, after {yes[a['acc32']]}; "
-                   f"{'fits' if self.fit.fits else 'does not fit'} {self.target}")
+        out.append(
+            f"acc32 before {yes[b['acc32']]}, after {yes[a['acc32']]}; "
+            f"{'fits' if self.fit.fits else 'does not fit'} {self.target}"
+        )
         return out
 
 

@@ -45,13 +45,23 @@ class Ran:
     def to_json(self) -> str:
         """``run --json``: ``{"outputs": [...]}`` or ``{"refuse": code}`` per decode, one
         object for a single decode, an array for a sequence."""
-        out = [{"outputs": [tensor_json(o) for o in r["outputs"]]} if "outputs" in r
-               else {"refuse": r["refuse"]} for r in self.results]
+        out = [
+            {"outputs": [tensor_json(o) for o in r["outputs"]]}
+            if "outputs" in r
+            else {"refuse": r["refuse"]}
+            for r in self.results
+        ]
         return report_json(out[0] if self.one else out)
 
 
-def run(source: Source | Loaded, decodes: Sequence | dict | str | Path, *,
-        engine: str = "reference", target: str | None = None, capability: str | None = None) -> Ran:
+def run(
+    source: Source | Loaded,
+    decodes: Sequence | dict | str | Path,
+    *,
+    engine: str = "reference",
+    target: str | None = None,
+    capability: str | None = None,
+) -> Ran:
     """Run ``decodes`` (a DECODE.json path, a §14.1 decode object, a list of them for a
     sequence, or ``(inputs, scalars)`` pairs) as one sequence through ``source`` (a graph as
     :mod:`.source` takes it, loaded by ``engine`` running ``target``'s models where given; or
@@ -73,17 +83,21 @@ def run(source: Source | Loaded, decodes: Sequence | dict | str | Path, *,
         The engine declined or failed a decode.
     """
     loaded = source if isinstance(source, Loaded) else _loaded(source, engine, target)
-    read = loads(read_bounded(Path(decodes), READ_LIMIT)) \
-        if isinstance(decodes, (str, Path)) else decodes
+    read = (
+        loads(read_bounded(Path(decodes), READ_LIMIT))
+        if isinstance(decodes, (str, Path))
+        else decodes
+    )
     g = loaded.graph
     one = isinstance(read, dict)
     given = [read] if isinstance(read, dict) else list(read)
     if not given:
         raise BadInput("an empty array: nothing to run")
     n_data = sum(1 for i in g.inputs if i.kind == "data")
-    parsed = [d if isinstance(d, tuple) else parse_decode(d, n_data, len(g.scalars),
-                                                          f"decode {k}")
-              for k, d in enumerate(given)]
+    parsed = [
+        d if isinstance(d, tuple) else parse_decode(d, n_data, len(g.scalars), f"decode {k}")
+        for k, d in enumerate(given)
+    ]
     seq, results = loaded.sequence(), list[dict]()
     for k, (inputs, scalars) in enumerate(parsed):
         try:

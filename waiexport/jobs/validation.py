@@ -68,15 +68,23 @@ def vectors(paths: Sequence[str | Path] = ()) -> list:
             raise FileNotFoundError(2, "no such vector file or folder", str(p))
     read = read_all(files_under([Path(p) for p in paths] or [CORPUS]))
     if not sum(len(v) for _, v in read):
-        raise NothingToValidate(f"no vector in {len(read)} .jsonl "
-                                f"file{'' if len(read) == 1 else 's'}")
+        raise NothingToValidate(
+            f"no vector in {len(read)} .jsonl file{'' if len(read) == 1 else 's'}"
+        )
     return read
 
 
-def validate(paths: Sequence[str | Path] | list = (), *, engine: str | Engine = "reference",
-             target: str | None = None, time_limit: float = 300.0, memory_limit: float = 8.0,
-             allow_fallback: bool = False, locate: bool = False,
-             progress: Callable[[int], None] | None = None) -> Validated:
+def validate(
+    paths: Sequence[str | Path] | list = (),
+    *,
+    engine: str | Engine = "reference",
+    target: str | None = None,
+    time_limit: float = 300.0,
+    memory_limit: float = 8.0,
+    allow_fallback: bool = False,
+    locate: bool = False,
+    progress: Callable[[int], None] | None = None,
+) -> Validated:
     """Run every vector of ``paths`` (as :func:`vectors` reads them, or what it returned) on
     ``engine`` (a name, or an engine already made), running ``target``'s models where given;
     ``time_limit`` seconds a decode and ``memory_limit`` GiB a worker may take;
@@ -94,8 +102,14 @@ def validate(paths: Sequence[str | Path] | list = (), *, engine: str | Engine = 
     if isinstance(engine, str):
         if target is not None:
             described(target)
-        engine = engines.engine(engine, fallback=allow_fallback, isolate=True, target=target,
-                       time_limit=time_limit, memory_limit=int(memory_limit * 2**30))
+        engine = engines.engine(
+            engine,
+            fallback=allow_fallback,
+            isolate=True,
+            target=target,
+            time_limit=time_limit,
+            memory_limit=int(memory_limit * 2**30),
+        )
     read = paths if paths and isinstance(paths[0], tuple) else vectors(paths)
     outcomes = run_all(engine, read, progress=progress, locate=locate)
     return Validated(report(engine, outcomes), tuple(outcomes))

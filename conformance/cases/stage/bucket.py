@@ -7,9 +7,11 @@ EDGES = [-10, 0, 7, 7, 20]
 def _at_edges(rule: str, edges: list[int]):
     for e in sorted(set(edges)):
         for d, name in ((-1, "below"), (0, "at"), (1, "above")):
-            yield (f"bucket_{rule}_{name}_edge_{e}".replace("-", "m"), {"sigma": e + d,
-                                                                         "edges": edges},
-                   {"bucket": rule})
+            yield (
+                f"bucket_{rule}_{name}_edge_{e}".replace("-", "m"),
+                {"sigma": e + d, "edges": edges},
+                {"bucket": rule},
+            )
 
 
 CASES = [

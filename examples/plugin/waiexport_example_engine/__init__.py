@@ -23,6 +23,7 @@ class SequentialOrt(ModelEngine):
 
     def open(self, model):
         import onnxruntime as ort
+
         opts = ort.SessionOptions()
         opts.intra_op_num_threads = opts.inter_op_num_threads = 1
         opts.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
@@ -32,6 +33,8 @@ class SequentialOrt(ModelEngine):
         return lambda feed: dict(zip(names, session.run(names, feed)))
 
     def describe(self) -> dict:
-        return {"runs_on": "onnxruntime's CPU provider, one thread, sequential execution "
-                           "(the waiexport example plug-in)",
-                "packages": versions("waiexport-example-engine", "onnxruntime", "waiexport")}
+        return {
+            "runs_on": "onnxruntime's CPU provider, one thread, sequential execution "
+            "(the waiexport example plug-in)",
+            "packages": versions("waiexport-example-engine", "onnxruntime", "waiexport"),
+        }

@@ -14,4 +14,4 @@ def r_half_up(p: int, s: int) -> int:
     """§2: ``p`` for ``s = 0``, else ``⌊(p + 2^(s−1)) / 2^s⌋``."""
     if s == 0:
         return p
-    return (p + 2 ** (s - 1)) // 2 ** s
+    return (p + 2 ** (s - 1)) // 2**s

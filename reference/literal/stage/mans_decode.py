@@ -20,7 +20,7 @@ class _W:
     def le64(self, i):
         v = 0
         for j in range(8):
-            v += self.M[i + j] * 256 ** j
+            v += self.M[i + j] * 256**j
         return v
 
     def init(self):
@@ -32,7 +32,7 @@ class _W:
         while 2 ** (b + 1) <= self.h:
             b += 1
         self.b = b
-        self.h = self.h - 2 ** b
+        self.h = self.h - 2**b
         self.s1 = self.read(8)
         self.s2 = self.read(8)
         self.flush()
@@ -41,8 +41,8 @@ class _W:
         if k > self.b:
             raise _Exhausted
         self.b = self.b - k
-        r = self.h // 2 ** self.b
-        self.h = self.h - r * 2 ** self.b
+        r = self.h // 2**self.b
+        self.h = self.h - r * 2**self.b
         return r
 
     def flush(self):
@@ -57,7 +57,7 @@ class _W:
         return self.s1 if which == 1 else self.s2
 
     def set_state(self, which, t):
-        value = ((t // 2 ** 16) | self.read(t // 2 ** 24)) % 256
+        value = ((t // 2**16) | self.read(t // 2**24)) % 256
         if which == 1:
             self.s1 = value
         else:
@@ -66,9 +66,9 @@ class _W:
 
 def _nb_base(nxt):
     nb = 0
-    while nxt * 2 ** nb < 256:
+    while nxt * 2**nb < 256:
         nb += 1
-    return nb, (nxt * 2 ** nb) ^ 256
+    return nb, (nxt * 2**nb) ^ 256
 
 
 def _latent_table(P):
@@ -91,7 +91,7 @@ def _latent_table(P):
     out = []
     for sym, nxt in T:
         nb, base = _nb_base(nxt)
-        out.append(nb * 2 ** 24 + base * 2 ** 16 + sym % 2 ** 16)
+        out.append(nb * 2**24 + base * 2**16 + sym % 2**16)
     return out
 
 
@@ -99,9 +99,9 @@ def _zp():
     Zp = {}
     nb = 0
     for i in range(511, 0, -1):
-        if i * 2 ** nb < 256:
+        if i * 2**nb < 256:
             nb += 1
-        Zp[i] = ((i * 2 ** nb) ^ 256) + 256 * nb
+        Zp[i] = ((i * 2**nb) ^ 256) + 256 * nb
     return Zp
 
 
@@ -116,7 +116,7 @@ def _sgm(w, inp):
         at[0] = pos + i
         t = tables[sig][w.state(which)]
         w.set_state(which, t)
-        syms[i] = _wrap16(t % 2 ** 16)
+        syms[i] = _wrap16(t % 2**16)
 
     def do_out(i, sig, syms):
         at[0] = pos + i
@@ -184,9 +184,9 @@ def _fac(w, inp):
             for a in range(63):
                 k = c[a] - prev
                 for j in range(prev, c[a]):
-                    Tz[j] = Zp[k + j - prev] * 2 ** 16 + a
+                    Tz[j] = Zp[k + j - prev] * 2**16 + a
                 prev = c[a]
-            Tz[255] = Zp[1] * 2 ** 16 + 63
+            Tz[255] = Zp[1] * 2**16 + 63
             syms = [0] * n
 
             def do_in(which, i):
@@ -194,7 +194,7 @@ def _fac(w, inp):
                 last = pos + i
                 t = Tz[w.state(which)]
                 w.set_state(which, t)
-                syms[i] = t % 2 ** 8
+                syms[i] = t % 2**8
 
             def do_out(i):
                 nonlocal last
@@ -244,8 +244,9 @@ def _checks(inp):
         for span in inp["spans"]:
             refuse_unless(len(span["mask"]) == len(span["sigma"]), "span")
             for s in span["sigma"]:
-                refuse_unless(isinstance(s, int) and 0 <= s < len(pmf)
-                              and s < len(inp["bounds"]), "sigma")
+                refuse_unless(
+                    isinstance(s, int) and 0 <= s < len(pmf) and s < len(inp["bounds"]), "sigma"
+                )
     elif inp["mode"] == "fac":
         for c in inp["rows"]:
             refuse_unless(len(c) == 63, "row")

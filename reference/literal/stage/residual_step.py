@@ -8,5 +8,5 @@ def run(inp, modes):
     refuse_unless(lo < hi, "lo < hi")
     refuse_unless(lo <= pred <= hi, "pred")
     refuse_unless(1 <= q <= 65535, "q")
-    refuse_unless(-2 ** 31 <= r <= 2 ** 31 - 1, "r")
+    refuse_unless(-(2**31) <= r <= 2**31 - 1, "r")
     return {"value": min(max(pred + r * q, lo), hi)}

@@ -15,7 +15,8 @@ __all__ = ["LOWER", "LowerCtx", "ExportError", "DoesNotFit", "clip", "WIDE"]
 
 #: Each operator's ONNX lowering, by the §5 table's names.
 LOWER: dict[str, Lowering[Emitter, LowerCtx]] = {
-    op.name: import_module(f"{__name__}.{op.name}").lower for op in OPS}
+    op.name: import_module(f"{__name__}.{op.name}").lower for op in OPS
+}
 
 #: The intermediates whose values the lowerings form as 128-bit values (:mod:`..wide`)
 #: where their certified intervals pass 64 bits: every ``wide`` or ``product`` one (§7.1,

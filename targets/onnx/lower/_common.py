@@ -10,10 +10,19 @@ from ...errors import DoesNotFit, ExportError
 from ..emit import I8, I32, I64, Emitter, fits_i8
 from ..probes import CLAMP
 
-__all__ = ["LowerCtx", "wide", "narrow", "stored", "clip", "depth_to_space", "fits_i8",
-           "phase_major", "shuffled_alone", "ExportError", "DoesNotFit"]
-
-
+__all__ = [
+    "LowerCtx",
+    "wide",
+    "narrow",
+    "stored",
+    "clip",
+    "depth_to_space",
+    "fits_i8",
+    "phase_major",
+    "shuffled_alone",
+    "ExportError",
+    "DoesNotFit",
+]
 
 
 @dataclass
@@ -27,8 +36,8 @@ class LowerCtx:
     graph: object
     target: object = None
     perms: dict = field(default_factory=dict)
-    nodes: dict = field(default_factory=dict)   # each operator's certified intermediates
-    u8s8: bool | None = None    # the u8×s8 probe's verdict on the model's provider
+    nodes: dict = field(default_factory=dict)  # each operator's certified intermediates
+    u8s8: bool | None = None  # the u8×s8 probe's verdict on the model's provider
 
     def range_of(self, t: int) -> tuple[int, int]:
         return self.intervals[t]
@@ -90,8 +99,9 @@ def clip(e: Emitter, x: str, lo: int, hi: int) -> str:
 
     def apart(v: str) -> str:
         return e.node("BitwiseOr", [v, e.const(0, e.storage)]) if split else v
+
     out = apart(x)
-    if hi < top:            # Clip's bounds go through float32 on OpenVINO (measured)
+    if hi < top:  # Clip's bounds go through float32 on OpenVINO (measured)
         out = apart(e.node("Min", [out, e.const(hi, e.storage)]))
     if lo > bottom or out == x:
         out = apart(e.node("Max", [out, e.const(lo, e.storage)]))
@@ -108,8 +118,9 @@ def clamped(e: Emitter, x: str, lo: int, hi: int) -> str:
     return out
 
 
-def depth_to_space(e: Emitter, x: str, c: int, rh: int, rw: int, in8: bool,
-                   mode: str = "CRD") -> str:
+def depth_to_space(
+    e: Emitter, x: str, c: int, rh: int, rw: int, in8: bool, mode: str = "CRD"
+) -> str:
     """``[1, c·rh·rw, A, B]`` to ``[1, c, A·rh, B·rw]``, channel ``(c′·rh + i)·rw + j``
     (``CRD``; ``(i·rw + j)·c + c′`` for ``DCR``) to offset ``(i, j)``. ``in8``: every value
     is an int8 (the caller has it certified), so the move runs on int8. Either order is two
@@ -120,13 +131,19 @@ def depth_to_space(e: Emitter, x: str, c: int, rh: int, rw: int, in8: bool,
     own depth-to-space reads ``DCR`` (a fixed-function unit) gets its ``DepthToSpace``."""
     if rh == rw == 1:
         return x
-    if in8 and rh == rw and mode == "DCR" and e.target is not None and \
-            e.target.depth_to_space == DCR:
-        return e.widen(e.node("DepthToSpace", [e.cast(x, I8)], blocksize=rh, mode=mode), I8,
-                       e.storage)
+    if (
+        in8
+        and rh == rw
+        and mode == "DCR"
+        and e.target is not None
+        and e.target.depth_to_space == DCR
+    ):
+        return e.widen(
+            e.node("DepthToSpace", [e.cast(x, I8)], blocksize=rh, mode=mode), I8, e.storage
+        )
     h, w = e.hw(x)
     y = e.cast(x, I8) if in8 else x
-    if mode == "DCR":   # (i, j, c′, h, w) → (i, c′·h, w, j) → (c′, h, i, w·j)
+    if mode == "DCR":  # (i, j, c′, h, w) → (i, c′·h, w, j) → (c′, h, i, w·j)
         y = e.node("Transpose", [e.reshape(y, [rh, rw, e.times(h, c), w])], perm=[0, 2, 3, 1])
         y = e.node("Transpose", [e.reshape(y, [rh, c, h, e.times(w, rw)])], perm=[1, 2, 0, 3])
     else:

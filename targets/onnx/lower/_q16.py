@@ -17,21 +17,26 @@ U64 = TensorProto.UINT64
 def exp_neg_q16(e: Emitter, x: str) -> str:
     """§2 ``exp_neg_q16(x)`` of an int64 tensor ``x ≤ 0`` (``−x`` certified to fit)."""
     n = e.node("Div", [e.node("Neg", [x]), e.const(45426, I64)])
-    t = e.node("Add", [e.node("Add", [x, e.node("Mul", [n, e.const(45426, I64)])]),
-                       e.const(88670, I64)])
+    t = e.node(
+        "Add", [e.node("Add", [x, e.node("Mul", [n, e.const(45426, I64)])]), e.const(88670, I64)]
+    )
     q = e.node("Div", [e.node("Mul", [t, t]), e.const(1 << 16, I64)])
-    y = e.node("Add", [e.node("Div", [e.node("Mul", [q, e.const(23495, I64)]),
-                                      e.const(1 << 16, I64)]), e.const(22544, I64)])
-    zero = e.node("GreaterOrEqual", [n, e.const(63, I64)])   # no int64 Min or Max, whose
-    cut = e.node("Where", [zero, e.const(63, I64), n])        # kernels erred past 2^31
+    y = e.node(
+        "Add",
+        [
+            e.node("Div", [e.node("Mul", [q, e.const(23495, I64)]), e.const(1 << 16, I64)]),
+            e.const(22544, I64),
+        ],
+    )
+    zero = e.node("GreaterOrEqual", [n, e.const(63, I64)])  # no int64 Min or Max, whose
+    cut = e.node("Where", [zero, e.const(63, I64), n])  # kernels erred past 2^31
     shifted = e.node("BitShift", [e.cast(y, U64), e.cast(cut, U64)], direction="RIGHT")
     return e.node("Where", [zero, e.const(0, I64), e.cast(shifted, I64)])
 
 
 def _at_least(e: Emitter, u: list[str], c: int) -> str:
     """``U ≥ c`` for a wide ``U``: the sign of ``U − c``."""
-    return e.node("GreaterOrEqual", [wide.add(e, u, wide.from_const(e, -c))[-1],
-                                     e.const(0, I64)])
+    return e.node("GreaterOrEqual", [wide.add(e, u, wide.from_const(e, -c))[-1], e.const(0, I64)])
 
 
 def rsqrt_q16(e: Emitter, u: list[str]) -> str:
@@ -67,5 +72,6 @@ def ones_like_axis(e: Emitter, x: str, axis: int) -> str:
     """An int64 ``[n, 1]`` of ones, ``n`` the run-time size of ``x``'s ``axis``: the right
     operand of a ``MatMul`` that sums that axis exactly."""
     shape = e.node("Concat", [e.dim(x, axis), e.const([1], I64)], axis=0)
-    return e.node("ConstantOfShape", [shape],
-                  value=helper.make_tensor("one", TensorProto.INT64, [1], [1]))
+    return e.node(
+        "ConstantOfShape", [shape], value=helper.make_tensor("one", TensorProto.INT64, [1], [1])
+    )

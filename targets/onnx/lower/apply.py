@@ -16,6 +16,15 @@ def lower(e: Emitter, op: Op, ins: Names, ctx: LowerCtx) -> Names:
     v = e.reshape(wide(e, ins[1]), [g, d, -1])
     acc = e.node("MatMul", [a, v])
     acc = e.node("Reshape", [acc, e.dims(ins[1])])
-    return [narrow(e, requantise(e, acc, round=op.params.rq.round,
-                                 shifts=[int(op.params.rq.shift[0])] * c,
-                                 span=span(ctx.nodes.get(op.index))))]
+    return [
+        narrow(
+            e,
+            requantise(
+                e,
+                acc,
+                round=op.params.rq.round,
+                shifts=[int(op.params.rq.shift[0])] * c,
+                span=span(ctx.nodes.get(op.index)),
+            ),
+        )
+    ]

@@ -14,5 +14,16 @@ def lower(e: Emitter, op: Op, ins: Names, ctx: LowerCtx) -> Names:
     c = p.table.shape[1]
     row = e.node("Gather", [e.const(p.table, I64, "rows"), ctx.scalars[p.scalar]], axis=0)
     row = e.reshape(row, [1, c, 1, 1])
-    return [narrow(e, requantise(e, wide(e, ins[0]), round=p.round, shifts=[p.shift] * c,
-                                 mult=row, span=span(ctx.nodes.get(op.index))))]
+    return [
+        narrow(
+            e,
+            requantise(
+                e,
+                wide(e, ins[0]),
+                round=p.round,
+                shifts=[p.shift] * c,
+                mult=row,
+                span=span(ctx.nodes.get(op.index)),
+            ),
+        )
+    ]

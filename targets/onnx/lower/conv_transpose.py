@@ -36,7 +36,7 @@ def phase_weights(w: np.ndarray, sh: int, sw: int) -> np.ndarray:
     for ry in range(rh):
         for rx in range(rw):
             sub = w[:, :, ry::sh, rx::sw][:, :, ::-1, ::-1].transpose(1, 0, 2, 3)
-            out[:, ry, rx, :, th - sub.shape[2]:, tw - sub.shape[3]:] = sub
+            out[:, ry, rx, :, th - sub.shape[2] :, tw - sub.shape[3] :] = sub
     return out.reshape(cout * rh * rw, cin, th, tw)
 
 
@@ -52,6 +52,7 @@ class _Side(NamedTuple):
     """One axis of the output: the input's run-time ``size`` and ``end = pad + Ho`` (each a
     1-element int64), the stride ``s``, the residues a tap reaches ``r``, the crop ``pad``,
     and ``below``, the phase rows past the input's (``A = size + below``)."""
+
     size: str
     end: str
     s: int
@@ -80,15 +81,18 @@ def _gathered(e, y, axis: int, side: _Side, fill) -> str:
     blocks = e.node("Add", [side.size, e.const([side.below], I64)])
     uh = e.node("Add", [end, e.const([side.pad], I64)])
     m = e.node("Min", [e.const([side.s], I64), e.node("Max", [uh, e.const([r + 1], I64)])])
-    reached = e.node("Range", [e.const(0, I64), e.node("Squeeze", [n, e.const([0], I64)]),
-                               e.const(1, I64)])
-    others = e.node("Expand", [n, e.node("Concat", [blocks, e.node("Sub", [
-        m, e.const([r], I64)])], axis=0)])
+    reached = e.node(
+        "Range", [e.const(0, I64), e.node("Squeeze", [n, e.const([0], I64)]), e.const(1, I64)]
+    )
+    others = e.node(
+        "Expand", [n, e.node("Concat", [blocks, e.node("Sub", [m, e.const([r], I64)])], axis=0)]
+    )
     grid = e.node("Concat", [e.reshape(reached, [blocks, r]), others], axis=1)
     idx = e.slice(e.reshape(grid, [-1]), [side.pad], end, [0])
     other = e.dim(y, 5 - axis)
-    shape = [e.const([1, fill.size], I64)] + ([e.const([1], I64), other] if axis == 2 else
-                                              [other, e.const([1], I64)])
+    shape = [e.const([1, fill.size], I64)] + (
+        [e.const([1], I64), other] if axis == 2 else [other, e.const([1], I64)]
+    )
     row = e.node("Expand", [e.const(fill, e.storage), e.node("Concat", shape, axis=0)])
     return e.node("Gather", [e.node("Concat", [y, row], axis=axis), idx], axis=axis)
 
@@ -101,11 +105,23 @@ def lower(e: Emitter, op: Op, ins: Names, ctx: LowerCtx) -> Names:
     th, tw = w.shape[2:]
     # rows a of each phase: 0 .. ⌈uh / sh⌉ − 1 = H − 1 + ⌈(kh + oph) / sh⌉ − 1
     below, right = -(-(p.kh + p.oph) // sh) - 1, -(-(p.kw + p.opw) // sw) - 1
-    rq = {k: [x for x in v for _ in range(rh * rw)] if isinstance(v, list) else v
-          for k, v in rq_args(p.rq, p.cout, ctx.nodes.get(op.index)).items()}
+    rq = {
+        k: [x for x in v for _ in range(rh * rw)] if isinstance(v, list) else v
+        for k, v in rq_args(p.rq, p.cout, ctx.nodes.get(op.index)).items()
+    }
     dtype = width(ctx.nodes.get(op.index), rq)
-    acc = mac_sum(e, ins[0], ctx.range_of(op.inputs[0]), w, ctx.target, groups=1,
-                  strides=(1, 1), pads=(th - 1, tw - 1, below, right), dtype=dtype, u8s8=ctx.u8s8)
+    acc = mac_sum(
+        e,
+        ins[0],
+        ctx.range_of(op.inputs[0]),
+        w,
+        ctx.target,
+        groups=1,
+        strides=(1, 1),
+        pads=(th - 1, tw - 1, below, right),
+        dtype=dtype,
+        u8s8=ctx.u8s8,
+    )
     y = requantise(e, acc, **rq, dtype=dtype)
     y = stored(e, y, dtype)
     out, (lo, hi) = ctx.graph.tensor(op.outputs[0]), ctx.produced(op)
@@ -114,12 +130,18 @@ def lower(e: Emitter, op: Op, ins: Names, ctx: LowerCtx) -> Names:
         lo, hi = max(lo, out.lo), min(hi, out.hi)
     y = depth_to_space(e, y, p.cout, rh, rw, fits_i8((lo, hi)))
     hin, win = e.hw(ins[0])
-    sides = {2: _side(e, hin, sh, p.kh, p.oph, p.ph, below),
-             3: _side(e, win, sw, p.kw, p.opw, p.pw, right)}
+    sides = {
+        2: _side(e, hin, sh, p.kh, p.oph, p.ph, below),
+        3: _side(e, win, sw, p.kw, p.opw, p.pw, right),
+    }
     whole = [axis for axis, side in sides.items() if side.s == side.r]
     if whole:
-        y = e.slice(y, [sides[axis].pad for axis in whole],
-                    e.node("Concat", [sides[axis].end for axis in whole], axis=0), whole)
+        y = e.slice(
+            y,
+            [sides[axis].pad for axis in whole],
+            e.node("Concat", [sides[axis].end for axis in whole], axis=0),
+            whole,
+        )
     for axis, side in sides.items():
         if axis not in whole:
             y = _gathered(e, y, axis, side, _unreached(p, out))

@@ -17,11 +17,12 @@ def lower(e: Emitter, op: Op, ins: Names, ctx: LowerCtx) -> Names:
 
     def value(o):
         return e.const([o.value], I64) if o.kind == 0 else ctx.scalars[o.value]
+
     y0, x0 = value(p.y0), value(p.x0)
     ends = [e.node("Add", [y0, value(p.h)]), e.node("Add", [x0, value(p.w)])]
-    out = e.slice(ins[0], e.node("Concat", [y0, x0], axis=0), e.node("Concat", ends, axis=0),
-                  [2, 3])
+    out = e.slice(
+        ins[0], e.node("Concat", [y0, x0], axis=0), e.node("Concat", ends, axis=0), [2, 3]
+    )
     if (p.y0.kind or p.x0.kind) and not (p.h.kind or p.w.kind):
-        out = e.reshape(out, [1, ctx.graph.tensor(op.inputs[0]).channels, p.h.value,
-                              p.w.value])
+        out = e.reshape(out, [1, ctx.graph.tensor(op.inputs[0]).channels, p.h.value, p.w.value])
     return [out]

@@ -18,8 +18,7 @@ def lower(e: Emitter, op: Op, ins: Names, ctx: LowerCtx) -> Names:
     d = e.node("Sub", [exp_neg_q16(e, low), e.const(1 << 16, I64)])
     lo, hi = span(ctx.nodes.get(op.index), "elu.p") or (-(1 << 127), 1 << 127)
     if -(1 << 63) <= lo and hi < 1 << 63:
-        neg = floor_shift(e, e.node("Mul", [d, e.const(op.params.alpha, I64)]), [16],
-                          span=(lo, hi))
+        neg = floor_shift(e, e.node("Mul", [d, e.const(op.params.alpha, I64)]), [16], span=(lo, hi))
     else:
         neg = W.narrow(e, W.floor_shift(e, W.product(e, d, [op.params.alpha]), 16))
     return [narrow(e, e.node("Where", [e.node("Greater", [v, zero]), v, neg]))]

@@ -19,8 +19,10 @@ def lower(e: Emitter, op: Op, ins: Names, ctx: LowerCtx) -> Names:
         zero = e.node("BitwiseAnd", [first, e.const(0, e.storage)])
         value = e.node("Add", [zero, e.const(p.value, e.storage)])
         return [e.node("Expand", [value, e.const([1, c, 1, 1], I64)])]
-    value = e.const([[[[p.value]]]], e.storage) if p.kind == 0 else \
-        narrow(e, e.reshape(ctx.scalars[p.value], [1, 1, 1, 1]))
+    value = (
+        e.const([[[[p.value]]]], e.storage)
+        if p.kind == 0
+        else narrow(e, e.reshape(ctx.scalars[p.value], [1, 1, 1, 1]))
+    )
     h, w = e.hw(ins[0])
-    return [e.node("Expand", [value, e.node("Concat", [
-        e.const([1, c], I64), h, w], axis=0)])]
+    return [e.node("Expand", [value, e.node("Concat", [e.const([1, c], I64), h, w], axis=0)])]

@@ -16,6 +16,15 @@ def lower(e: Emitter, op: Op, ins: Names, ctx: LowerCtx) -> Names:
     a, b = (e.reshape(wide(e, x), [g, d, -1]) for x in ins)
     acc = e.node("MatMul", [a, e.node("Transpose", [b], perm=[0, 2, 1])])
     acc = e.reshape(acc, [1, c, 1, d])
-    return [narrow(e, requantise(e, acc, round=op.params.rq.round,
-                                 shifts=[int(op.params.rq.shift[0])] * c,
-                                 span=span(ctx.nodes.get(op.index))))]
+    return [
+        narrow(
+            e,
+            requantise(
+                e,
+                acc,
+                round=op.params.rq.round,
+                shifts=[int(op.params.rq.shift[0])] * c,
+                span=span(ctx.nodes.get(op.index)),
+            ),
+        )
+    ]

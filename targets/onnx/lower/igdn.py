@@ -24,8 +24,17 @@ def _wide(e, p, c: int, x: str, r_hi: int) -> str:
     x2 = [e.node("Unsqueeze", [limb, e.const([1], I64)]) for limb in W.product(e, x, x)]
     terms = W.floor_shift(e, W.times(e, x2, p.gamma.reshape(1, c, c, 1, 1)), p.gf)
     ones = e.const(np.ones((c, 1)), I64, "ones")
-    n = W.summed(e, terms, lambda limb: e.node("Squeeze", [e.node("MatMul", [
-        e.node("Transpose", [limb], perm=[0, 1, 3, 4, 2]), ones]), e.const([4], I64)]))
+    n = W.summed(
+        e,
+        terms,
+        lambda limb: e.node(
+            "Squeeze",
+            [
+                e.node("MatMul", [e.node("Transpose", [limb], perm=[0, 1, 3, 4, 2]), ones]),
+                e.const([4], I64),
+            ],
+        ),
+    )
     n = W.add(e, n, W.from_consts(e, p.beta.reshape(1, c, 1, 1)))
     n = W.select(e, e.node("Less", [n[-1], e.const(0, I64)]), W.from_const(e, 0), n)
     r = e.node("Mul", [x, e.const(0, I64)])
@@ -42,13 +51,15 @@ def lower(e: Emitter, op: Op, ins: Names, ctx: LowerCtx) -> Names:
     x = wide(e, ins[0])
     found = ctx.nodes[op.index].intermediates
     _, r_hi = found["igdn.r"]
-    if e.storage == I64 and (r_hi >= 1 << 31 or any(
-            lo < -(1 << 63) or hi >= 1 << 63 for lo, hi in (found[k] for k in _WIDE))):
+    if e.storage == I64 and (
+        r_hi >= 1 << 31
+        or any(lo < -(1 << 63) or hi >= 1 << 63 for lo, hi in (found[k] for k in _WIDE))
+    ):
         return [narrow(e, _wide(e, p, c, x, int(r_hi)))]
-    x2 = e.node("Unsqueeze", [e.node("Mul", [x, x]), e.const([1], I64)])      # [1, 1, C, H, W]
+    x2 = e.node("Unsqueeze", [e.node("Mul", [x, x]), e.const([1], I64)])  # [1, 1, C, H, W]
     terms = e.node("Mul", [x2, e.const(p.gamma.reshape(1, c, c, 1, 1), I64, "gamma")])
-    terms = floor_shift(e, terms, [p.gf])                                    # [1, C, C, H, W]
-    moved = e.node("Transpose", [terms], perm=[0, 1, 3, 4, 2])                  # [1, C, H, W, C]
+    terms = floor_shift(e, terms, [p.gf])  # [1, C, C, H, W]
+    moved = e.node("Transpose", [terms], perm=[0, 1, 3, 4, 2])  # [1, C, H, W, C]
     n = e.node("MatMul", [moved, e.const(np.ones((c, 1)), I64, "ones")])
     n = e.node("Squeeze", [n, e.const([4], I64)])
     n = e.node("Add", [n, e.const(p.beta.reshape(1, c, 1, 1), I64, "beta")])

@@ -13,7 +13,7 @@ from ._q16 import ones_like_axis, rsqrt_q16
 
 def lower(e: Emitter, op: Op, ins: Names, ctx: LowerCtx) -> Names:
     v = wide(e, ins[0])
-    flat = e.reshape(v, [1, ctx.graph.tensor(op.inputs[0]).channels, -1])     # [1, C, H·W]
+    flat = e.reshape(v, [1, ctx.graph.tensor(op.inputs[0]).channels, -1])  # [1, C, H·W]
     ones = ones_like_axis(e, flat, 2)
     sums = W.summed(e, W.product(e, flat, flat), lambda limb: e.node("MatMul", [limb, ones]))
     u = W.add(e, sums, W.from_const(e, op.params.eps))

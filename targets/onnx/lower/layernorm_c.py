@@ -20,8 +20,9 @@ def _over_channels(e, c: int):
     ones = e.const(np.ones((1, c)), I64, "ones")
 
     def total(limb):
-        moved = e.node("Transpose", [limb], perm=[0, 2, 1, 3])                 # [1, H, C, W]
+        moved = e.node("Transpose", [limb], perm=[0, 2, 1, 3])  # [1, H, C, W]
         return e.node("Transpose", [e.node("MatMul", [ones, moved])], perm=[0, 2, 1, 3])
+
     return total
 
 
@@ -34,12 +35,15 @@ def lower(e: Emitter, op: Op, ins: Names, ctx: LowerCtx) -> Names:
     negative = e.node("Less", [s[-1], e.const(0, I64)])
     positive = e.node("And", [e.node("Not", [negative]), e.node("Not", [W.equal(e, s, zero)])])
     half = c // 2
-    m_wide = W.select(e, negative, W.add_small(e, s, -half),
-                      W.select(e, positive, W.add_small(e, s, half), s))
+    m_wide = W.select(
+        e, negative, W.add_small(e, s, -half), W.select(e, positive, W.add_small(e, s, half), s)
+    )
     q, rem = W.floor_divide(e, m_wide, c)
-    inexact = e.node("And", [e.node("Less", [m_wide[-1], e.const(0, I64)]),
-                             e.node("Greater", [rem, e.const(0, I64)])])
-    m = e.node("Add", [W.narrow(e, q), e.cast(inexact, I64)])              # trunc, not floor
+    inexact = e.node(
+        "And",
+        [e.node("Less", [m_wide[-1], e.const(0, I64)]), e.node("Greater", [rem, e.const(0, I64)])],
+    )
+    m = e.node("Add", [W.narrow(e, q), e.cast(inexact, I64)])  # trunc, not floor
     d = e.node("Sub", [x, m])
     t = W.summed(e, W.product(e, d, d), total)
     u = W.add(e, W.floor_divide(e, t, c)[0], W.from_const(e, p.eps))

@@ -11,7 +11,8 @@ from ._common import LowerCtx, narrow, wide
 def lower(e: Emitter, op: Op, ins: Names, ctx: LowerCtx) -> Names:
     v, a = wide(e, ins[0]), op.params.a
     corners = [b * a for b in ctx.range_of(op.inputs[0])]
-    neg = floor_shift(e, e.node("Mul", [v, e.const(a, I64)]), [op.params.f],
-                      span=(min(corners), max(corners)))
+    neg = floor_shift(
+        e, e.node("Mul", [v, e.const(a, I64)]), [op.params.f], span=(min(corners), max(corners))
+    )
     keep = e.node("GreaterOrEqual", [v, e.const(0, I64)])
     return [narrow(e, e.node("Where", [keep, v, neg]))]

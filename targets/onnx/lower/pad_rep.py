@@ -16,6 +16,7 @@ def lower(e: Emitter, op: Op, ins: Names, ctx: LowerCtx) -> Names:
 
     def short(d):
         return e.node("Mod", [e.node("Sub", [m, e.node("Mod", [d, m], fmod=0)]), m], fmod=0)
+
     h, w = e.hw(ins[0])
     if ctx.target is None or "replicate" in ctx.target.padding:
         pads = e.node("Concat", [e.const([0] * 6, I64), short(h), short(w)], axis=0)

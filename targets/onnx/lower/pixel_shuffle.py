@@ -16,7 +16,7 @@ def lower(e: Emitter, op: Op, ins: Names, ctx: LowerCtx) -> Names:
     r = op.params.r
     c = ctx.graph.tensor(op.inputs[0]).channels // (r * r)
     in8 = fits_i8(ctx.range_of(op.inputs[0]))
-    folded = op.inputs[0] in ctx.perms      # its channels in (i·r + j)·C′ + c order
+    folded = op.inputs[0] in ctx.perms  # its channels in (i·r + j)·C′ + c order
     if folded and ins[0] in e.nhwc:
         return [_from_nhwc(e, e.nhwc[ins[0]], c, r, in8)]
     return [depth_to_space(e, ins[0], c, r, r, in8, "DCR" if folded else "CRD")]
@@ -35,7 +35,7 @@ def _from_nhwc(e, x: str, c: int, r: int, in8: bool) -> str:
     hr, wr = e.times(h, r), e.times(w, r)
     y = e.reshape(y, [1, hr, wr, c])
     out = e.node("Transpose", [y], perm=[0, 3, 1, 2])
-    if in8:     # a Reshape between the move and the widening, or onnxruntime's transpose
+    if in8:  # a Reshape between the move and the widening, or onnxruntime's transpose
         # optimizer pushes the move below the Cast and widens first
         out = e.reshape(out, [1, c, hr, wr])
         y, out = e.widen(y, I8, e.storage), e.widen(out, I8, e.storage)

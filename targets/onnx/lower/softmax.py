@@ -16,6 +16,7 @@ def lower(e: Emitter, op: Op, ins: Names, ctx: LowerCtx) -> Names:
     top = e.node("ReduceMax", [v, e.const([3], I64)], keepdims=1)
     ex = exp_neg_q16(e, e.node("Sub", [v, top]))
     total = e.node("MatMul", [ex, ones_like_axis(e, ex, 3)])
-    num = e.node("Add", [e.node("Mul", [ex, e.const(1 << 16, I64)]),
-                         e.node("Div", [total, e.const(2, I64)])])
+    num = e.node(
+        "Add", [e.node("Mul", [ex, e.const(1 << 16, I64)]), e.node("Div", [total, e.const(2, I64)])]
+    )
     return [narrow(e, e.node("Div", [num, total]))]

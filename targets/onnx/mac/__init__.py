@@ -35,9 +35,20 @@ from .weights_first import weights_first_sum
 __all__ = ["conv_sum", "mac_sum", "matmul_path", "u8s8_exact"]
 
 
-def mac_sum(e: Emitter, x: str, x_range: tuple[int, int], w: np.ndarray, target, *,
-            groups: int, strides: tuple, pads: tuple, dtype: int = I64,
-            u8s8: bool | None = None, nhwc_read: bool = False) -> str:
+def mac_sum(
+    e: Emitter,
+    x: str,
+    x_range: tuple[int, int],
+    w: np.ndarray,
+    target,
+    *,
+    groups: int,
+    strides: tuple,
+    pads: tuple,
+    dtype: int = I64,
+    u8s8: bool | None = None,
+    nhwc_read: bool = False,
+) -> str:
     """The convolution sum on the target's MAC array, as ``dtype`` (int32 only where the
     caller knows the sum fits, as every acc32 sum does); ``u8s8`` is the probe's verdict for
     the provider the model will run on (:func:`u8s8_exact` on the CPU's when None);
@@ -51,31 +62,46 @@ def mac_sum(e: Emitter, x: str, x_range: tuple[int, int], w: np.ndarray, target,
     product beat one per trimmed kernel there (14.0 against 20.9 ms on the realistic
     ``int_synth``, measured)."""
     if e.storage == I64 and -(1 << 31) <= x_range[0] and x_range[1] < 1 << 31:
-        x = e.cast(x, I32)   # an acc64 graph's tensor whose certified values fit i32
+        x = e.cast(x, I32)  # an acc64 graph's tensor whose certified values fit i32
     path = matmul_path(e, x_range, w, target, groups, u8s8, nhwc_read)
     if path == "weights-first":
         return weights_first_sum(e, x, x_range, w, strides=strides, pads=pads, dtype=dtype)
     if path == "x-first":
         return im2col_sum(e, x, x_range, w, strides=strides, pads=pads, dtype=dtype)
-    if target is not None and not target.options.conv_integer and groups == 1 and \
-            subset_sums_fit_i32(x_range, w):
+    if (
+        target is not None
+        and not target.options.conv_integer
+        and groups == 1
+        and subset_sums_fit_i32(x_range, w)
+    ):
         return im2col_i32_sum(e, x, w, strides=strides, pads=pads, dtype=dtype)
     trims = support(w, pads) if groups == 1 else [(0, 0, 0, 0)] * w.shape[0]
     kinds = by_trim(trims)
     if len(kinds) == 1 and kinds[0][1] == (0, 0, 0, 0):
-        return _mac_sum(e, x, x_range, w, target, groups=groups, strides=strides, pads=pads,
-                        dtype=dtype)
+        return _mac_sum(
+            e, x, x_range, w, target, groups=groups, strides=strides, pads=pads, dtype=dtype
+        )
     parts, order = [], []
     for channels, trim in kinds:
         sub, reduced = trimmed(w[channels], pads, trim)
-        parts.append(_mac_sum(e, x, x_range, sub, target, groups=1, strides=strides,
-                              pads=reduced, dtype=dtype))
+        parts.append(
+            _mac_sum(
+                e, x, x_range, sub, target, groups=1, strides=strides, pads=reduced, dtype=dtype
+            )
+        )
         order += channels
     return joined(e, parts, order, 1)
 
 
-def matmul_path(e: Emitter, x_range: tuple[int, int], w: np.ndarray, target, groups: int,
-                u8s8: bool | None, nhwc_read: bool = False) -> str | None:
+def matmul_path(
+    e: Emitter,
+    x_range: tuple[int, int],
+    w: np.ndarray,
+    target,
+    groups: int,
+    u8s8: bool | None,
+    nhwc_read: bool = False,
+) -> str | None:
     """Which ``MatMulInteger`` u8×s8 path :func:`mac_sum` takes for these operands on
     ``e``'s target: ``"weights-first"`` (:func:`weights_first_sum`, a signed int8 ``x``
     whose sum is read NCHW), ``"x-first"`` (:func:`im2col_sum`, whose sum comes with an
@@ -89,12 +115,23 @@ def matmul_path(e: Emitter, x_range: tuple[int, int], w: np.ndarray, target, gro
     (not tract's, which takes the weights-first product's strided windows) and the sign
     parts join in one GEMM (:func:`signs_join`; the transposed stack x first with its sign
     parts apart took 1.03× the time of weights first, joined 0.96×, measured)."""
-    if not (_on_matmul(x_range, w, target, groups) and e.exact("MatMulInteger", U8) and
-            (u8s8_exact() if u8s8 is None else u8s8)):
+    if not (
+        _on_matmul(x_range, w, target, groups)
+        and e.exact("MatMulInteger", U8)
+        and (u8s8_exact() if u8s8 is None else u8s8)
+    ):
         return None
-    if x_range[0] < 0 and fits_i8(x_range) and w[0].size * 128 * 128 <= I32_MAX and not (
-            nhwc_read and (target is None or target.options.nhwc_sums) and signs_join(w, 128)
-            and all(e.exact(op, I64) for op in ("Add", "Mul", "Div"))):
+    if (
+        x_range[0] < 0
+        and fits_i8(x_range)
+        and w[0].size * 128 * 128 <= I32_MAX
+        and not (
+            nhwc_read
+            and (target is None or target.options.nhwc_sums)
+            and signs_join(w, 128)
+            and all(e.exact(op, I64) for op in ("Add", "Mul", "Div"))
+        )
+    ):
         return "weights-first"
     return "x-first"
 
@@ -107,16 +144,18 @@ def u8s8_exact(provider: str = "CPUExecutionProvider") -> bool:
     ``128 × 127`` still fit). Probed once per process and provider; it rules out pair
     saturation, not every possible error; a provider that cannot run the probe fails it.
     An engine of another runtime asks its own runtime the same (``ModelEngine.probe``)."""
-    import onnxruntime as ort       # optional; format and probes: a cycle (format → export → mac)
+    import onnxruntime as ort  # optional; format and probes: a cycle (format → export → mac)
 
     from ..format import quiet
     from ..probes import PROBES, SATURATION
+
     probe = next(p for p in PROBES if p.name == SATURATION)
     opts = quiet(ort, provider)
     try:
         got = ort.InferenceSession(probe.model(), opts, providers=[provider]).run(
-            None, dict(probe.feed))[0]
-    except Exception:   # onnxruntime raises its own types: the provider cannot run the probe
+            None, dict(probe.feed)
+        )[0]
+    except Exception:  # onnxruntime raises its own types: the provider cannot run the probe
         return False
     return probe.wrong(got) is None
 
@@ -124,14 +163,28 @@ def u8s8_exact(provider: str = "CPUExecutionProvider") -> bool:
 def _on_matmul(x_range: tuple[int, int], w: np.ndarray, target, groups: int) -> bool:
     """Whether a convolution can take :func:`im2col_sum`: groups 1, int8 weights, an ``x``
     whose negation fits i32, a target not of 8-bit operands (the probe decides the rest)."""
-    return (target is None or target.mac_bits != 8 or not target.options.conv_integer) and \
-        groups == 1 and \
-        -(1 << 31) < x_range[0] and x_range[1] < 1 << 31 and -128 <= int(w.min()) and \
-        int(w.max()) <= 127
+    return (
+        (target is None or target.mac_bits != 8 or not target.options.conv_integer)
+        and groups == 1
+        and -(1 << 31) < x_range[0]
+        and x_range[1] < 1 << 31
+        and -128 <= int(w.min())
+        and int(w.max()) <= 127
+    )
 
 
-def _mac_sum(e: Emitter, x: str, x_range: tuple[int, int], w: np.ndarray, target, *,
-             groups: int, strides: tuple, pads: tuple, dtype: int) -> str:
+def _mac_sum(
+    e: Emitter,
+    x: str,
+    x_range: tuple[int, int],
+    w: np.ndarray,
+    target,
+    *,
+    groups: int,
+    strides: tuple,
+    pads: tuple,
+    dtype: int,
+) -> str:
     """One sum: one s8×s8 ``ConvInteger`` for a target of 8-bit operands (the rewrite
     pipeline has checked they fit), :func:`elementwise_sum` for a runtime without an exact
     integer GEMM, else :func:`conv_sum`."""
@@ -139,7 +192,13 @@ def _mac_sum(e: Emitter, x: str, x_range: tuple[int, int], w: np.ndarray, target
         return elementwise_sum(e, x, w, strides=strides, pads=pads, dtype=dtype)
     if target is not None and target.mac_bits == 8:
         kh, kw = w.shape[2:]
-        acc = e.node("ConvInteger", [e.cast(x, I8), e.const(w, I8, "w")], group=groups,
-                     strides=list(strides), pads=list(pads), kernel_shape=[kh, kw])
+        acc = e.node(
+            "ConvInteger",
+            [e.cast(x, I8), e.const(w, I8, "w")],
+            group=groups,
+            strides=list(strides),
+            pads=list(pads),
+            kernel_shape=[kh, kw],
+        )
         return typed(e, acc, I32, dtype)
     return conv_sum(e, x, x_range, w, groups=groups, strides=strides, pads=pads, dtype=dtype)

@@ -7,12 +7,26 @@ import numpy as np
 
 from ..emit import I64, Emitter
 
-__all__ = ["I32_MAX", "END", "digits_of", "gemm_channels", "support", "trim", "trimmed", "by_trim",
-           "joined", "im2cols", "GROUPED", "signs_join", "tap_window", "typed"]
+__all__ = [
+    "I32_MAX",
+    "END",
+    "digits_of",
+    "gemm_channels",
+    "support",
+    "trim",
+    "trimmed",
+    "by_trim",
+    "joined",
+    "im2cols",
+    "GROUPED",
+    "signs_join",
+    "tap_window",
+    "typed",
+]
 
 
 I32_MAX = (1 << 31) - 1
-END = (1 << 63) - 1     # a Slice end past any dimension
+END = (1 << 63) - 1  # a Slice end past any dimension
 
 
 def digits_of(bound: int) -> int:
@@ -42,8 +56,12 @@ def trim(rows, cols, shape: tuple, pads: tuple) -> tuple:
     its columns left and right of ``cols``: ``(top, bottom, left, right)``, each at most the
     padding on that side."""
     kh, kw = shape[2:]
-    return (min(rows[0], pads[0]), min(kh - 1 - rows[-1], pads[2]),
-            min(cols[0], pads[1]), min(kw - 1 - cols[-1], pads[3]))
+    return (
+        min(rows[0], pads[0]),
+        min(kh - 1 - rows[-1], pads[2]),
+        min(cols[0], pads[1]),
+        min(kw - 1 - cols[-1], pads[3]),
+    )
 
 
 def trimmed(w: np.ndarray, pads: tuple, trim: tuple) -> tuple[np.ndarray, tuple]:
@@ -51,15 +69,16 @@ def trimmed(w: np.ndarray, pads: tuple, trim: tuple) -> tuple[np.ndarray, tuple]
     match, so every output position reads the same input elements."""
     top, bottom, left, right = trim
     kh, kw = w.shape[2:]
-    return (w[:, :, top:kh - bottom, left:kw - right],
-            (pads[0] - top, pads[1] - left, pads[2] - bottom, pads[3] - right))
+    return (
+        w[:, :, top : kh - bottom, left : kw - right],
+        (pads[0] - top, pads[1] - left, pads[2] - bottom, pads[3] - right),
+    )
 
 
 def by_trim(trims: list) -> list[tuple[list[int], tuple]]:
     """The output channels of each kind in ``trims`` (one per channel: its trim, or the taps
     its weights use), with it, in order of each kind's first channel."""
-    return [([o for o, t in enumerate(trims) if t == kind], kind)
-            for kind in dict.fromkeys(trims)]
+    return [([o for o, t in enumerate(trims) if t == kind], kind) for kind in dict.fromkeys(trims)]
 
 
 def joined(e: Emitter, sums: list[str], order: list[int], axis: int) -> str:
@@ -71,8 +90,16 @@ def joined(e: Emitter, sums: list[str], order: list[int], axis: int) -> str:
     return total
 
 
-def im2cols(e: Emitter, planes: list[str], c: int, kh: int, kw: int, strides: tuple,
-             pads: tuple, trims: tuple = ((0, 0, 0, 0),)) -> tuple[list[list[str]], str, str]:
+def im2cols(
+    e: Emitter,
+    planes: list[str],
+    c: int,
+    kh: int,
+    kw: int,
+    strides: tuple,
+    pads: tuple,
+    trims: tuple = ((0, 0, 0, 0),),
+) -> tuple[list[list[str]], str, str]:
     """The rows ``[Ho·Wo, kh·kw·c]`` of each NHWC plane ``[1, H, W, c]`` of ``planes`` (all
     one shape): padded, flattened to ``[Hp·Wp, c]`` and gathered by one ``Gather`` of the
     taps' row indices, built once at run time from the shape and shared, so no transpose
@@ -81,22 +108,33 @@ def im2cols(e: Emitter, planes: list[str], c: int, kh: int, kw: int, strides: tu
     in 0.9 ms for 256 × 256 windows of 3 × 3, where ``[Ho, 1, kh, 1] + [1, Wo, 1, kw]``
     took 2.7 ms (measured)."""
     sh, sw = strides
-    padded = [e.node("Pad", [u, e.const([0, pads[0], pads[1], 0, 0, pads[2], pads[3], 0],
-                                        I64)]) for u in planes]
+    padded = [
+        e.node("Pad", [u, e.const([0, pads[0], pads[1], 0, 0, pads[2], pads[3], 0], I64)])
+        for u in planes
+    ]
     hp, wp = e.dim(padded[0], 1), e.dim(padded[0], 2)
     ho = e.node("Add", [e.over(e.node("Sub", [hp, e.const([kh], I64)]), sh), e.const([1], I64)])
     wo = e.node("Add", [e.over(e.node("Sub", [wp, e.const([kw], I64)]), sw), e.const([1], I64)])
-    scalar = lambda d: e.node("Squeeze", [d, e.const([0], I64)])  # noqa: E731
-    step = lambda d, k: e.node("Range", [e.const(0, I64), scalar(e.times(d, k)),  # noqa: E731
-                                         e.const(k, I64)])
-    starts = e.node("Add", [e.node("Mul", [e.reshape(step(ho, sh), [-1, 1]), wp]),
-                            e.reshape(step(wo, sw), [1, -1])])
+
+    def step(d: str, k: int) -> str:
+        """``0, k, 2k, …`` below ``d·k``."""
+        end = e.node("Squeeze", [e.times(d, k), e.const([0], I64)])
+        return e.node("Range", [e.const(0, I64), end, e.const(k, I64)])
+
+    starts = e.node(
+        "Add",
+        [e.node("Mul", [e.reshape(step(ho, sh), [-1, 1]), wp]), e.reshape(step(wo, sw), [1, -1])],
+    )
     starts, flat = e.reshape(starts, [-1, 1]), [e.reshape(u, [-1, c]) for u in padded]
     rows = [[] for _ in padded]
     for top, bottom, left, right in trims:
-        taps = e.node("Add", [
-            e.node("Mul", [e.const(np.arange(top, kh - bottom).reshape(-1, 1), I64), wp]),
-            e.const(np.arange(left, kw - right).reshape(1, -1), I64)])
+        taps = e.node(
+            "Add",
+            [
+                e.node("Mul", [e.const(np.arange(top, kh - bottom).reshape(-1, 1), I64), wp]),
+                e.const(np.arange(left, kw - right).reshape(1, -1), I64),
+            ],
+        )
         idx = e.node("Add", [starts, e.reshape(taps, [1, -1])])
         n = (kh - top - bottom) * (kw - left - right) * c
         for got, u in zip(rows, flat):
@@ -117,12 +155,12 @@ def signs_join(w: np.ndarray, top: int) -> bool:
     """Whether an input's two sign parts, each at most ``top``, may be multiplied by
     ``[w; −w]`` in one GEMM: ``−w`` is an int8 (no weight is −128) and the sum of
     ``2·cin·taps`` products of at most ``top·max|w|`` fits the int32 accumulator."""
-    return int(w.min()) > -128 and \
-        2 * w[0].size * top * max(1, int(np.abs(w).max())) <= I32_MAX
+    return int(w.min()) > -128 and 2 * w[0].size * top * max(1, int(np.abs(w).max())) <= I32_MAX
 
 
-def tap_window(e: Emitter, xp: str, i: int, j: int, kernel: tuple, axes: list,
-            strides: tuple) -> str:
+def tap_window(
+    e: Emitter, xp: str, i: int, j: int, kernel: tuple, axes: list, strides: tuple
+) -> str:
     """Tap ``(i, j)``'s window of the padded input ``xp`` on its two spatial ``axes``: the
     rows and columns it reads for every output position, by a strided ``Slice`` (whose end
     past an axis is clamped)."""

@@ -30,8 +30,13 @@ def _x_parts(e: Emitter, x: str, lo: int, hi: int) -> list[tuple[int, int, str, 
             continue
         part, n = split[sign], digits_of(bound)
         for d in range(n):
-            digit = part if n == 1 else e.node("Mod", [
-                e.node("Div", [part, e.const(256 ** d, I64)]), e.const(256, I64)], fmod=0)
+            digit = (
+                part
+                if n == 1
+                else e.node(
+                    "Mod", [e.node("Div", [part, e.const(256**d, I64)]), e.const(256, I64)], fmod=0
+                )
+            )
             parts.append((sign, d, e.cast(digit, U8), bound if n == 1 else 255))
     return parts
 
@@ -48,8 +53,17 @@ def _w_parts(w: np.ndarray) -> list[tuple[int, int, np.ndarray]]:
     return parts
 
 
-def conv_sum(e: Emitter, x: str, x_range: tuple[int, int], w: np.ndarray, *, groups: int,
-             strides: tuple, pads: tuple, dtype: int = I64) -> str:
+def conv_sum(
+    e: Emitter,
+    x: str,
+    x_range: tuple[int, int],
+    w: np.ndarray,
+    *,
+    groups: int,
+    strides: tuple,
+    pads: tuple,
+    dtype: int = I64,
+) -> str:
     """``Σ w·x̃`` of a (grouped) convolution as an int64 ``[1, cout, Ho, Wo]`` tensor.
     ``w`` is ``[cout, cin/groups, kh, kw]``; ``pads`` are ONNX's (top, left, bottom, right)."""
     cout, cg, kh, kw = w.shape
@@ -60,23 +74,38 @@ def conv_sum(e: Emitter, x: str, x_range: tuple[int, int], w: np.ndarray, *, gro
             chunks.add(chunk)
             for c0 in range(0, cg, chunk):
                 xin = xpart if chunk == cg else e.slice(xpart, [c0], [c0 + chunk], [1])
-                acc = e.node("ConvInteger", [xin, e.const(wpart[:, c0:c0 + chunk], U8, "w")],
-                             group=groups, strides=list(strides), pads=list(pads),
-                             kernel_shape=[kh, kw])
+                acc = e.node(
+                    "ConvInteger",
+                    [xin, e.const(wpart[:, c0 : c0 + chunk], U8, "w")],
+                    group=groups,
+                    strides=list(strides),
+                    pads=list(pads),
+                    kernel_shape=[kh, kw],
+                )
                 sums.append((xs * ws * 256 ** (xd + wd), acc))
     if not sums:  # every weight is 0, or x is identically 0: the sum is 0
-        zero = e.node("ConvInteger", [e.cast(e.node("Sub", [x, x]), U8),
-                                      e.const(np.zeros_like(w), U8, "w")],
-                      group=groups, strides=list(strides), pads=list(pads), kernel_shape=[kh, kw])
+        zero = e.node(
+            "ConvInteger",
+            [e.cast(e.node("Sub", [x, x]), U8), e.const(np.zeros_like(w), U8, "w")],
+            group=groups,
+            strides=list(strides),
+            pads=list(pads),
+            kernel_shape=[kh, kw],
+        )
         return e.cast(zero, dtype)
     if all(abs(scale) == 1 for scale, _ in sums) and chunks == {cg}:
         # One digit each: every running total is a signed sum of whole sign-pair sums, a
         # subset sum of the certified terms, so it stays in int32 (the graph meets acc32).
         total = None
         for scale, acc in sums:
-            total = acc if total is None and scale == 1 else e.node(
-                "Add" if scale == 1 else "Sub",
-                [total if total is not None else e.const(0, I32), acc])
+            total = (
+                acc
+                if total is None and scale == 1
+                else e.node(
+                    "Add" if scale == 1 else "Sub",
+                    [total if total is not None else e.const(0, I32), acc],
+                )
+            )
         return typed(e, total, I32, dtype)
     total = None
     for scale, acc in sums:

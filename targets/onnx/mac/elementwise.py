@@ -23,8 +23,9 @@ def subset_sums_fit_i32(x_range: tuple[int, int], w: np.ndarray) -> bool:
     return bool(low.min() >= -(1 << 31) and high.max() <= I32_MAX)
 
 
-def im2col_i32_sum(e: Emitter, x: str, w: np.ndarray, *, strides: tuple, pads: tuple,
-                    dtype: int) -> str:
+def im2col_i32_sum(
+    e: Emitter, x: str, w: np.ndarray, *, strides: tuple, pads: tuple, dtype: int
+) -> str:
     """``Σ w·x̃`` of a groups-1 convolution as one int32 ``MatMul`` over the NHWC im2col of
     ``x``, for a runtime without ``ConvInteger`` (its target's ``conv_integer``): the caller
     has checked that every partial sum, in any order, fits i32 (:func:`subset_sums_fit_i32`,
@@ -51,8 +52,9 @@ def gemm_exact(e: Emitter) -> bool:
 _PRODUCTS = 8192
 
 
-def elementwise_sum(e: Emitter, x: str, w: np.ndarray, *, strides: tuple, pads: tuple,
-                     dtype: int) -> str:
+def elementwise_sum(
+    e: Emitter, x: str, w: np.ndarray, *, strides: tuple, pads: tuple, dtype: int
+) -> str:
     """``Σ w·x̃`` of a groups-1 convolution from int32 ``Mul`` and ``Add`` alone, for a
     runtime that computes every integer GEMM and reduction through float (OpenVINO,
     measured): the taps' windows of the padded input (strided slices, the taps whose
@@ -62,8 +64,13 @@ def elementwise_sum(e: Emitter, x: str, w: np.ndarray, *, strides: tuple, pads: 
     partial sum is a sum of some of an output channel's terms, which the caller has checked
     fits i32 (:func:`subset_sums_fit_i32`, §8.2)."""
     cout, cin, kh, kw = w.shape
-    xp = e.node("Pad", [x if e.storage == I32 else e.cast(x, I32),
-                        e.const([0, 0, pads[0], pads[1], 0, 0, pads[2], pads[3]], I64)])
+    xp = e.node(
+        "Pad",
+        [
+            x if e.storage == I32 else e.cast(x, I32),
+            e.const([0, 0, pads[0], pads[1], 0, 0, pads[2], pads[3]], I64),
+        ],
+    )
     taps = [(i, j) for i in range(kh) for j in range(kw) if w[:, :, i, j].any()]
     if not taps:
         taps = [(0, 0)]
@@ -78,10 +85,13 @@ def elementwise_sum(e: Emitter, x: str, w: np.ndarray, *, strides: tuple, pads: 
     for o0 in range(0, cout, oc):
         acc = None
         for k0 in range(0, k, kc):
-            part = w2[o0:o0 + oc, k0:k0 + kc]
+            part = w2[o0 : o0 + oc, k0 : k0 + kc]
             window = cols if part.shape[1] == k else e.slice(cols, [k0], [k0 + kc], [2])
-            t = _halves(e, e.node("Mul", [window, e.const(part[None, :, :, None, None], I32,
-                                                              "w")]), part.shape[1])
+            t = _halves(
+                e,
+                e.node("Mul", [window, e.const(part[None, :, :, None, None], I32, "w")]),
+                part.shape[1],
+            )
             acc = t if acc is None else e.node("Add", [acc, t])
         sums.append(acc)
     total = sums[0] if len(sums) == 1 else e.node("Concat", sums, axis=1)
@@ -94,7 +104,6 @@ def _halves(e: Emitter, t: str, n: int) -> str:
     while n > 1:
         h = n // 2
         half = e.node("Add", [e.slice(t, [0], [h], [2]), e.slice(t, [h], [2 * h], [2])])
-        t = half if n % 2 == 0 else e.node("Concat", [half, e.slice(t, [2 * h], [n], [2])],
-                                           axis=2)
+        t = half if n % 2 == 0 else e.node("Concat", [half, e.slice(t, [2 * h], [n], [2])], axis=2)
         n = h + n % 2
     return t

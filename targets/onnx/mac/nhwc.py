@@ -6,8 +6,19 @@ from __future__ import annotations
 import numpy as np
 
 from ..emit import I8, I32, I64, U8, Emitter
-from .common import (END, GROUPED, I32_MAX, by_trim, gemm_channels, im2cols, joined, signs_join,
-                     support, trimmed, typed)
+from .common import (
+    END,
+    GROUPED,
+    I32_MAX,
+    by_trim,
+    gemm_channels,
+    im2cols,
+    joined,
+    signs_join,
+    support,
+    trimmed,
+    typed,
+)
 from .digits import conv_sum
 
 __all__ = ["im2col_sum"]
@@ -42,13 +53,19 @@ def _nhwc_parts(e: Emitter, x: str, lo: int, hi: int, base: int) -> list[tuple[i
         for k, top in enumerate(tops):
             digit = rest
             if k + 1 < len(tops):
-                low = e.node("BitwiseAnd", [rest, e.const(base - 1, I32)]) \
-                    if e.exact("BitwiseAnd", I32) else None
+                low = (
+                    e.node("BitwiseAnd", [rest, e.const(base - 1, I32)])
+                    if e.exact("BitwiseAnd", I32)
+                    else None
+                )
                 rest = e.node("Div", [rest, e.const(base, I32)])
                 digit = low or e.node("Sub", [digit, e.node("Mul", [rest, e.const(base, I32)])])
-            u = e.cast(digit, U8) if twin else \
-                e.node("Transpose", [e.cast(digit, U8)], perm=[0, 2, 3, 1])
-            parts.append((sign * base ** k, u, top))
+            u = (
+                e.cast(digit, U8)
+                if twin
+                else e.node("Transpose", [e.cast(digit, U8)], perm=[0, 2, 3, 1])
+            )
+            parts.append((sign * base**k, u, top))
     return parts
 
 
@@ -67,14 +84,25 @@ def _column_groups(w: np.ndarray, pads: tuple) -> list[tuple[list[int], tuple]]:
     cout, _, kh, kw = w.shape
     groups = by_trim(support(w, pads))
     products = sum(len(c) * (kh - t - b) * (kw - left - r) for c, (t, b, left, r) in groups)
-    if len(groups) == 1 or products > GROUPED * kh * kw * cout or \
-            min(len(c) for c, _ in groups) < _COLUMNS:
+    if (
+        len(groups) == 1
+        or products > GROUPED * kh * kw * cout
+        or min(len(c) for c, _ in groups) < _COLUMNS
+    ):
         return [(list(range(cout)), (0, 0, 0, 0))]
     return groups
 
 
-def im2col_sum(e: Emitter, x: str, x_range: tuple[int, int], w: np.ndarray, *,
-                strides: tuple, pads: tuple, dtype: int) -> str:
+def im2col_sum(
+    e: Emitter,
+    x: str,
+    x_range: tuple[int, int],
+    w: np.ndarray,
+    *,
+    strides: tuple,
+    pads: tuple,
+    dtype: int,
+) -> str:
     """``Σ w·x̃`` of a groups-1 convolution with int8 weights as ``MatMulInteger`` u8×s8
     over NHWC im2cols, one per sign part and digit of ``x`` (:func:`_nhwc_parts`; an int8
     ``x`` has one digit per sign, a non-negative one no ``x⁻``): 2× the float MACs on int8
@@ -107,7 +135,7 @@ def im2col_sum(e: Emitter, x: str, x_range: tuple[int, int], w: np.ndarray, *,
     if not any(x_range):
         return conv_sum(e, x, x_range, w, groups=1, strides=strides, pads=pads, dtype=dtype)
     base = 256 if np.abs(w).max() <= 64 else 128
-    last = min(base, 255)                       # the most one u8 digit of ``base`` holds
+    last = min(base, 255)  # the most one u8 digit of ``base`` holds
     few = (max(x_range[0], -last), min(x_range[1], last))
     if few == x_range or e.target is None or not e.target.options.skips_digits:
         nhwc = _nhwc_sum(e, x, x_range, w, base, strides=strides, pads=pads, dtype=dtype)
@@ -115,8 +143,10 @@ def im2col_sum(e: Emitter, x: str, x_range: tuple[int, int], w: np.ndarray, *,
         seen = e.nhwc.get(x) or x
         ends = [("Less", "ReduceMax", last + 1)] if few[1] < x_range[1] else []
         ends += [("Greater", "ReduceMin", -last - 1)] if few[0] > x_range[0] else []
-        fits = [e.node(op, [e.node(reduce, [seen], keepdims=0), e.const(end, I32)])
-                for op, reduce, end in ends]
+        fits = [
+            e.node(op, [e.node(reduce, [seen], keepdims=0), e.const(end, I32)])
+            for op, reduce, end in ends
+        ]
         fit = fits[0] if len(fits) == 1 else e.node("And", fits)
         with e.branch() as one:
             small = _nhwc_sum(e, x, few, w, base, strides=strides, pads=pads, dtype=dtype)
@@ -140,8 +170,11 @@ def _signs_joined(e: Emitter, parts: list, w: np.ndarray) -> list[tuple]:
     for k, (scale, u, top) in enumerate(parts):
         if k in paired:
             continue
-        twin = next((j for j, part in enumerate(parts) if part[0] == -scale), None) \
-            if scale > 0 else None
+        twin = (
+            next((j for j, part in enumerate(parts) if part[0] == -scale), None)
+            if scale > 0
+            else None
+        )
         both = None if twin is None else max(top, parts[twin][2])
         if twin is not None and signs_join(w, both):
             paired.add(twin)
@@ -151,19 +184,36 @@ def _signs_joined(e: Emitter, parts: list, w: np.ndarray) -> list[tuple]:
     return out
 
 
-def _nhwc_sum(e: Emitter, x: str, x_range: tuple[int, int], w: np.ndarray, base: int, *,
-              strides: tuple, pads: tuple, dtype: int) -> str:
+def _nhwc_sum(
+    e: Emitter,
+    x: str,
+    x_range: tuple[int, int],
+    w: np.ndarray,
+    base: int,
+    *,
+    strides: tuple,
+    pads: tuple,
+    dtype: int,
+) -> str:
     """:func:`im2col_sum`'s product for ``x`` in ``x_range`` (not all 0), in digits of
     ``base``: ``[1, Ho, Wo, cout]`` as ``dtype``."""
     cout, cin, kh, kw = w.shape
     wmax = max(1, int(np.abs(w).max()))
     parts = _nhwc_parts(e, x, *x_range, base)
     bound = sum(abs(scale) * top * wmax * kh * kw * cin for scale, _, top in parts)
-    pieces = []      # (scale, u8 NHWC plane, first channel, channels, signs of its blocks)
+    pieces = []  # (scale, u8 NHWC plane, first channel, channels, signs of its blocks)
     for scale, u, top, signs in _signs_joined(e, parts, w):
         chunk = cin if len(signs) > 1 else gemm_channels(cin, kh * kw, top, wmax)
-        pieces += [(scale, u if chunk == cin else e.slice(u, [c0], [c0 + chunk], [3]), c0,
-                    min(chunk, cin - c0), signs) for c0 in range(0, cin, chunk)]
+        pieces += [
+            (
+                scale,
+                u if chunk == cin else e.slice(u, [c0], [c0 + chunk], [3]),
+                c0,
+                min(chunk, cin - c0),
+                signs,
+            )
+            for c0 in range(0, cin, chunk)
+        ]
     groups = _column_groups(w, pads)
     shared = _shared_window(groups, strides, (kh, kw))
     kernel, trims = (kh, kw), tuple(trim for _, trim in groups)
@@ -172,28 +222,32 @@ def _nhwc_sum(e: Emitter, x: str, x_range: tuple[int, int], w: np.ndarray, base:
         kernel, trims = (kh - dt, kw - dl), ((t0, kh - dt - t0 - sh, l0, kw - dl - l0 - sw),)
     rows = {}
     widths = [p[3] * len(p[4]) for p in pieces]
-    for n in sorted(set(widths)):   # one index a width, shared by its gathers
+    for n in sorted(set(widths)):  # one index a width, shared by its gathers
         group = [k for k, width in enumerate(widths) if width == n]
-        got, ho, wo = im2cols(e, [pieces[k][1] for k in group], n, *kernel, strides, pads,
-                               trims)
+        got, ho, wo = im2cols(e, [pieces[k][1] for k in group], n, *kernel, strides, pads, trims)
         rows.update(zip(group, got))
     wide = bound > I32_MAX
-    blocks = [np.transpose(trimmed(w[channels], pads, trim)[0], (2, 3, 1, 0))
-              for channels, trim in groups]
+    blocks = [
+        np.transpose(trimmed(w[channels], pads, trim)[0], (2, 3, 1, 0)) for channels, trim in groups
+    ]
     if shared:
         blocks = [np.concatenate(blocks, axis=3)]
     totals = []
     for g, wg in enumerate(blocks):
         total = None
         for k, (scale, _, c0, n, signs) in enumerate(pieces):
-            ws = np.concatenate([sign * wg[:, :, c0:c0 + n] for sign in signs], axis=2)
-            acc = e.node("MatMulInteger", [rows[k][g], e.const(
-                ws.reshape(-1, wg.shape[3]), I8, "w")])
+            ws = np.concatenate([sign * wg[:, :, c0 : c0 + n] for sign in signs], axis=2)
+            acc = e.node(
+                "MatMulInteger", [rows[k][g], e.const(ws.reshape(-1, wg.shape[3]), I8, "w")]
+            )
             term = e.cast(acc, I64) if wide else acc
             if abs(scale) != 1:
                 term = e.node("Mul", [term, e.const(abs(scale), I64 if wide else I32)])
-            total = (term if scale > 0 else e.node("Neg", [term])) if total is None else \
-                e.node("Add" if scale > 0 else "Sub", [total, term])
+            total = (
+                (term if scale > 0 else e.node("Neg", [term]))
+                if total is None
+                else e.node("Add" if scale > 0 else "Sub", [total, term])
+            )
         totals.append(e.reshape(total, [1, ho, wo, wg.shape[3]]))
     if shared:
         totals = _shifted(e, totals[0], groups, shared)
@@ -217,8 +271,7 @@ def _shared_window(groups: list, strides: tuple, kernel: tuple):
     if len(groups) < 2 or len(sizes) != 1 or tuple(strides) != (1, 1):
         return None
     tops, lefts = [trim[0] for _, trim in groups], [trim[2] for _, trim in groups]
-    return (min(tops), min(lefts)), (max(tops) - min(tops), max(lefts) - min(lefts)), \
-        sizes.pop()
+    return (min(tops), min(lefts)), (max(tops) - min(tops), max(lefts) - min(lefts)), sizes.pop()
 
 
 def _shifted(e: Emitter, total: str, groups: list, shared: tuple) -> list[str]:

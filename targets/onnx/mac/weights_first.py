@@ -13,8 +13,16 @@ from .digits import conv_sum
 __all__ = ["weights_first_sum"]
 
 
-def weights_first_sum(e: Emitter, x: str, x_range: tuple[int, int], w: np.ndarray, *,
-                       strides: tuple, pads: tuple, dtype: int) -> str:
+def weights_first_sum(
+    e: Emitter,
+    x: str,
+    x_range: tuple[int, int],
+    w: np.ndarray,
+    *,
+    strides: tuple,
+    pads: tuple,
+    dtype: int,
+) -> str:
     """``Σ w·x̃`` of a groups-1 convolution of a signed int8 ``x`` and int8 weights on the
     u8×s8 kernel with the weights first: their sign parts ``max(±w, 0)`` (each at most 128,
     the u8 operand) stacked on the output channels, against ``x`` cast to int8 once (the s8
@@ -42,8 +50,8 @@ def weights_first_sum(e: Emitter, x: str, x_range: tuple[int, int], w: np.ndarra
     support = [tuple(np.flatnonzero(wo.any(axis=0).reshape(-1))) for wo in w]
     every = tuple(sorted(set().union(*support)))
     some = next(s for s in support if s)
-    support = [s or some for s in support]   # a channel of zero weights joins a group
-    groups = by_trim(support)   # by first channel: phase-major needs no reorder
+    support = [s or some for s in support]  # a channel of zero weights joins a group
+    groups = by_trim(support)  # by first channel: phase-major needs no reorder
     if sum(len(rows) * len(kind) for rows, kind in groups) > GROUPED * len(every) * cout:
         groups = [(list(range(cout)), every)]
     wide = 2 * len(every) * cin * 128 * 128 > I32_MAX
@@ -52,29 +60,47 @@ def weights_first_sum(e: Emitter, x: str, x_range: tuple[int, int], w: np.ndarra
 
         def product(rows: list, kind: tuple) -> str:
             taps = np.array(kind)
-            sub, reduced = trimmed(w[rows], pads, trim(
-                np.unique(taps // kw), np.unique(taps % kw), w.shape, pads))
-            attrs = dict(strides=list(strides), kernel_shape=list(sub.shape[2:]),
-                         pads=list(reduced))
-            return _signed(e, sub, lambda ws: e.node("ConvInteger", [x8, ws], **attrs), axis,
-                           wide)
+            sub, reduced = trimmed(
+                w[rows], pads, trim(np.unique(taps // kw), np.unique(taps % kw), w.shape, pads)
+            )
+            attrs = dict(
+                strides=list(strides), kernel_shape=list(sub.shape[2:]), pads=list(reduced)
+            )
+            return _signed(e, sub, lambda ws: e.node("ConvInteger", [x8, ws], **attrs), axis, wide)
     else:
         axis = 0
-        xp = e.node("Pad", [e.node("Squeeze", [e.cast(x, I8), e.const([0], I64)]),
-                            e.const([0, pads[0], pads[1], 0, pads[2], pads[3]], I64)])
-        windows = {t: tap_window(e, xp, t // kw, t % kw, (kh, kw), [1, 2], strides)
-                   for t in every}
+        xp = e.node(
+            "Pad",
+            [
+                e.node("Squeeze", [e.cast(x, I8), e.const([0], I64)]),
+                e.const([0, pads[0], pads[1], 0, pads[2], pads[3]], I64),
+            ],
+        )
+        windows = {t: tap_window(e, xp, t // kw, t % kw, (kh, kw), [1, 2], strides) for t in every}
 
         def product(rows: list, kind: tuple) -> str:
-            cols = e.node("Concat", [windows[t] for t in kind], axis=0) if len(kind) > 1 \
+            cols = (
+                e.node("Concat", [windows[t] for t in kind], axis=0)
+                if len(kind) > 1
                 else windows[kind[0]]
+            )
             wk = np.transpose(w[rows].reshape(len(rows), cin, -1)[:, :, kind], (0, 2, 1))
             cols = e.reshape(cols, [len(kind) * cin, -1])
-            return _signed(e, wk.reshape(len(rows), -1),
-                           lambda ws: e.node("MatMulInteger", [ws, cols]), axis, wide)
-    total = joined(e, [product(rows, kind) for rows, kind in groups],
-                    [o for rows, _ in groups for o in rows], axis)
-    if axis == 0:   # the product's rows by the windows' positions
+            return _signed(
+                e,
+                wk.reshape(len(rows), -1),
+                lambda ws: e.node("MatMulInteger", [ws, cols]),
+                axis,
+                wide,
+            )
+
+    total = joined(
+        e,
+        [product(rows, kind) for rows, kind in groups],
+        [o for rows, _ in groups for o in rows],
+        axis,
+    )
+    if axis == 0:  # the product's rows by the windows' positions
         first = windows[every[0]]
         total = e.reshape(total, [1, cout, e.dim(first, 1), e.dim(first, 2)])
     return typed(e, total, I64 if wide else I32, dtype)

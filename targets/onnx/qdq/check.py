@@ -43,16 +43,18 @@ def check_qdq(model: onnx.ModelProto, options) -> None:
             readers.setdefault(i, []).append(n)
     for n in graph.node:
         if n.op_type in ("DequantizeLinear", "QuantizeLinear"):
-            if options.exact and not all(_power_of_two(v) for v in
-                                         numpy_helper.to_array(inits[n.input[1]]).ravel()):
+            if options.exact and not all(
+                _power_of_two(v) for v in numpy_helper.to_array(inits[n.input[1]]).ravel()
+            ):
                 raise ExportError(f"{n.name}: a scale that is not a power of two")
             continue
         floats = [i for i in n.input if types.get(i) in _FLOATS]
         if not floats and all(types.get(o) not in _FLOATS for o in n.output):
             continue
         if n.op_type not in options.patterns:
-            raise ExportError(f"{n.name}: {n.op_type} on floats, outside the QDQ patterns "
-                              "the target lists")
+            raise ExportError(
+                f"{n.name}: {n.op_type} on floats, outside the QDQ patterns the target lists"
+            )
         if any(i not in inits and made[i].op_type != "DequantizeLinear" for i in floats):
             raise ExportError(f"{n.name}: a float input that is not dequantized")
         if any(r.op_type != "QuantizeLinear" for o in n.output for r in readers.get(o, [])):

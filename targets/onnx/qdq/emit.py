@@ -25,8 +25,9 @@ def storage(iv: tuple[int, int], what: str) -> int:
         if lo <= iv[0] and iv[1] <= hi:
             return dtype
     bits = max(int(iv[1]).bit_length(), int(-iv[0] - 1).bit_length()) + (iv[0] < 0)
-    raise DoesNotFit(f"{what} takes values in [{iv[0]}, {iv[1]}], {bits} bits; the NPU's "
-                     "activations are 8-bit")
+    raise DoesNotFit(
+        f"{what} takes values in [{iv[0]}, {iv[1]}], {bits} bits; the NPU's activations are 8-bit"
+    )
 
 
 class QdqEmitter(Emitter):
@@ -35,8 +36,8 @@ class QdqEmitter(Emitter):
 
     def __init__(self):
         super().__init__()
-        self.types: dict[str, int] = {}      # a quantized tensor's type, by name
-        self.scales: dict[str, float] = {}   # a float result's scale, where its Q is not 1
+        self.types: dict[str, int] = {}  # a quantized tensor's type, by name
+        self.scales: dict[str, float] = {}  # a float result's scale, where its Q is not 1
 
     def scale(self, values, hint: str = "s") -> str:
         """A float32 scale initializer: one value, or one per channel."""
@@ -52,10 +53,14 @@ class QdqEmitter(Emitter):
         """``DequantizeLinear`` of the integer tensor ``x`` (its value is itself: scale 1,
         zero point 0 unless given): a float name."""
         dtype = self.types[x] if dtype is None else dtype
-        zero = self.const(np.zeros(np.shape(scale), dtype=np.int64) if np.ndim(scale) else 0,
-                          dtype, "z")
-        return self.node("DequantizeLinear", [x, self.scale(scale), zero],
-                         **({"axis": axis} if axis is not None else {}))
+        zero = self.const(
+            np.zeros(np.shape(scale), dtype=np.int64) if np.ndim(scale) else 0, dtype, "z"
+        )
+        return self.node(
+            "DequantizeLinear",
+            [x, self.scale(scale), zero],
+            **({"axis": axis} if axis is not None else {}),
+        )
 
     def q(self, xf: str, dtype: int, scale: float = 1.0) -> str:
         """``QuantizeLinear`` of the float ``xf`` to ``dtype`` at ``scale`` (the NPU rounds
@@ -64,8 +69,7 @@ class QdqEmitter(Emitter):
         self.types[y] = dtype
         return y
 
-    def pattern(self, op: str, ins: list[str], dtype: int, consts: list[str] = (),
-                **attrs) -> str:
+    def pattern(self, op: str, ins: list[str], dtype: int, consts: list[str] = (), **attrs) -> str:
         """``op`` on the dequantized ``ins`` (and the float ``consts`` after them), quantized
         to ``dtype`` at scale 1: an operator that moves or combines values exactly."""
         return self.q(self.node(op, [self.dq(x) for x in ins] + list(consts), **attrs), dtype)

@@ -28,8 +28,9 @@ from .lower._common import QdqCtx, clip
 __all__ = ["build_qdq"]
 
 
-def build_qdq(g: Graph, shapes: list, metadata: dict, target, label=lambda k: f"operator {k}",
-              bounds=None) -> onnx.ModelProto:
+def build_qdq(
+    g: Graph, shapes: list, metadata: dict, target, label=lambda k: f"operator {k}", bounds=None
+) -> onnx.ModelProto:
     """The QDQ model of ``g`` on these input shapes (``(C, H, W)`` each, in input-table
     order), for ``target`` (its options: exact scales or a generic tool's). Raises
     :class:`~...errors.ExportError` (:class:`~...errors.DoesNotFit` for what the NPU does
@@ -45,28 +46,39 @@ def build_qdq(g: Graph, shapes: list, metadata: dict, target, label=lambda k: f"
         rec = g.tensor(inp.tensor)
         e.types[name] = storage((rec.lo, rec.hi), f"input {name}")
         names[inp.tensor] = name
-        inputs.append(helper.make_tensor_value_info(name, e.types[name],
-                                                    [1, *plan[inp.tensor]]))
-    ctx = QdqCtx(gb.tensors, [], g, target, {}, {n.op.index: n.result for n in gb.nodes},
-                 shapes=plan)
-    lower_ops(g, LOWER, e, ctx, names, label=label, fmt="QDQ",
-              clamp=lambda x, rec: clip(e, x, rec.lo, rec.hi),
-              before=lambda op: setattr(e, "scope", f"op{op.index}"), bounds=gb)
+        inputs.append(helper.make_tensor_value_info(name, e.types[name], [1, *plan[inp.tensor]]))
+    ctx = QdqCtx(
+        gb.tensors, [], g, target, {}, {n.op.index: n.result for n in gb.nodes}, shapes=plan
+    )
+    lower_ops(
+        g,
+        LOWER,
+        e,
+        ctx,
+        names,
+        label=label,
+        fmt="QDQ",
+        clamp=lambda x, rec: clip(e, x, rec.lo, rec.hi),
+        before=lambda op: setattr(e, "scope", f"op{op.index}"),
+        bounds=gb,
+    )
     e.scope = "model"
     outputs = []
     for k, t in enumerate(g.outputs):
         e.nodes.append(helper.make_node("Identity", [names[t]], [f"out{k}"]))
-        outputs.append(helper.make_tensor_value_info(f"out{k}", e.types[names[t]],
-                                                     [1, *plan[t]]))
+        outputs.append(helper.make_tensor_value_info(f"out{k}", e.types[names[t]], [1, *plan[t]]))
     e.pruned([o.name for o in outputs])
     graph = helper.make_graph(e.nodes, "wai-ops", inputs, outputs, e.inits)
-    opset = [helper.make_opsetid("", max(lowest_opset(e.nodes), 13))]   # per-axis scales: 13
-    model = helper.make_model(graph, opset_imports=opset, producer_name="waiexport",
-                              producer_version=__version__,
-                              ir_version=helper.find_min_ir_version_for(opset))
+    opset = [helper.make_opsetid("", max(lowest_opset(e.nodes), 13))]  # per-axis scales: 13
+    model = helper.make_model(
+        graph,
+        opset_imports=opset,
+        producer_name="waiexport",
+        producer_version=__version__,
+        ir_version=helper.find_min_ir_version_for(opset),
+    )
     for key, value in sorted(metadata.items()):
         model.metadata_props.add(key=key, value=value)
     onnx.checker.check_model(model, full_check=True)
     check_qdq(model, target.options)
     return model
-

@@ -17,19 +17,28 @@ __all__ = ["QDQ", "QdqFormat"]
 
 
 def _types(values) -> dict:
-    return {v.name: np.dtype(helper.tensor_dtype_to_np_dtype(v.type.tensor_type.elem_type)).name
-            for v in values}
+    return {
+        v.name: np.dtype(helper.tensor_dtype_to_np_dtype(v.type.tensor_type.elem_type)).name
+        for v in values
+    }
 
 
 class QdqFormat(Format):
     name, layout, suffix, static = "qdq", "NCHW [1, C, H, W], 8-bit", ".onnx", True
-    judge = ""          # none here: the CPU provider computes QDQ in float32
+    judge = ""  # none here: the CPU provider computes QDQ in float32
 
     def build(self, exp, shapes) -> Model:
-        m = build_qdq(exp.graph, list(shapes), exp.metadata, exp.target,
-                      label=exp.outcome.label, bounds=exp.outcome.member.bounds)
-        return Model(m.SerializeToString(), _types(m.graph.input), _types(m.graph.output),
-                     tuple(shapes), m)
+        m = build_qdq(
+            exp.graph,
+            list(shapes),
+            exp.metadata,
+            exp.target,
+            label=exp.outcome.label,
+            bounds=exp.outcome.member.bounds,
+        )
+        return Model(
+            m.SerializeToString(), _types(m.graph.input), _types(m.graph.output), tuple(shapes), m
+        )
 
     @property
     def probes(self) -> tuple:
@@ -41,14 +50,20 @@ class QdqFormat(Format):
         graph = model.native.graph
         types = {t.name: t.data_type for t in graph.initializer}
         readers = {i: n for n in graph.node for i in n.input}
-        return {(n.op_type, np.dtype(helper.tensor_dtype_to_np_dtype(types[q.input[2]])).name)
-                for n in graph.node if n.op_type not in ("DequantizeLinear", "QuantizeLinear")
-                for q in [readers.get(n.output[0])] if q is not None
-                and q.op_type == "QuantizeLinear"}
+        return {
+            (n.op_type, np.dtype(helper.tensor_dtype_to_np_dtype(types[q.input[2]])).name)
+            for n in graph.node
+            if n.op_type not in ("DequantizeLinear", "QuantizeLinear")
+            for q in [readers.get(n.output[0])]
+            if q is not None and q.op_type == "QuantizeLinear"
+        }
 
     def feed(self, g, model, inputs, scalars) -> dict:
-        return {k: v.astype(model.inputs[k]) for k, v in host_feed(g, inputs, scalars).items()
-                if k in model.inputs}
+        return {
+            k: v.astype(model.inputs[k])
+            for k, v in host_feed(g, inputs, scalars).items()
+            if k in model.inputs
+        }
 
     def chw(self, a):
         return np.asarray(a)[0].astype(np.int64)
@@ -56,8 +71,13 @@ class QdqFormat(Format):
     def shape(self, chw) -> list:
         return [1, *chw]
 
-    def model_of(self, data: bytes, inputs: dict | None = None, outputs: dict | None = None,
-                 nodes: int | None = None) -> Model:
+    def model_of(
+        self,
+        data: bytes,
+        inputs: dict | None = None,
+        outputs: dict | None = None,
+        nodes: int | None = None,
+    ) -> Model:
         return _Read(data, inputs, outputs, nodes)
 
     def nodes(self, model) -> int:
@@ -67,11 +87,20 @@ class QdqFormat(Format):
         return {"metadata": exp.metadata, "nodes": self.nodes(model)}
 
     def summary(self, exp, model, path, decodes) -> str:
-        return (f"{path}: {self.nodes(model)} nodes, {len(model.data)} bytes, QDQ of 8-bit "
-                "tensors" + ("" if exp.target.options.exact else
-                             ", float32 scales as quantisation tools write them (no claim)")
-                + (f"; self-check: {decodes} decodes bit-exact against the reference"
-                   if decodes else ""))
+        return (
+            f"{path}: {self.nodes(model)} nodes, {len(model.data)} bytes, QDQ of 8-bit "
+            "tensors"
+            + (
+                ""
+                if exp.target.options.exact
+                else ", float32 scales as quantisation tools write them (no claim)"
+            )
+            + (
+                f"; self-check: {decodes} decodes bit-exact against the reference"
+                if decodes
+                else ""
+            )
+        )
 
 
 QDQ = QdqFormat()

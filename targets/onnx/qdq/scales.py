@@ -17,13 +17,16 @@ def _exponent(m: int, s: int, options) -> int:
     power-of-two ``m``; :class:`DoesNotFit` with the reason for another, or past the
     exponents measured exact."""
     if m <= 0 or m & (m - 1):
-        raise DoesNotFit(f"a multiplier of {m}, not a power of two: the NPU rounds the "
-                         "requantisation of any other ±1 near ties (measured)")
+        raise DoesNotFit(
+            f"a multiplier of {m}, not a power of two: the NPU rounds the "
+            "requantisation of any other ±1 near ties (measured)"
+        )
     e = s - (m.bit_length() - 1)
     lo, hi = options.exponents
     if not lo <= e <= hi:
-        raise DoesNotFit(f"a scale of 2^{-e}: the NPU's exact scales are 2^{-hi} to 2^{-lo} "
-                         "(measured)")
+        raise DoesNotFit(
+            f"a scale of 2^{-e}: the NPU's exact scales are 2^{-hi} to 2^{-lo} (measured)"
+        )
     return e
 
 
@@ -34,22 +37,24 @@ def requant_scales(rq: RQ, channels: int, result, options) -> tuple[list[float],
     multiplier that is not a power of two, an accumulator past the limit, per-channel scales
     beside a bias)."""
     if rq.round != "half_up":
-        raise DoesNotFit(f"a {rq.round} requantisation: the NPU rounds ties toward +∞ "
-                         "(half_up)")
+        raise DoesNotFit(f"a {rq.round} requantisation: the NPU rounds ties toward +∞ (half_up)")
     if rq.bias_kind == "post":
         raise DoesNotFit("a post bias: the NPU adds its bias before the requantisation")
     mults, shifts = rq.mults(channels), rq.shifts(channels)
     if not options.exact:
         top = max(shifts)
-        return [float(m * 2 ** (top - s)) for m, s in zip(mults, shifts)], float(2 ** top)
+        return [float(m * 2 ** (top - s)) for m, s in zip(mults, shifts)], float(2**top)
     t = result.intermediates.get("rq.t") if result is not None else None
     if t is not None and max(-t[0], t[1]) >= options.acc_limit:
-        raise DoesNotFit(f"an accumulator of up to {max(-t[0], t[1]):,}, past "
-                         f"2^{options.acc_limit.bit_length() - 1}: the NPU rounds its ties "
-                         "wrong there (measured)")
+        raise DoesNotFit(
+            f"an accumulator of up to {max(-t[0], t[1]):,}, past "
+            f"2^{options.acc_limit.bit_length() - 1}: the NPU rounds its ties "
+            "wrong there (measured)"
+        )
     exps = [_exponent(m, s, options) for m, s in zip(mults, shifts)]
     top = max(exps)
     if len(set(exps)) > 1 and rq.bias_kind == "pre" and not options.per_channel_bias:
-        raise DoesNotFit("per-channel scales beside a bias: the NPU rounds them ±1 on some "
-                         "outputs (measured)")
-    return [float(2 ** (top - e)) for e in exps], float(2 ** top)
+        raise DoesNotFit(
+            "per-channel scales beside a bias: the NPU rounds them ±1 on some outputs (measured)"
+        )
+    return [float(2 ** (top - e)) for e in exps], float(2**top)

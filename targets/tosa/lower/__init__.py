@@ -13,4 +13,5 @@ __all__ = ["LOWER"]
 
 #: Each ``wai-ops/1-npu`` operator's TOSA lowering, by the §5 table's names.
 LOWER: dict[str, Lowering[TosaBuilder, TosaCtx]] = {
-    op.name: import_module(f"{__name__}.{op.name}").lower for op in OPS if op.npu != "no"}
+    op.name: import_module(f"{__name__}.{op.name}").lower for op in OPS if op.npu != "no"
+}

@@ -21,7 +21,7 @@ class TosaCtx:
     intervals: dict
     nodes: dict
     graph: Graph
-    scalars: list = field(default_factory=list)   # each scalar's model input
+    scalars: list = field(default_factory=list)  # each scalar's model input
 
     def nhwc(self, t: int) -> tuple:
         c, h, w = self.shapes[t]
@@ -36,8 +36,7 @@ class TosaCtx:
 
 def slice_of(b: TosaBuilder, x: str, start, size) -> str:
     """SLICE of ``x`` at NHWC ``start`` with NHWC ``size``."""
-    return b.op("SLICE", [x, b.shape_of(list(start)), b.shape_of(list(size))], size,
-                b.dtype(x))
+    return b.op("SLICE", [x, b.shape_of(list(start)), b.shape_of(list(size))], size, b.dtype(x))
 
 
 def clip(b: TosaBuilder, x: str, lo: int, hi: int) -> str:
@@ -46,8 +45,7 @@ def clip(b: TosaBuilder, x: str, lo: int, hi: int) -> str:
     x = b.cast(x, I32)
     lo, hi = max(lo, -(1 << 31)), min(hi, (1 << 31) - 1)
     x = b.op("MAXIMUM", [x, b.const([lo], I32, [1, 1, 1, 1])], b.shape(x), I32, None, b.nan())
-    return b.op("MINIMUM", [x, b.const([hi], I32, [1, 1, 1, 1])], b.shape(x), I32, None,
-                b.nan())
+    return b.op("MINIMUM", [x, b.const([hi], I32, [1, 1, 1, 1])], b.shape(x), I32, None, b.nan())
 
 
 def regroup(b: TosaBuilder, x: str, via: tuple, perm: list, out: tuple) -> str:

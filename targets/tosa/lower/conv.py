@@ -60,9 +60,9 @@ def lower(b: TosaBuilder, op: Op, ins: Names, ctx: TosaCtx) -> Names:
 
     def one_conv(xd, wd, bias):
         bias, zero = mac_operands(b, bias, name)
-        return b.op(name, [xd, b.const(layout(wd), I8), bias, zero, zero], out, I32, None,
-                    *args)
-    acc = mac_sum(b, x, ctx.interval(op.inputs[0]), p.weights, pre_bias(p), one_conv,
-                  (1, 2, 3))
-    return [requantise(b, acc, p.rq, p.cout, ctx.nodes[op.index].intermediates["rq.t"],
-                       pre_done=True)]
+        return b.op(name, [xd, b.const(layout(wd), I8), bias, zero, zero], out, I32, None, *args)
+
+    acc = mac_sum(b, x, ctx.interval(op.inputs[0]), p.weights, pre_bias(p), one_conv, (1, 2, 3))
+    return [
+        requantise(b, acc, p.rq, p.cout, ctx.nodes[op.index].intermediates["rq.t"], pre_done=True)
+    ]

@@ -18,20 +18,36 @@ def lower(b: TosaBuilder, op: Op, ins: Names, ctx: TosaCtx) -> Names:
     p = op.params
     out_pad = [-p.ph, p.oph - p.ph, -p.pw, p.opw - p.pw]
     if min(out_pad[:2]) <= -p.kh or min(out_pad[2:]) <= -p.kw:
-        raise ExportError(f"out_pad {out_pad}: TOSA's TRANSPOSE_CONV2D takes each greater "
-                          f"than minus the kernel ({p.kh}x{p.kw}); a padding that crops more "
-                          "is not in this exporter")
+        raise ExportError(
+            f"out_pad {out_pad}: TOSA's TRANSPOSE_CONV2D takes each greater "
+            f"than minus the kernel ({p.kh}x{p.kw}); a padding that crops more "
+            "is not in this exporter"
+        )
 
     def one_conv(xd, wd, bias):
         bias, zero = mac_operands(b, bias, "TRANSPOSE_CONV2D")
-        return b.op("TRANSPOSE_CONV2D",
-                    [xd, b.const(np.transpose(wd, (1, 2, 3, 0)), I8), bias, zero, zero],
-                    ctx.nhwc(op.outputs[0]), I32, None, out_pad, [p.sh, p.sw], False,
-                    b.ts.DType.INT32)
+        return b.op(
+            "TRANSPOSE_CONV2D",
+            [xd, b.const(np.transpose(wd, (1, 2, 3, 0)), I8), bias, zero, zero],
+            ctx.nhwc(op.outputs[0]),
+            I32,
+            None,
+            out_pad,
+            [p.sh, p.sw],
+            False,
+            b.ts.DType.INT32,
+        )
+
     # the weights' first axis is the input channel here: one output channel sums over 0, 2, 3
-    acc = mac_sum(b, ins[0], ctx.interval(op.inputs[0]), np.transpose(p.weights, (1, 0, 2, 3)),
-                  pre_bias(p),
-                  lambda xd, wd, bias: one_conv(xd, np.transpose(wd, (1, 0, 2, 3)), bias),
-                  (1, 2, 3))
-    return [requantise(b, acc, p.rq, p.cout, ctx.nodes[op.index].intermediates["rq.t"],
-                       pre_done=True)]
+    acc = mac_sum(
+        b,
+        ins[0],
+        ctx.interval(op.inputs[0]),
+        np.transpose(p.weights, (1, 0, 2, 3)),
+        pre_bias(p),
+        lambda xd, wd, bias: one_conv(xd, np.transpose(wd, (1, 0, 2, 3)), bias),
+        (1, 2, 3),
+    )
+    return [
+        requantise(b, acc, p.rq, p.cout, ctx.nodes[op.index].intermediates["rq.t"], pre_done=True)
+    ]

@@ -15,5 +15,6 @@ def lower(b: TosaBuilder, op: Op, ins: Names, ctx: TosaCtx) -> Names:
     shape = ctx.nhwc(op.outputs[0])
     if p.kind == 0:
         return [b.const(np.full(shape, p.value), I32, shape)]
-    return [b.op("ADD", [b.const(np.zeros(shape, int), I32, shape), ctx.scalars[p.value]],
-                 shape, I32)]
+    return [
+        b.op("ADD", [b.const(np.zeros(shape, int), I32, shape), ctx.scalars[p.value]], shape, I32)
+    ]

@@ -28,8 +28,17 @@ def lower(b: TosaBuilder, op: Op, ins: Names, ctx: TosaCtx) -> Names:
             raise ExportError(f"p - 2^{f - 1} leaves int32 on [{lo}, {hi}]")
         m, s = lift(1, f, min(lo, 0) - half, max(hi, 0) - half)
         p = b.op("ADD", [p, b.const([-half], I32, [1, 1, 1, 1])], shape, I32)
-        p = b.op("RESCALE", [p, b.const([m], I32), b.const([s], I8), b.const([0], I32),
-                             b.const([0], I32)], shape, I32, None, True,
-                 b.ts.RoundingMode.SINGLE_ROUND, False, False, False)
+        p = b.op(
+            "RESCALE",
+            [p, b.const([m], I32), b.const([s], I8), b.const([0], I32), b.const([0], I32)],
+            shape,
+            I32,
+            None,
+            True,
+            b.ts.RoundingMode.SINGLE_ROUND,
+            False,
+            False,
+            False,
+        )
     pos = b.op("MAXIMUM", [x, b.const([0], I32, [1, 1, 1, 1])], shape, I32, None, b.nan())
     return [b.op("ADD", [pos, p], shape, I32)]

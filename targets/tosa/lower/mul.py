@@ -13,5 +13,6 @@ from ._common import TosaCtx
 def lower(b: TosaBuilder, op: Op, ins: Names, ctx: TosaCtx) -> Names:
     a, c = b.cast(ins[0], I32), b.cast(ins[1], I32)
     prod = b.op("MUL", [a, c, b.const([0], I8)], b.shape(a), I32)
-    return [requantise(b, prod, op.params.rq, b.shape(a)[3],
-                       ctx.nodes[op.index].intermediates["rq.t"])]
+    return [
+        requantise(b, prod, op.params.rq, b.shape(a)[3], ctx.nodes[op.index].intermediates["rq.t"])
+    ]

@@ -11,5 +11,12 @@ from ._common import TosaCtx, regroup
 def lower(b: TosaBuilder, op: Op, ins: Names, ctx: TosaCtx) -> Names:
     r = op.params.r
     _, h, w, c = ctx.nhwc(op.inputs[0])
-    return [regroup(b, ins[0], (1, h // r, r, w // r, r, c), [0, 1, 3, 5, 2, 4],
-                    (1, h // r, w // r, c * r * r))]
+    return [
+        regroup(
+            b,
+            ins[0],
+            (1, h // r, r, w // r, r, c),
+            [0, 1, 3, 5, 2, 4],
+            (1, h // r, w // r, c * r * r),
+        )
+    ]

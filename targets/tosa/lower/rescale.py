@@ -10,5 +10,8 @@ from ._common import TosaCtx
 
 def lower(b: TosaBuilder, op: Op, ins: Names, ctx: TosaCtx) -> Names:
     c = ctx.nhwc(op.inputs[0])[3]
-    return [requantise(b, b.cast(ins[0], I32), op.params.rq, c,
-                       ctx.nodes[op.index].intermediates["rq.t"])]
+    return [
+        requantise(
+            b, b.cast(ins[0], I32), op.params.rq, c, ctx.nodes[op.index].intermediates["rq.t"]
+        )
+    ]

@@ -16,4 +16,6 @@ __all__ = ["LOWER"]
 #: Each lowered operator's QDQ lowering, by the §5 table's names: the modules here.
 LOWER: dict[str, Lowering[QdqEmitter, QdqCtx]] = {
     m.name: import_module(f"{__name__}.{m.name}").lower
-    for m in iter_modules(__path__) if not m.name.startswith("_")}
+    for m in iter_modules(__path__)
+    if not m.name.startswith("_")
+}

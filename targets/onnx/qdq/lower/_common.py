@@ -34,6 +34,8 @@ def clip(e: QdqEmitter, x: str, lo: int, hi: int) -> str:
         return x
     lo, hi = max(lo, WINDOW[dtype][0]), min(hi, WINDOW[dtype][1])
     if lo >= hi:
-        raise DoesNotFit(f"a clamp to the one value {lo}: the NPU's Clip fails on it (its "
-                         "limits must differ, measured)")
+        raise DoesNotFit(
+            f"a clamp to the one value {lo}: the NPU's Clip fails on it (its "
+            "limits must differ, measured)"
+        )
     return e.pattern("Clip", [x], dtype, [e.scale(lo), e.scale(hi)])

@@ -18,8 +18,10 @@ def lower(e: QdqEmitter, op: Op, ins: Names, ctx: QdqCtx) -> Names:
     p, options = op.params, ctx.target.options
     dtype = out_type(ctx, op)
     if options.one_type and e.types[ins[0]] != dtype:
-        raise DoesNotFit("its input and output are 8-bit of different signs: the NPU's "
-                         "convolution is exact only with both of one type (measured)")
+        raise DoesNotFit(
+            "its input and output are 8-bit of different signs: the NPU's "
+            "convolution is exact only with both of one type (measured)"
+        )
     if int(p.weights.min()) < -128 or int(p.weights.max()) > 127:
         raise DoesNotFit("weights past 8 bits: the NPU's MAC array takes int8 weights")
     sw, sy = requant_scales(p.rq, p.cout, ctx.nodes.get(op.index), options)
@@ -27,8 +29,20 @@ def lower(e: QdqEmitter, op: Op, ins: Names, ctx: QdqCtx) -> Names:
     scale = np.asarray(sw) if per else sw[0]
     ins_f = [e.dq(ins[0]), e.dq(e.const(p.weights, I8, "w"), I8, scale, 0 if per else None)]
     if p.rq.bias_kind == "pre":
-        ins_f.append(e.dq(e.const(np.asarray(p.rq.bias, dtype=object), I32, "b"), I32,
-                          scale, 0 if per else None))
-    y = e.node("Conv", ins_f, kernel_shape=[p.kh, p.kw], strides=[p.sh, p.sw],
-               pads=[p.ph, p.pw, p.ph, p.pw], group=p.groups)
+        ins_f.append(
+            e.dq(
+                e.const(np.asarray(p.rq.bias, dtype=object), I32, "b"),
+                I32,
+                scale,
+                0 if per else None,
+            )
+        )
+    y = e.node(
+        "Conv",
+        ins_f,
+        kernel_shape=[p.kh, p.kw],
+        strides=[p.sh, p.sw],
+        pads=[p.ph, p.pw, p.ph, p.pw],
+        group=p.groups,
+    )
     return [e.q(y, dtype, sy)]

@@ -8,5 +8,4 @@ from ._common import QdqCtx, out_type
 
 
 def lower(e: QdqEmitter, op: Op, ins: Names, ctx: QdqCtx) -> Names:
-    return [e.pattern("DepthToSpace", ins, out_type(ctx, op), blocksize=op.params.r,
-                      mode="CRD")]
+    return [e.pattern("DepthToSpace", ins, out_type(ctx, op), blocksize=op.params.r, mode="CRD")]

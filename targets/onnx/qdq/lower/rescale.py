@@ -17,6 +17,8 @@ def lower(e: QdqEmitter, op: Op, ins: Names, ctx: QdqCtx) -> Names:
         raise DoesNotFit("a rescale with a bias: no QDQ pattern adds one exactly here")
     sw, sy = requant_scales(rq, c, ctx.nodes.get(op.index), ctx.target.options)
     if len(set(sw)) > 1:
-        raise DoesNotFit("a rescale whose channels differ in scale: the NPU's requantisation "
-                         "of an activation takes one scale")
+        raise DoesNotFit(
+            "a rescale whose channels differ in scale: the NPU's requantisation "
+            "of an activation takes one scale"
+        )
     return [e.q(e.dq(ins[0], scale=sw[0]), out_type(ctx, op), sy)]
