@@ -99,6 +99,8 @@ def locate(loaded, inputs, scalars, rounding=None) -> dict | None:
                 found.update(_operator_diagnosis(op, a, b, want, scalars, g))
             if loaded.inside is not None:
                 found["node"] = _node(loaded.inside, op.index, inputs, scalars)
+            if op.index in loaded.known:
+                found["diagnosis"] = loaded.known[op.index]
             return found
     return None
 

@@ -152,11 +152,18 @@ class Format:
         """How many nodes (operators that compute) the model holds."""
         raise NotImplementedError
 
-    def prefix(self, exp, t: int) -> Model | None:
+    def prefix(self, exp, t: int, shapes: list | None = None) -> Model | None:
         """The model cut after graph tensor ``t``, whose one output is that tensor (for
         locating a difference on a runtime that fuses: each prefix runs as the runtime runs
-        the whole), or ``None`` where the format has none."""
+        the whole), on ``shapes`` for a static format, or ``None`` where the format has
+        none."""
         return None
+
+    def known(self, exp) -> dict:
+        """Each operator of ``exp``'s graph that the target's description says its runtime
+        computes otherwise (a generic export's inexact scale), by index, in words: a located
+        difference there names it. None by default."""
+        return {}
 
     def files(self, exp, model: Model, name: str) -> dict:
         """What saving ``model`` as ``name`` writes: file name → bytes (the model, and any

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import hashlib
 import platform
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib import metadata
 from typing import Callable
 
@@ -62,6 +62,8 @@ class Loaded:
     inside: Callable | None = None
     placement: Callable | None = None
     unclaimable: str | None = None  # why no decode of it can pass (a failed probe)
+    known: dict = field(default_factory=dict)  # operator → what the target's description
+    #                                             says its runtime computes otherwise, in words
 
     def decode(self, inputs, scalars) -> list[np.ndarray]:
         """One decode's outputs in table order, checked (:func:`~..outputs.in_order`)."""
@@ -330,14 +332,15 @@ class ModelEngine(Engine):
         at load, where its shapes are not static (else ``None``)."""
         fmt, g = exp.format, exp.graph
         if not fmt.cuts:
-            return Loaded(g, run)
+            return Loaded(g, run, known=fmt.known(exp))
 
         def run_all(inputs, scalars):
             out = {}
             for t in sorted({t for op in g.ops for t in op.outputs}):
-                model = fmt.prefix(exp.whole(), t)
+                shapes = [np.shape(x) for x in inputs] if fmt.static else None
+                model = fmt.prefix(exp.whole(), t, shapes)
                 raw = self.open(model)(fmt.feed(g, model, inputs, scalars))
                 out[t] = np.asarray(fmt.chw(raw[f"tensor{t}"])).astype(np.int64)
             return out
 
-        return Loaded(g, run, run_all)
+        return Loaded(g, run, run_all, known=fmt.known(exp))

@@ -456,7 +456,7 @@ class Isolated(Engine):
     # --- the engine ---------------------------------------------------------------------
     def load(self, data: bytes) -> Loaded:
         key = hashlib.sha256(data).hexdigest()
-        graph, unclaimable = _loaded(
+        graph, unclaimable, known = _loaded(
             self._call(("load", key, data), most=GRAPH_SIZE * len(data) + SLACK)
         )
         self._loaded[key] = data
@@ -478,7 +478,7 @@ class Isolated(Engine):
                 most=_answer_bound(graph, inputs, scalars),
             )
 
-        return Loaded(graph, run, run_all, unclaimable=unclaimable)
+        return Loaded(graph, run, run_all, unclaimable=unclaimable, known=known)
 
 
 #: The worker's start in isolated mode (``-I``: no current folder, script folder, user site
@@ -531,15 +531,20 @@ def _answer_bound(graph, inputs, scalars, tensors=None) -> int:
 
 
 def _loaded(said) -> tuple:
-    """The worker's answer to a load, the graph its engine runs and why no decode of it can
-    pass, with the graph as this toolchain loads one: written and read again (§10.5's
-    checks and the bounds pass), so what runs here on it (the order of its outputs, the
-    reference in locating a difference) runs on a graph it would load."""
+    """The worker's answer to a load, the graph its engine runs, why no decode of it can
+    pass and what its description says of each operator it computes otherwise, with the
+    graph as this toolchain loads one: written and read again (§10.5's checks and the bounds
+    pass), so what runs here on it (the order of its outputs, the reference in locating a
+    difference) runs on a graph it would load."""
     try:
-        graph, unclaimable = said
+        graph, unclaimable, known = said
         if unclaimable is not None and type(unclaimable) is not str:
             raise TypeError(f"why no decode can pass is {type(unclaimable).__name__}")
-        return read_member(write(graph)).graph, unclaimable
+        if type(known) is not dict or any(
+            type(k) is not int or type(v) is not str for k, v in known.items()
+        ):
+            raise TypeError("what its description says of an operator is not text by index")
+        return read_member(write(graph)).graph, unclaimable, known
     except Exception as e:
         raise EngineFailure(
             "its worker's answer to loading the graph is not a graph this "
@@ -661,7 +666,8 @@ def _serve(keeper_pid: int) -> None:
                 value = eng.describe()
             elif message[0] == "load":
                 loaded[message[1]] = eng.load(message[2])
-                value = loaded[message[1]].graph, loaded[message[1]].unclaimable
+                it = loaded[message[1]]
+                value = it.graph, it.unclaimable, it.known
             elif message[0] == "run":
                 value = _plain(loaded[message[1]].run(message[2], message[3]))
             elif message[0] == "run_all":

@@ -103,7 +103,7 @@ class OnnxFormat(Format):
             )
         return exp._models["exposed"]
 
-    def prefix(self, exp, t: int) -> Model:
+    def prefix(self, exp, t: int, shapes=None) -> Model:
         import onnx  # onnx: 0.8 s to import fresh; a warm load needs none
 
         m = onnx.ModelProto()

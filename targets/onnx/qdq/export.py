@@ -29,10 +29,17 @@ __all__ = ["build_qdq"]
 
 
 def build_qdq(
-    g: Graph, shapes: list, metadata: dict, target, label=lambda k: f"operator {k}", bounds=None
+    g: Graph,
+    shapes: list,
+    metadata: dict,
+    target,
+    label=lambda k: f"operator {k}",
+    bounds=None,
+    expose: int | None = None,
 ) -> onnx.ModelProto:
     """The QDQ model of ``g`` on these input shapes (``(C, H, W)`` each, in input-table
-    order), for ``target`` (its options: exact scales or a generic tool's). Raises
+    order), for ``target`` (its options: exact scales or a generic tool's); with ``expose``,
+    its one output is that graph tensor, ``tensor<expose>`` (for locating). Raises
     :class:`~...errors.ExportError` (:class:`~...errors.DoesNotFit` for what the NPU does
     not compute exactly) naming the node by ``label(index)``."""
     gb = bounds or certify_graph(g)
@@ -64,9 +71,10 @@ def build_qdq(
     )
     e.scope = "model"
     outputs = []
-    for k, t in enumerate(g.outputs):
-        e.nodes.append(helper.make_node("Identity", [names[t]], [f"out{k}"]))
-        outputs.append(helper.make_tensor_value_info(f"out{k}", e.types[names[t]], [1, *plan[t]]))
+    given = [(f"out{k}", t) for k, t in enumerate(g.outputs)]
+    for name, t in given if expose is None else [(f"tensor{expose}", expose)]:
+        e.nodes.append(helper.make_node("Identity", [names[t]], [name]))
+        outputs.append(helper.make_tensor_value_info(name, e.types[names[t]], [1, *plan[t]]))
     e.pruned([o.name for o in outputs])
     graph = helper.make_graph(e.nodes, "wai-ops", inputs, outputs, e.inits)
     opset = [helper.make_opsetid("", max(lowest_opset(e.nodes), 13))]  # per-axis scales: 13

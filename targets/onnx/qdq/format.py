@@ -5,12 +5,16 @@ judges one but the NPU's own: onnxruntime's CPU provider computes a QDQ model in
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 from onnx import helper
 
 from ...format import Format, Model, host_feed
 from ..format import _Read
+from ...errors import DoesNotFit
 from .export import build_qdq
+from .scales import requant_scales
 from .probes import PROBES
 
 __all__ = ["QDQ", "QdqFormat"]
@@ -24,7 +28,7 @@ def _types(values) -> dict:
 
 
 class QdqFormat(Format):
-    name, layout, suffix, static = "qdq", "NCHW [1, C, H, W], 8-bit", ".onnx", True
+    name, layout, suffix, static, cuts = "qdq", "NCHW [1, C, H, W], 8-bit", ".onnx", True, True
     judge = ""  # none here: the CPU provider computes QDQ in float32
 
     def build(self, exp, shapes) -> Model:
@@ -39,6 +43,37 @@ class QdqFormat(Format):
         return Model(
             m.SerializeToString(), _types(m.graph.input), _types(m.graph.output), tuple(shapes), m
         )
+
+    def prefix(self, exp, t: int, shapes=None) -> Model:
+        """The model on ``shapes`` whose one output, ``tensor<t>``, is graph tensor ``t``."""
+        m = build_qdq(
+            exp.graph,
+            list(shapes),
+            exp.metadata,
+            exp.target,
+            label=exp.outcome.label,
+            bounds=exp.outcome.member.bounds,
+            expose=t,
+        )
+        return Model(
+            m.SerializeToString(), _types(m.graph.input), _types(m.graph.output), tuple(shapes), m
+        )
+
+    def known(self, exp) -> dict:
+        """For a generic export (options not exact), each requantisation the exact scales
+        refuse, with why: the HTP computes its float32 scale otherwise."""
+        if exp.target.options.exact:
+            return {}
+        exact, out = replace(exp.target.options, exact=True), {}
+        for op in exp.graph.ops:
+            rq = getattr(op.params, "rq", None)
+            if rq is not None:
+                channels = exp.graph.tensor(op.outputs[0]).channels
+                try:
+                    requant_scales(rq, channels, None, exact)
+                except DoesNotFit as e:
+                    out[op.index] = f"{e}; {exp.target.name} writes it as a float32 scale"
+        return out
 
     @property
     def probes(self) -> tuple:

@@ -18,8 +18,8 @@ def _exponent(m: int, s: int, options) -> int:
     exponents measured exact."""
     if m <= 0 or m & (m - 1):
         raise DoesNotFit(
-            f"a multiplier of {m}, not a power of two: the NPU rounds the "
-            "requantisation of any other ±1 near ties (measured)"
+            f"a multiplier of {m}, not a power of two: the NPU's requantisation of any "
+            "other is off by one near ties (measured)"
         )
     e = s - (m.bit_length() - 1)
     lo, hi = options.exponents
@@ -55,6 +55,7 @@ def requant_scales(rq: RQ, channels: int, result, options) -> tuple[list[float],
     top = max(exps)
     if len(set(exps)) > 1 and rq.bias_kind == "pre" and not options.per_channel_bias:
         raise DoesNotFit(
-            "per-channel scales beside a bias: the NPU rounds them ±1 on some outputs (measured)"
+            "per-channel scales beside a bias: the NPU rounds them off by one on some "
+            "outputs (measured)"
         )
     return [float(2 ** (top - e)) for e in exps], float(2**top)
