@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from waiexport.builder import conv, rq
+from waiexport.builder import GraphBuilder, conv, rq
 
 from ._make import Case, covers, one, seeded
 from ._ops import basic
@@ -90,8 +90,28 @@ def conv_int8_sum_past_2_30():
     return Case(g, [([x], [])])
 
 
+def conv_int8_odd_multiplier():
+    # The RGB8 output step's multiplier, 255 (§5.1), at shift 10 on int8 operands and an
+    # int8 output: every value of the input, so the products reach the requantisation's ties
+    # and near-ties of both signs, as an 8-bit NPU rounds them (its scale is no power of two).
+    b = GraphBuilder()
+    w = np.ones((2, 2, 2, 1), int) * np.array([1, -1]).reshape(2, 1, 1, 1)
+    y = b.op(
+        "conv",
+        b.input(2, -128, 127, max_h=16, max_w=16),
+        conv(w, rq=rq(shift=10, mult=255, round="half_up")),
+        policy="clamp",
+        lo=-128,
+        hi=127,
+    )
+    b.output(y)
+    x = np.stack([np.arange(-128, 128).reshape(16, 16), np.zeros((16, 16), int)])
+    return Case(b.build(), [([x], [])])
+
+
 CASES = [
     conv_basic,
+    conv_int8_odd_multiplier,
     conv_partial_sum_ends,
     conv_kernel_larger_than_input,
     conv_1x1_plane,

@@ -119,4 +119,25 @@ def rescale_product_past_2_53():
     return Case(g, [([np.array([[ts]])], [])])
 
 
-CASES = [rescale_basic, *TIES, rescale_q_past_64_bits_while_y_fits, rescale_product_past_2_53]
+def rescale_int8_odd_multiplier():
+    # The RGB8 output step's multiplier, 255 (§5.1), at shift 10 on every int8 value: ties
+    # and near-ties of both signs of a scale that is no power of two, as an 8-bit NPU rounds
+    # them.
+    g = one(
+        "rescale",
+        P.Rescale(rq(shift=10, mult=255, round="half_up")),
+        channels=1,
+        lo=-128,
+        hi=127,
+        size=(16, 16),
+    )
+    return Case(g, [([np.arange(-128, 128).reshape(1, 16, 16)], [])])
+
+
+CASES = [
+    rescale_basic,
+    *TIES,
+    rescale_q_past_64_bits_while_y_fits,
+    rescale_product_past_2_53,
+    rescale_int8_odd_multiplier,
+]
