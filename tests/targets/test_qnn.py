@@ -275,3 +275,88 @@ def test_the_probes_find_a_runtime_that_rounds_ties_half_even_and_pass_the_htp()
         "3 probes of this runtime on the operators and types our models use: all exact"
         in engine().describe()["probed"]
     )
+
+
+def test_the_generic_export_fails_the_corpus_only_at_its_odd_multipliers_each_located():
+    # the before row: the committed corpus on the HTP through a generic QDQ export
+    from waiexport.conformance.generate import CORPUS
+    from waiexport.conformance.validate import files_under, validate
+
+    outcomes = validate(_engine()("onnx-qdq"), files_under([CORPUS]), locate=True)
+    failed = {r.vid: r for r in outcomes if r.status == "fail"}
+    assert set(failed) == {"conv_int8_odd_multiplier", "rescale_int8_odd_multiplier"}
+    for r in failed.values():
+        located = r.diffs[0]["located"]
+        assert located["found"]["operator"] == 0
+        assert "a multiplier of 255, not a power of two" in located["sentence"]
+    exact = {r.vid: r.status for r in validate(_engine()(), files_under([CORPUS]))}
+    assert "fail" not in exact.values() and exact["conv_int8_odd_multiplier"] == "declined"
+
+
+def _fits_htp(g) -> bool:
+    """Whether the qnn-htp description takes ``g`` (rewritten for it), read literally from its
+    certificate: every operator one the QDQ export lowers, every tensor 8-bit, every
+    requantisation half_up with a power-of-two multiplier, an exponent the HTP was measured
+    exact at and its sum below 2^24, int8 weights, one 8-bit type in and out of a convolution,
+    one scale where a bias is present (a rescale: one scale, no bias)."""
+    from waiexport.bounds import certify_graph
+
+    bounds = certify_graph(g, literal=True)
+
+    def kind(t):
+        lo, hi = bounds.tensors[t]
+        return "int8" if -128 <= lo and hi <= 127 else "uint8" if 0 <= lo and hi <= 255 else None
+
+    if any(kind(t) is None for t in bounds.tensors):
+        return False
+    for op, node in zip(g.ops, bounds.nodes):
+        if op.name not in LOWERED:
+            return False
+        if op.name == "clamp" and op.params.lo >= op.params.hi:
+            return False
+        rq = getattr(op.params, "rq", None)
+        if rq is None:
+            continue
+        c = g.tensor(op.outputs[0]).channels
+        if rq.round != "half_up" or rq.bias_kind == "post":
+            return False
+        exps = set()
+        for m, s in zip(rq.mults(c), rq.shifts(c)):
+            if m <= 0 or m & (m - 1) or not -7 <= s - (m.bit_length() - 1) <= 23:
+                return False
+            exps.add(s - (m.bit_length() - 1))
+        lo, hi = node.result.intermediates["rq.t"]
+        if max(-lo, hi) >= 1 << 24 or (len(exps) > 1 and rq.bias_kind != "none"):
+            return False
+        if op.name == "rescale" and (rq.bias_kind != "none" or len(exps) > 1):
+            return False
+        w = getattr(op.params, "weights", None)
+        if op.name == "conv" and (
+            kind(op.inputs[0]) != kind(op.outputs[0]) or int(w.min()) < -128 or int(w.max()) > 127
+        ):
+            return False
+    return True
+
+
+def test_it_takes_every_vector_the_description_takes_and_passes_each():
+    from waiexport import read, rewrite
+    from waiexport.conformance.generate import CORPUS
+    from waiexport.conformance.validate import files_under, read_all, validate
+    from waiexport.targets.errors import DoesNotFit as NotFit
+
+    files = files_under([CORPUS])
+    want, loaded = set(), set()
+    for _, vectors in read_all(files):
+        for v in vectors:
+            if "stage" in v or v["load"] != "ok" or "acc32" not in v["profiles"]:
+                continue
+            loaded.add(v["id"])
+            try:
+                out = rewrite(v["graph_bytes"], target="qnn-htp")
+            except (NotFit, Exception):
+                continue
+            if out.outcome.after["verdict"]["npu"] and _fits_htp(read(out.data)):
+                want.add(v["id"])
+    got = {r.vid: r.status for r in validate(_engine()(), files)}
+    assert want and want == {vid for vid in loaded if got[vid] == "pass"}
+    assert "fail" not in got.values() and "crashed" not in got.values()
