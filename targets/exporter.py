@@ -50,7 +50,7 @@ class Export:
     outcome: RewriteOutcome
     metadata: dict
     source: Graph
-    model: object = None  # the ONNX ModelProto, for an ONNX target
+    prepared: object = None  # what the format's prepare made (its one model, where it has one)
     _models: dict = field(default_factory=dict)
 
     @property

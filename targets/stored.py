@@ -64,8 +64,8 @@ class Stored:
     _whole: list = field(default_factory=list)
 
     @property
-    def model(self):
-        """The format's own object of the model (an ``onnx.ModelProto``)."""
+    def prepared(self):
+        """The format's own object of the model (what its ``prepare`` made)."""
         return self._model.native
 
     @cached_property

@@ -326,7 +326,7 @@ class OrtEngine(ModelEngine):
 
             from ..onnx.export import every_node_model
 
-            model = made("nodes", lambda: every_node_model(exp.model))
+            model = made("nodes", lambda: every_node_model(exp.prepared))
             s = made("nodes_s", lambda: self._session(model.SerializeToString()))
             feed = host_feed(exp.graph, inputs, scalars, exp.built().inputs)
             names = s.output_names()

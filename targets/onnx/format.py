@@ -75,7 +75,7 @@ class OnnxFormat(Format):
         from .probes import SATURATION
 
         exp.u8s8 = u8s8 = chosen.get(SATURATION)
-        exp.model = build_model(
+        exp.prepared = build_model(
             exp.graph,
             exp.metadata,
             target=exp.target,
@@ -149,7 +149,7 @@ class OnnxFormat(Format):
         return used(model.native)
 
     def build(self, exp, shapes=None) -> Model:
-        m = exp.model
+        m = exp.prepared
         return Model(m.SerializeToString(), _types(m.graph.input), _types(m.graph.output), None, m)
 
     def feed(self, g, model, inputs, scalars) -> dict:
@@ -213,7 +213,7 @@ def _runtime_fits(exp) -> None:
     if not (t.options.inexact or t.options.lacks):
         return
     found: dict = {}
-    for name, op, dtype in typed_nodes(exp.model):
+    for name, op, dtype in typed_nodes(exp.prepared):
         why = t.options.cannot(op, dtype)
         if why and name.startswith("op"):
             reasons = found.setdefault(int(name[2:].split("/")[0]), [])

@@ -95,7 +95,7 @@ def test_the_new_vectors_drive_one_kernel_past_2_24_and_2_30():
         if v["id"] not in NEW:
             continue
         exp = export(v["graph_bytes"], target("ort-cpu"))
-        model = every_node_model(exp.model)
+        model = every_node_model(exp.prepared)
         convs = [
             n.output[0] for n in model.graph.node if n.op_type in ("ConvInteger", "MatMulInteger")
         ]
@@ -302,7 +302,7 @@ def test_exported_models_declare_the_lowest_ir_and_opset():
     from waiexport.descriptions import target
     from waiexport.targets.exporter import export
 
-    model = export(write(tiny_synth()), target("ort-cpu")).model
+    model = export(write(tiny_synth()), target("ort-cpu")).prepared
     [opset] = model.opset_import
     used = {n.op_type for n in model.graph.node}
     assert opset.version == max(onnx.defs.get_schema(op, 21, "").since_version for op in used)
@@ -319,7 +319,7 @@ def test_no_int64_max_in_the_sign_split():
 
     b = GraphBuilder()
     b.output(b.op("conv", b.input(1, -(2**31), 2**31 - 1), conv([[[[1]]]])))
-    model = onnx.shape_inference.infer_shapes(export(write(b.build()), target("ort-cpu")).model)
+    model = onnx.shape_inference.infer_shapes(export(write(b.build()), target("ort-cpu")).prepared)
     types = {v.name: v.type.tensor_type.elem_type for v in model.graph.value_info}
     types.update({i.name: i.type.tensor_type.elem_type for i in model.graph.input})
     assert all(

@@ -242,7 +242,7 @@ def test_a_huge_stride_costs_what_the_taps_cost():
     from waiexport.targets.exporter import export
 
     counts = {
-        sh: len(export(write(_strided(sh)), target("ort-cpu")).model.graph.node)
+        sh: len(export(write(_strided(sh)), target("ort-cpu")).prepared.graph.node)
         for sh in (2**4, 2**12, 2**24)
     }
     assert len(set(counts.values())) == 1, counts

@@ -203,7 +203,7 @@ def test_no_acc64_model_holds_a_floating_point_type():
         for v in vectors:
             if v["load"] != "ok":
                 continue
-            model = export(v["graph_bytes"], target("ort-cpu-acc64")).model
+            model = export(v["graph_bytes"], target("ort-cpu-acc64")).prepared
             check_integer_only(model)
             types = {i.type.tensor_type.elem_type for i in model.graph.input}
             assert TensorProto.INT32 not in types and TensorProto.FLOAT not in types

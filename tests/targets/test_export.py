@@ -50,7 +50,7 @@ def test_every_npu_operator_is_bit_exact_on_onnxruntime(name, data):
     g, inputs, scalars = data.draw(case(name, NARROW))
     assume(in_subset(g))
     exp = export(write(g), ORT)
-    check_integer_only(exp.model)
+    check_integer_only(exp.prepared)
     agree(write(g), inputs, scalars)
     for probe, probe_scalars in probe_inputs(g):  # the ends of every declared range
         agree(write(g), probe, probe_scalars)
@@ -118,7 +118,7 @@ def test_one_int8_kernel_sums_every_channel_it_can():
         )
     )
     g = b.build()
-    model = export(write(g), ORT).model
+    model = export(write(g), ORT).prepared
     kernels = [n.op_type for n in model.graph.node if n.op_type in ("ConvInteger", "MatMulInteger")]
     assert kernels in (["MatMulInteger"], ["ConvInteger"], ["ConvInteger"] * 4)
     agree(write(g), [np.full((8192, 3, 3), -128)], [])
@@ -200,7 +200,7 @@ def test_a_data_input_whose_range_fits_8_bits_is_fed_as_8_bits(lo, hi, fed):
     x = b.input(2, lo, hi, max_h=4, max_w=4)
     b.output(b.op("conv", x, conv(np.arange(-8, 10).reshape(1, 2, 3, 3), pad=1, rq=rq(shift=3))))
     g = b.build()
-    model = export(write(g), ORT).model
+    model = export(write(g), ORT).prepared
     assert [(i.name, i.type.tensor_type.elem_type) for i in model.graph.input] == [
         ("in0", TensorProto.INT8),
         ("state0", I32),
@@ -220,7 +220,7 @@ def test_an_int8_input_is_the_gemm_operand_itself():
             conv(rng.integers(-128, 128, (4, 4, 3, 3)), pad=1, rq=rq(shift=8)),
         )
     )
-    model = export(write(b.build()), ORT).model
+    model = export(write(b.build()), ORT).prepared
     [gemm] = [n for n in model.graph.node if n.op_type == "ConvInteger"]
     assert gemm.input[0] == "in0" and not [n for n in model.graph.node if n.op_type == "Cast"]
 
@@ -241,7 +241,7 @@ def test_model_says_what_it_is():
     from waiexport.capabilities.examples import tiny_synth
 
     data = write(tiny_synth())
-    model = export(data, ORT).model
+    model = export(data, ORT).prepared
     meta = {p.key: p.value for p in model.metadata_props}
     import hashlib
 
@@ -322,7 +322,7 @@ def test_state_scalars_and_host_refusals():
     y = b.op("add", [x, st_in], policy="clamp", lo=-50, hi=50)
     b.output(y, b.op("fill", x, P.Fill(1, s), channels=1))
     data = write(b.build())
-    model = export(data, ORT).model
+    model = export(data, ORT).prepared
     assert [i.name for i in model.graph.input] == ["in0", "state0", "scalar0"]
     seqs = [eng.load(data).sequence() for eng in (engine("reference"), OrtEngine())]
     for xv, sv in (([[[1]], [[2]]], 1), ([[[11]], [[0]]], 0), ([[[2]], [[-2]]], 0)):
@@ -400,22 +400,22 @@ def strict_graph(seed=0):
 def test_npu_int8_model_uses_the_units_operators():
     g = strict_graph()
     exp = export(write(g), NPU)
-    ops = {n.op_type for n in exp.model.graph.node}
+    ops = {n.op_type for n in exp.prepared.graph.node}
     assert "DepthToSpace" in ops and "Pad" not in ops
-    convs = [n for n in exp.model.graph.node if n.op_type == "ConvInteger"]
+    convs = [n for n in exp.prepared.graph.node if n.op_type == "ConvInteger"]
     kernels = sorted(tuple(a.ints) for n in convs for a in n.attribute if a.name == "kernel_shape")
     assert kernels == [(2, 2)] * 4 + [(3, 3)]  # the conv; each phase on its own 2×2 taps
-    inits = {i.name: i for i in exp.model.graph.initializer}
+    inits = {i.name: i for i in exp.prepared.graph.initializer}
     assert all(inits[n.input[1]].data_type == TensorProto.INT8 for n in convs)
     mode = [
         a.s
-        for n in exp.model.graph.node
+        for n in exp.prepared.graph.node
         if n.op_type == "DepthToSpace"
         for a in n.attribute
         if a.name == "mode"
     ]
     assert mode == [b"DCR"]
-    check_integer_only(exp.model)
+    check_integer_only(exp.prepared)
 
 
 @settings(max_examples=examples(8), deadline=None)
@@ -500,7 +500,7 @@ def test_the_int32_requantisation_at_the_i32_ends(mode, s):
     b = GraphBuilder()
     b.output(b.op("rescale", b.input(1, lo, hi), P.Rescale(rq(shift=s, round=mode))))
     g = b.build()
-    model = export(write(g), ORT).model
+    model = export(write(g), ORT).prepared
     assert not any(
         n.op_type == "Cast" and n.attribute[0].i == TensorProto.INT64 for n in model.graph.node
     )
@@ -525,9 +525,9 @@ def test_a_kernel_that_fails_the_probe_is_not_used(monkeypatch):
         )
     )
     g = b.build()
-    assert _u8s8(export(write(g), ORT).model) == mac.u8s8_exact()
+    assert _u8s8(export(write(g), ORT).prepared) == mac.u8s8_exact()
     monkeypatch.setattr(mac, "u8s8_exact", lambda provider="CPUExecutionProvider": False)
-    model = export(write(g), ORT).model
+    model = export(write(g), ORT).prepared
     assert not _u8s8(model) and ("ConvInteger", "uint8") in used(model)
     agree(write(g), [np.full((4, 5, 5), -128)], [])
     agree(write(g), [rng.integers(-128, 128, (4, 5, 5))], [])
@@ -536,7 +536,7 @@ def test_a_kernel_that_fails_the_probe_is_not_used(monkeypatch):
 
     eng = OrtEngine()
     eng._probed = {**eng.probe(), SATURATION: "int16 pair saturation: a double's saturating kernel"}
-    model = eng.export(write(g)).model
+    model = eng.export(write(g)).prepared
     assert not _u8s8(model) and ("ConvInteger", "uint8") in used(model)
     assert "u8 x u8 ConvInteger" in eng.describe()["probed"]
 
@@ -721,7 +721,7 @@ def test_the_int8_phase_interleave_at_the_clamp_ends(sh, sw, k, data):
     )
     g = b.build()
     assume(in_subset(g))
-    moves = used(export(write(g), ORT).model)
+    moves = used(export(write(g), ORT).prepared)
     assert (
         ("Transpose", "int8") in moves
         and ("DepthToSpace", "int8") not in moves
@@ -778,7 +778,7 @@ def test_a_clamped_int8_phase_stack_moves_its_phases_once(k, data):
     b.output(y)
     g = b.build()
     assume(in_subset(g) and mac.u8s8_exact())
-    model = export(write(g), ORT).model
+    model = export(write(g), ORT).prepared
     made = {o: n for n in model.graph.node for o in n.output}
     ops = [n.op_type for n in model.graph.node]
     assert "Gather" not in ops and "DepthToSpace" not in ops
@@ -825,7 +825,7 @@ def test_the_digits_at_the_ends_of_the_input(lo, hi):
         b = GraphBuilder()
         b.output(b.op("conv", b.input(2, lo, hi), conv(np.full((2, 2, 3, 3), wv), pad=1)))
         g = b.build()
-        model = export(write(g), ORT).model
+        model = export(write(g), ORT).prepared
         ops = [n.op_type for n in subgraph_nodes(model.graph.node)]
         assert ("MatMulInteger" in ops) == mac.u8s8_exact() and "Mod" not in ops
         last = min(base, 255)
@@ -896,7 +896,7 @@ def test_the_weights_first_product_by_groups_of_support(data):
     )
     g = b.build()
     assume(in_subset(g))
-    model = export(write(g), ORT).model
+    model = export(write(g), ORT).prepared
     assert _u8s8(model) and ("Transpose", "uint8") not in used(model) or not mac.u8s8_exact()
     h, wd = data.draw(st.integers(k, k + 3)), data.draw(st.integers(k, k + 3))
     n = cin * h * wd
@@ -957,7 +957,7 @@ def test_the_x_first_product_by_groups_of_trimmed_kernels(data):
         ).clip(lo, hi),
     ]
     with mock.patch.object(mac.nhwc, "_COLUMNS", 1), mock.patch.object(mac.nhwc, "GROUPED", 1.0):
-        ops = [n.op_type for n in subgraph_nodes(export(write(g), ORT).model.graph.node)]
+        ops = [n.op_type for n in subgraph_nodes(export(write(g), ORT).prepared.graph.node)]
         groups = mac.nhwc._column_groups(w, (pad,) * 4)
         shared = mac.nhwc._shared_window(groups, (stride, stride), (k, k))
         for x in inputs:
@@ -1010,7 +1010,7 @@ def test_groups_of_one_window_size_share_one_gather_and_gemm(data):
     with mock.patch.object(mac.nhwc, "_COLUMNS", 1):
         groups = mac.nhwc._column_groups(w, (1,) * 4)
         assert mac.nhwc._shared_window(groups, (1, 1), (3, 3)) is not None
-        ops = [n.op_type for n in subgraph_nodes(export(write(g), ORT).model.graph.node)]
+        ops = [n.op_type for n in subgraph_nodes(export(write(g), ORT).prepared.graph.node)]
         for x in (
             np.full(n, lo),
             np.full(n, hi),
@@ -1043,7 +1043,7 @@ def test_the_realistic_int_synth_takes_its_phases_apart_where_they_are_wide():
         (Path(d) / "s.json").write_bytes(int_synth_source())
         g = lower_set("int_synth", Path(d) / "s.json")[0]["synth"]
     exp = export(write(g), ORT, "synth")
-    ops = [n.op_type for n in subgraph_nodes(exp.model.graph.node)]
+    ops = [n.op_type for n in subgraph_nodes(exp.prepared.graph.node)]
     assert not mac.u8s8_exact() or ops.count("MatMulInteger") == 4 + (2 + 1) * 4 + (2 + 1)
     assert exp.format.nodes(exp.built()) == len(ops)  # the count a report gives: branches too
 
@@ -1063,7 +1063,7 @@ def test_a_digit_sum_past_int32_is_split_over_channels():
     )
     g = b.build()
     assert in_subset(g)
-    ops = [n.op_type for n in subgraph_nodes(export(write(g), ORT).model.graph.node)]
+    ops = [n.op_type for n in subgraph_nodes(export(write(g), ORT).prepared.graph.node)]
     # the low digit in two channel chunks, the high one; the If's branch for x within 128
     # (one digit) in two chunks too
     assert ops.count("MatMulInteger") == 3 + 2
@@ -1124,7 +1124,7 @@ def test_the_matmul_path_is_exact_at_its_operand_ends(data):
     )
     g = b.build()
     assume(in_subset(g))
-    assert _u8s8(export(write(g), ORT).model) == (mac.u8s8_exact() and (lo, hi) != (0, 0))
+    assert _u8s8(export(write(g), ORT).prepared) == (mac.u8s8_exact() and (lo, hi) != (0, 0))
     h, wd = data.draw(st.integers(kh, kh + 4)), data.draw(st.integers(kw, kw + 4))
     n = cin * h * wd
     for x in (
@@ -1154,7 +1154,7 @@ def test_a_clamp_the_certificate_leaves_idle_is_left_out():
         b = GraphBuilder()
         b.output(b.op("relu", b.input(2, -100, 100), policy="clamp", lo=0, hi=hi))
         g = b.build()
-        clips.append([n.op_type for n in export(write(g), ORT).model.graph.node].count("Clip"))
+        clips.append([n.op_type for n in export(write(g), ORT).prepared.graph.node].count("Clip"))
         clamps.append(operator_names(build_tosa(g, [(2, 3, 3)]).data).count("MINIMUM"))
         for x in (np.full((2, 3, 3), 100), np.arange(-9, 9).reshape(2, 3, 3) * 11):
             agree(write(g), [x], [])
@@ -1173,7 +1173,7 @@ def test_the_x_first_digits_take_max_only_where_a_part_can_be_negative(lo, hi):
     b = GraphBuilder()
     b.output(b.op("conv", b.input(3, lo, hi), conv(rng.integers(-64, 64, (2, 3, 3, 3)), pad=1)))
     g = b.build()
-    branch = next((n for n in export(write(g), ORT).model.graph.node if n.op_type == "If"), None)
+    branch = next((n for n in export(write(g), ORT).prepared.graph.node if n.op_type == "If"), None)
     ops = (
         []
         if branch is None
@@ -1219,7 +1219,7 @@ def test_one_value_past_one_digit_takes_the_whole_product(data):
     )
     g = b.build()
     assume(in_subset(g))
-    ops = [n.op_type for n in export(write(g), ORT).model.graph.node]
+    ops = [n.op_type for n in export(write(g), ORT).prepared.graph.node]
     assert not mac.u8s8_exact() or "If" in ops
     h, wd = data.draw(st.integers(k, k + 2)), data.draw(st.integers(k, k + 2))
     n = cin * h * wd
@@ -1275,7 +1275,7 @@ def test_a_phase_stack_stays_nhwc_from_one_gemm_to_the_next(data):
     b.output(b.op("conv", y, conv(draw(2, c, 3, 3), pad=1, rq=rq(shift=2))))
     g = b.build()
     assume(in_subset(g) and mac.u8s8_exact())
-    model = export(write(g), ORT).model
+    model = export(write(g), ORT).prepared
     moves = [
         tuple(a.ints) for n in model.graph.node if n.op_type == "Transpose" for a in n.attribute
     ]

@@ -144,7 +144,7 @@ def test_a_shuffled_signed_int8_conv_keeps_the_weights_first_product_on_tract_an
     for name in ("tract", "tvm-llvm"):
         verdict = fit(write(b.build()), target(name))
         assert verdict.fits, verdict.reasons
-        ops = {n.op_type for n in verdict.export.model.graph.node}
+        ops = {n.op_type for n in verdict.export.prepared.graph.node}
         assert (
             "Gather" not in ops and ("ConvInteger" if name == "tract" else "MatMulInteger") in ops
         ), (name, ops)

@@ -98,7 +98,7 @@ def test_a_kept_export_says_its_rewrites_and_nodes_as_the_fresh_one(kept, export
     assert (
         again.format.nodes(again.built())
         == fresh.format.nodes(fresh.built())
-        == sum(1 for _ in subgraph_nodes(fresh.model.graph.node))
+        == sum(1 for _ in subgraph_nodes(fresh.prepared.graph.node))
     )
 
 
@@ -311,7 +311,7 @@ def test_a_load_of_a_kept_model_and_its_placement_import_no_onnx(kept, tmp_path)
     assert (
         first["placement"]
         == second["placement"]
-        == {"CPUExecutionProvider": len(engine("ort-cpu").export(SMALL).model.graph.node)}
+        == {"CPUExecutionProvider": len(engine("ort-cpu").export(SMALL).prepared.graph.node)}
     )
     assert (
         first["out"]
