@@ -60,3 +60,28 @@ def test_mypy_finds_nothing(tmp_path):
         cwd=tree,
     )
     assert r.returncode == 0, r.stdout + r.stderr
+
+
+def test_each_public_function_has_numpydoc_sections():
+    import inspect
+
+    import waiexport
+    import waiexport.jobs
+
+    names = [*waiexport.__all__, *waiexport.jobs.__all__]
+    functions = {
+        n: getattr(waiexport.jobs, n, None) or getattr(waiexport, n)
+        for n in names
+        if n != "__version__"
+    }
+    missing = [
+        n
+        for n, f in functions.items()
+        if inspect.isfunction(f)
+        and f.__module__.startswith("waiexport.jobs")
+        and not all(
+            f"\n    {s}\n    {'-' * len(s)}\n" in (f.__doc__ or "")
+            for s in ("Parameters", "Returns")
+        )
+    ]
+    assert not missing, missing

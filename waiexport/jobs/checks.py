@@ -97,6 +97,24 @@ def check(
     ``subset``; with ``target``, whether each graph fits that target after its rewrites and
     mappings (:func:`waiexport.targets.exporter.fit`).
 
+    Parameters
+    ----------
+    sources : sequence of Source
+        The set's graphs: paths, WHG1 bytes, graphs made in Python, or loaded members.
+    roles : sequence of str, optional
+        Each graph's role in the certificate (default: each file's stem).
+    capability, set_sha256 : str, optional
+        The certificate's capability and the set's digest (§8.5).
+    profile, subset : str
+        What the set is judged against: ``acc32`` or ``acc64``; ``npu`` or ``full``.
+    target : str, optional
+        A target whose fit each graph is judged for too.
+
+    Returns
+    -------
+    Checked
+        The certificate, the verdict and, with a target, each graph's fit.
+
     Raises
     ------
     Refusal

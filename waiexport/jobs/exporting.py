@@ -81,6 +81,24 @@ def export(
     Ethos-U target). ``sizes`` gives each data input's ``(H, W)`` for a static format when
     the graph declares none.
 
+    Parameters
+    ----------
+    source : Source
+        The graph: a path, WHG1 bytes, a graph made in Python, or a loaded member.
+    output : str or Path
+        Where the model is written (a folder for a target compiled after its format).
+    target : str
+        The target's name (``waiexport targets list``).
+    sizes : sequence of (int, int)
+        Each data input's ``(H, W)``, for a static format whose graph declares none.
+    progress : callable, optional
+        ``progress(label, total)`` → a function told how many steps finished.
+
+    Returns
+    -------
+    Exported
+        The report, the rewrites applied and the summary lines.
+
     Raises
     ------
     Refusal

@@ -97,6 +97,26 @@ def jpegai_decode(
     passes validate on the committed corpus for its profile (§12). With ``output``, the
     files are written as that folder, marked as ``jpegai decode``'s output.
 
+    Parameters
+    ----------
+    bundle : str or Path
+        The ``wai.image.jpegai`` bundle folder.
+    soz, sorp, sors, grfs_y, grfs_uv : str, Path or bytes
+        The payloads and the GRFS flags, as paths or bytes.
+    engine : str or Engine
+        What runs the scale graphs.
+    compare, validate : bool
+        Run the reference too and compare; validate the engine on the corpus first.
+    output : str or Path, optional
+        A folder to write the planes and the summary to.
+    progress : callable, optional
+        ``progress(label, total)`` → a function told how many steps finished.
+
+    Returns
+    -------
+    Decoded
+        The summary, the files and whether the engine differed from the reference.
+
     Raises
     ------
     InputRefused

@@ -39,6 +39,20 @@ def lower(form: str, source: str | Path, output: str | Path | None = None) -> Lo
     folder holding ``norm.json`` and ``weights/``, §13.6.1) to its graphs; with ``output``,
     write them as that folder, replaced whole and marked as ``lower``'s output.
 
+    Parameters
+    ----------
+    form : str
+        ``int_synth`` or ``jpegai`` (:data:`FORMS`).
+    source : str or Path
+        The set's file or bundle folder.
+    output : str or Path, optional
+        A folder to write the graphs and the certificate to.
+
+    Returns
+    -------
+    Lowered
+        The graphs by role, the certificate, the files and where they were written.
+
     Raises
     ------
     ValueError

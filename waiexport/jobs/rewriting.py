@@ -91,6 +91,18 @@ def rewrite(source: Source, *, target: str = "ort-cpu") -> Rewritten:
     fixed order, each only where the target needs it, its precondition holds and an acc32
     graph stays acc32.
 
+    Parameters
+    ----------
+    source : Source
+        The graph: a path, WHG1 bytes, a graph made in Python, or a loaded member.
+    target : str
+        The target's name.
+
+    Returns
+    -------
+    Rewritten
+        The changes, the verdicts before and after, the rewritten bytes and the fit.
+
     Raises
     ------
     Refusal

@@ -67,6 +67,22 @@ def run(
     :mod:`.source` takes it, loaded by ``engine`` running ``target``'s models where given; or
     an engine's loaded graph), refusals reported in ``capability``'s codes where given.
 
+    Parameters
+    ----------
+    source : Source or Loaded
+        The graph, or an engine's load of it.
+    decodes : sequence, dict, str or Path
+        The decodes of one sequence.
+    engine, target : str
+        The engine's name, and the target whose models it runs (its own by default).
+    capability : str, optional
+        The capability whose refusal codes the report uses.
+
+    Returns
+    -------
+    Ran
+        Each decode's outputs or refusal code.
+
     Raises
     ------
     Refusal

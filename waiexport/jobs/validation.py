@@ -54,6 +54,16 @@ def vectors(paths: Sequence[str | Path] = ()) -> list:
     """Every vector of ``paths`` (``.jsonl`` files or folders of them; default the committed
     corpus), each file read and checked before any runs: ``[(file, [vector, ...])]``.
 
+    Parameters
+    ----------
+    paths : sequence of str or Path
+        ``.jsonl`` files or folders of them; the committed corpus where empty.
+
+    Returns
+    -------
+    list
+        ``[(file, [vector, ...])]``.
+
     Raises
     ------
     FileNotFoundError
@@ -89,6 +99,28 @@ def validate(
     ``engine`` (a name, or an engine already made), running ``target``'s models where given;
     ``time_limit`` seconds a decode and ``memory_limit`` GiB a worker may take;
     ``progress(n)`` is told as vectors finish.
+
+    Parameters
+    ----------
+    paths : sequence of str or Path, or what :func:`vectors` returned
+        The vectors.
+    engine : str or Engine
+        The engine, by name or made.
+    target : str, optional
+        The target whose models the engine runs (its own by default).
+    time_limit, memory_limit : float
+        Seconds a decode and GiB a worker may take.
+    allow_fallback : bool
+        Let an onnxruntime provider fall back to the CPU's.
+    locate : bool
+        Locate each difference to its first operator.
+    progress : callable, optional
+        Told after each vector.
+
+    Returns
+    -------
+    Validated
+        Each vector's outcome, the report and its claim.
 
     Raises
     ------
