@@ -360,3 +360,39 @@ def test_it_takes_every_vector_the_description_takes_and_passes_each():
     got = {r.vid: r.status for r in validate(_engine()(), files)}
     assert want and want == {vid for vid in loaded if got[vid] == "pass"}
     assert "fail" not in got.values() and "crashed" not in got.values()
+
+
+def test_without_the_qnn_extra_the_export_is_written_and_says_it_was_not_self_checked(tmp_path):
+    import subprocess
+    import sys
+
+    blocked = tmp_path / "blocked"
+    blocked.mkdir()
+    (blocked / "onnxruntime_qnn.py").write_text("raise ImportError('not installed')\n")
+    (tmp_path / "g.whg1").write_bytes(write(_conv(4)))
+    r = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "waiexport.cli",
+            "export",
+            str(tmp_path / "g.whg1"),
+            "--target",
+            "qnn-htp",
+            "-o",
+            str(tmp_path / "m.onnx"),
+            "--size",
+            "3x4",
+        ],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(blocked)},
+        cwd=tmp_path,
+    )
+    assert r.returncode == 0, r.stderr
+    assert (
+        "not self-checked on the target's own runtime: qnn-htp: onnxruntime-qnn is not "
+        "installed: pip install 'waiexport[qnn]'" in r.stdout
+    )
+    assert "not self-checked: no runtime here judges QDQ models exactly" in r.stdout
+    assert (tmp_path / "m.onnx").stat().st_size > 0
