@@ -60,9 +60,8 @@ class QnnEngine(ModelEngine):
         self.name = "qnn-htp" if arch == "73" else f"qnn-htp-v{arch}"
         self.arch, self.ort, self.oq = arch, ort, oq
         ort.set_default_logger_severity(4)
-        if not _REGISTERED:
+        if oq.get_ep_name() not in {d.ep_name for d in ort.get_ep_devices()}:  # once a process
             ort.register_execution_provider_library(oq.get_ep_name(), oq.get_library_path())
-            _REGISTERED.append(True)
         self.devices = [d for d in ort.get_ep_devices() if d.ep_name == oq.get_ep_name()]
         if not self.devices:
             raise EngineUnavailable("onnxruntime's QNN provider offers no device here")
