@@ -40,8 +40,6 @@ REGISTRY = (
     },
 )
 
-_REGISTERED: list = []  # the provider library, registered once a process
-
 
 class QnnEngine(ModelEngine):
     """A target's QDQ model on QNN's HTP backend."""
