@@ -338,7 +338,8 @@ def _fits_htp(g) -> bool:
     return True
 
 
-def test_it_takes_every_vector_the_description_takes_and_passes_each():
+@pytest.mark.parametrize("arch", ["68", "73"])
+def test_it_takes_every_vector_the_description_takes_and_passes_each(arch):
     from waiexport import read, rewrite
     from waiexport.conformance.generate import CORPUS
     from waiexport.conformance.validate import files_under, read_all, validate
@@ -357,7 +358,7 @@ def test_it_takes_every_vector_the_description_takes_and_passes_each():
                 continue
             if out.outcome.after["verdict"]["npu"] and _fits_htp(read(out.data)):
                 want.add(v["id"])
-    got = {r.vid: r.status for r in validate(_engine()(), files)}
+    got = {r.vid: r.status for r in validate(_engine()(arch=arch), files)}
     assert want and want == {vid for vid in loaded if got[vid] == "pass"}
     assert "fail" not in got.values() and "crashed" not in got.values()
 

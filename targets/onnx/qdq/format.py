@@ -27,37 +27,32 @@ def _types(values) -> dict:
     }
 
 
+def _built(exp, shapes, expose: int | None = None) -> Model:
+    """``exp``'s QDQ model on ``shapes`` (:func:`.export.build_qdq`)."""
+    m = build_qdq(
+        exp.graph,
+        list(shapes),
+        exp.metadata,
+        exp.target,
+        label=exp.outcome.label,
+        bounds=exp.outcome.member.bounds,
+        expose=expose,
+    )
+    return Model(
+        m.SerializeToString(), _types(m.graph.input), _types(m.graph.output), tuple(shapes), m
+    )
+
+
 class QdqFormat(Format):
     name, layout, suffix, static, cuts = "qdq", "NCHW [1, C, H, W], 8-bit", ".onnx", True, True
     judge = ""  # none here: the CPU provider computes QDQ in float32
 
     def build(self, exp, shapes) -> Model:
-        m = build_qdq(
-            exp.graph,
-            list(shapes),
-            exp.metadata,
-            exp.target,
-            label=exp.outcome.label,
-            bounds=exp.outcome.member.bounds,
-        )
-        return Model(
-            m.SerializeToString(), _types(m.graph.input), _types(m.graph.output), tuple(shapes), m
-        )
+        return _built(exp, shapes)
 
     def prefix(self, exp, t: int, shapes=None) -> Model:
         """The model on ``shapes`` whose one output, ``tensor<t>``, is graph tensor ``t``."""
-        m = build_qdq(
-            exp.graph,
-            list(shapes),
-            exp.metadata,
-            exp.target,
-            label=exp.outcome.label,
-            bounds=exp.outcome.member.bounds,
-            expose=t,
-        )
-        return Model(
-            m.SerializeToString(), _types(m.graph.input), _types(m.graph.output), tuple(shapes), m
-        )
+        return _built(exp, shapes, expose=t)
 
     def known(self, exp) -> dict:
         """For a generic export (options not exact), each requantisation the exact scales
