@@ -61,3 +61,10 @@ def test_a_test_module_imports_no_optional_module_at_its_top():
                 if n.split(".")[0] in OPTIONAL
             ]
     assert not found, found
+
+
+def test_the_license_is_apache_2_0_in_pyproject_and_in_its_file():
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    assert project["license"] == "Apache-2.0" and project["license-files"] == ["LICENSE"]
+    text = (ROOT / "LICENSE").read_text()
+    assert text.lstrip().startswith("Apache License") and "Version 2.0, January 2004" in text
