@@ -12,7 +12,7 @@ from click.testing import CliRunner
 from waiexport.cli import main
 from waiexport.conformance.generate import CORPUS
 
-from _helpers import needs, with_extra
+from _helpers import ROOT, needs, with_extra
 from _runners import (
     identity,
     on_onnxruntime,
@@ -273,3 +273,32 @@ def test_a_pack_s_report_counts_what_its_target_declines_as_the_direct_run_does(
     assert {(v["id"], v["status"]) for v in judged["vectors"]} == {
         (v["id"], v["status"]) for v in direct["vectors"]
     }
+
+
+@pytest.mark.parametrize(
+    "target, provider",
+    [
+        pytest.param("ort-cpu", "cpu", marks=with_extra("onnxruntime", "ort")),
+        pytest.param("qnn-htp", "qnn", marks=with_extra("onnxruntime_qnn", "qnn")),
+    ],
+)
+def test_the_reference_runner_for_a_device_passes_its_pack(tmp_path, target, provider):
+    # examples/runners/onnxruntime_runner.py, run as a device runs it: a script of its own
+    import subprocess
+    import sys
+
+    pack = tmp_path / "pack"
+    r = CliRunner().invoke(main, ["vectors", "pack", "--target", target, str(pack), *FILES])
+    assert r.exit_code == 0, r.output
+    shutil.copytree(pack, tmp_path / "results")
+    script = ROOT / "examples" / "runners" / "onnxruntime_runner.py"
+    ran = subprocess.run(
+        [sys.executable, str(script), str(tmp_path / "results"), "--provider", provider],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+    )
+    assert ran.returncode == 0, ran.stderr[-2000:]
+    d = json.loads(_validate(tmp_path / "results", pack).stdout)
+    assert int(d["totals"]["pass"]) >= 5 and int(d["totals"]["fail"]) == 0, d["totals"]
+    assert "onnxruntime" in d["claim"]["runs_on"]
