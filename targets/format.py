@@ -36,13 +36,23 @@ from waiexport.plan import run_plan
 from .errors import EngineUnavailable
 from .forked import cores
 
-__all__ = ["Model", "Format", "FORMATS", "format_named", "format_of", "host_feed", "graph_outputs"]
+__all__ = [
+    "Model",
+    "Format",
+    "FORMATS",
+    "format_named",
+    "format_of",
+    "host_feed",
+    "input_names",
+    "graph_outputs",
+]
 
 #: Each format's name → where its :class:`Format` lives.
 FORMATS = {
     "onnx": "waiexport.targets.onnx.format:ONNX",
     "tosa": "waiexport.targets.tosa.format:TOSA",
     "qdq": "waiexport.targets.onnx.qdq.format:QDQ",
+    "tflite": "waiexport.targets.tflite.format:TFLITE",
 }
 #: Each compile step's name → where its :class:`Step` lives.
 STEPS = {"vela": "waiexport.targets.vela.step:VELA"}
@@ -327,6 +337,16 @@ def format_of(target) -> Format:
     return Compiled(fmt, getattr(import_module(module), attr))
 
 
+def input_names(g: Graph) -> list[str]:
+    """Each graph input's name in a model: ``in<k>`` or ``state<k>`` by kind and order."""
+    counts = {"data": 0, "state": 0}
+    names = []
+    for inp in g.inputs:
+        names.append(f"{'in' if inp.kind == 'data' else 'state'}{counts[inp.kind]}")
+        counts[inp.kind] += 1
+    return names
+
+
 def host_feed(g: Graph, inputs, scalars, dtype=np.int32) -> dict:
     """What the host does before a model runs, for one decode: §4's run steps 1–3 and the
     input policies (refusals with their codes); each input ``[1, C, H, W]`` as ``dtype``, or
@@ -336,12 +356,9 @@ def host_feed(g: Graph, inputs, scalars, dtype=np.int32) -> dict:
     ``scalar<j>``."""
     run_plan(g, [tuple(np.shape(x)) for x in inputs], [int(s) for s in scalars])
     feed = {}
-    counts = {"data": 0, "state": 0}
-    for i, (inp, x) in enumerate(zip(g.inputs, inputs)):
+    for i, (inp, x, name) in enumerate(zip(g.inputs, inputs, input_names(g))):
         value = apply_policy(compact(x), g.tensor(inp.tensor), f"input {i}")
-        name = f"{'in' if inp.kind == 'data' else 'state'}{counts[inp.kind]}"
         feed[name] = value.astype(dtype[name] if isinstance(dtype, dict) else dtype)[None]
-        counts[inp.kind] += 1
     for j, s in enumerate(scalars):
         feed[f"scalar{j}"] = np.array([int(s)], dtype=np.int64)
     return feed

@@ -24,6 +24,7 @@ from waiexport.descriptions import DCR
 from waiexport.graph import Graph
 
 from ..lowering import lower_ops
+from ..format import input_names
 from .emit import I8, I32, I64, U8, Emitter, fits_i8, graphs, subgraph_nodes
 from .lower import LOWER, WIDE, DoesNotFit, ExportError, LowerCtx
 from .lower._common import clamped, phase_major, shuffled_alone
@@ -41,16 +42,6 @@ __all__ = [
 
 OPSET = 21
 _FLOATS = {TensorProto.FLOAT, TensorProto.DOUBLE, TensorProto.FLOAT16, TensorProto.BFLOAT16}
-
-
-def _io_names(g: Graph) -> list[str]:
-    counts = {"data": 0, "state": 0}
-    names = []
-    for inp in g.inputs:
-        prefix = "in" if inp.kind == "data" else "state"
-        names.append(f"{prefix}{counts[inp.kind]}")
-        counts[inp.kind] += 1
-    return names
 
 
 def _fed_as(kind: str, lo: int, hi: int, storage: int) -> int:
@@ -109,7 +100,7 @@ def build_model(
     e.target = target
     names = {}
     inputs = []
-    for inp, name in zip(g.inputs, _io_names(g)):
+    for inp, name in zip(g.inputs, input_names(g)):
         rec = g.tensor(inp.tensor)
         fed = _fed_as(inp.kind, rec.lo, rec.hi, e.storage)
         names[inp.tensor] = name if fed == e.storage else e.widen(name, fed, e.storage)

@@ -18,6 +18,7 @@ from waiexport.bounds import certify_graph
 from waiexport.graph import Graph
 from waiexport.plan import run_plan
 
+from ...format import input_names
 from ...lowering import lower_ops
 from ..export import lowest_opset
 from .check import check_qdq
@@ -46,10 +47,8 @@ def build_qdq(
     plan = run_plan(g, list(shapes), [s.lo for s in g.scalars])
     e = QdqEmitter()
     e.target = target
-    names, inputs, counts = {}, [], {"data": 0, "state": 0}
-    for inp in g.inputs:
-        name = f"{'in' if inp.kind == 'data' else 'state'}{counts[inp.kind]}"
-        counts[inp.kind] += 1
+    names, inputs = {}, []
+    for inp, name in zip(g.inputs, input_names(g)):
         rec = g.tensor(inp.tensor)
         e.types[name] = storage((rec.lo, rec.hi), f"input {name}")
         names[inp.tensor] = name
