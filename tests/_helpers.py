@@ -48,6 +48,7 @@ EXTRAS = {
     "tract": "tract",
     "tvm": "Apache TVM",
     "qnn": "onnxruntime's QNN provider (onnxruntime-qnn)",
+    "tflite": "TFLite (tflite-micro, ai-edge-litert)",
 }
 
 

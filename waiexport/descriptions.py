@@ -368,6 +368,20 @@ TARGETS.update(
         )
     }
 )
+TARGETS["tflite-int8"] = replace(
+    TARGETS["qnn-htp"],
+    name="tflite-int8",
+    summary="TFLite int8 (our TFLite export) for LiteRT and TensorFlow Lite Micro: int8 "
+    "convolutions whose operands make every integer kernel path's double rounding the "
+    "spec's half_up",
+    fmt="tflite",
+    engine="tflm",
+    checked_on="tflm",
+    padding=("zero",),
+    options=FormatOptions(),
+    measured="tflite-micro and ai-edge-litert 2.3, by values (shared notes, npu-runtimes; "
+    "tests/targets/test_tflite.py)",
+)
 TARGETS["onnx-qdq"] = replace(
     TARGETS["qnn-htp"],
     name="onnx-qdq",

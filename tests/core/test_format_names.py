@@ -8,7 +8,7 @@ from importlib import import_module
 
 from _modules import MODULES, imports
 
-FORMATS = ("onnx", "tosa", "vela", "qdq")
+FORMATS = ("onnx", "tosa", "vela", "qdq", "tflite")
 
 
 def _declared() -> dict[str, set[str]]:

@@ -123,6 +123,8 @@ OPTIONAL = {
     "ethosu",
     "hypothesis",
     "onnxruntime_qnn",
+    "tflite_micro",
+    "ai_edge_litert",
 }
 
 

@@ -36,6 +36,8 @@ OPTIONAL = {
     "ipykernel",
     "matplotlib",
     "onnxruntime_qnn",
+    "tflite_micro",
+    "ai_edge_litert",
 }
 
 

@@ -1,0 +1,71 @@
+"""TFLite int8 as a format (:class:`waiexport.targets.format.Format`): a model per decode
+shape, NHWC ``[1, H, W, C]`` int8, self-checked on the target's own runtime (TensorFlow Lite
+Micro's kernels, integer arithmetic) where installed."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..format import Format, Model, host_feed, input_names
+from .build import schema
+from .export import build_tflite
+
+__all__ = ["TFLITE", "TfliteFormat"]
+
+
+class TfliteFormat(Format):
+    name, layout, suffix, static = "tflite", "NHWC [1, H, W, C], int8", ".tflite", True
+    judge = ""  # the target's own runtime, named by its description
+
+    def require(self) -> None:
+        schema()
+
+    def build(self, exp, shapes) -> Model:
+        data = build_tflite(
+            exp.graph,
+            list(shapes),
+            exp.metadata,
+            label=exp.outcome.label,
+            bounds=exp.outcome.member.bounds,
+        )
+        g = exp.graph
+        names = input_names(g)
+        return Model(
+            data,
+            dict.fromkeys(names, "int8"),
+            {f"out{j}": "int8" for j in range(len(g.outputs))},
+            tuple(shapes),
+            None,
+        )
+
+    def feed(self, g, model, inputs, scalars) -> dict:
+        return {
+            k: np.transpose(v, (0, 2, 3, 1)).astype(np.int8)
+            for k, v in host_feed(g, inputs, scalars).items()
+            if k in model.inputs
+        }
+
+    def chw(self, a):
+        return np.transpose(np.asarray(a)[0], (2, 0, 1)).astype(np.int64)
+
+    def shape(self, chw) -> list:
+        c, h, w = chw
+        return [1, h, w, c]
+
+    def model_of(self, data: bytes, inputs=None, outputs=None, nodes=None) -> Model:
+        return Model(data, inputs or {}, outputs or {}, None, None)
+
+    def nodes(self, model) -> int:
+        S = schema()
+        return S.Model.GetRootAs(model.data, 0).Subgraphs(0).OperatorsLength()
+
+    def report(self, exp, model) -> dict:
+        return {"metadata": exp.metadata, "nodes": self.nodes(model)}
+
+    def summary(self, exp, model, path, decodes) -> str:
+        return f"{path}: {self.nodes(model)} operators, {len(model.data)} bytes, int8 TFLite" + (
+            f"; self-check: {decodes} decodes bit-exact against the reference" if decodes else ""
+        )
+
+
+TFLITE = TfliteFormat()
