@@ -23,6 +23,8 @@ MODULES = [
     "waiexport.targets.lowering",
     "waiexport.targets.onnx.lower",
     "waiexport.targets.tosa.lower",
+    "waiexport.targets.onnx.qdq.lower",
+    "waiexport.targets.tflite.lower",
 ]
 
 
