@@ -368,18 +368,27 @@ TARGETS.update(
         )
     }
 )
-TARGETS["tflite-int8"] = replace(
+TARGETS["tflm"] = replace(
     TARGETS["qnn-htp"],
-    name="tflite-int8",
-    summary="TFLite int8 (our TFLite export) for LiteRT and TensorFlow Lite Micro: int8 "
-    "convolutions whose operands make every integer kernel path's double rounding the "
-    "spec's half_up",
+    name="tflm",
+    summary="TFLite int8 (our TFLite export) on TensorFlow Lite Micro's kernels: int8 "
+    "convolutions whose operands make gemmlowp's double rounding the spec's half_up",
     fmt="tflite",
     engine="tflm",
     checked_on="tflm",
     padding=("zero",),
     options=FormatOptions(),
-    measured="tflite-micro and ai-edge-litert 2.3, by values (shared notes, npu-runtimes; "
+    measured="tflite-micro 0.dev20261023182759 by values (shared notes, npu-runtimes; "
+    "tests/targets/test_tflite.py)",
+)
+TARGETS["litert"] = replace(
+    TARGETS["tflm"],
+    name="litert",
+    summary="TFLite int8 (our TFLite export) on LiteRT's builtin kernels without the default "
+    "delegate: the same model, whose operands make ruy's double rounding half_up too",
+    engine="litert",
+    checked_on="litert",
+    measured="ai-edge-litert 2.3 by values (shared notes, npu-runtimes; "
     "tests/targets/test_tflite.py)",
 )
 TARGETS["onnx-qdq"] = replace(

@@ -1,5 +1,6 @@
 """TFLite's kernels as engines (extra ``tflite``): a target's int8 TFLite model
-(``tflite-int8``'s unless ``--target`` names another) on one kernel path, each in a worker:
+(``tflm``'s or ``litert``'s, by its arithmetic, unless ``--target`` names another) on one kernel
+path, each in a worker:
 ``tflm``, TensorFlow Lite Micro's interpreter (gemmlowp's requantisation: two roundings, integer
 arithmetic); ``litert-ref``, LiteRT's reference kernels (the same arithmetic); ``litert``,
 LiteRT's builtin kernels without the default delegate (ruy: two half-up roundings, integer
@@ -18,8 +19,7 @@ __all__ = ["TfliteEngine", "PATHS"]
 REGISTRY = (
     {
         "name": "tflm",
-        "help": "the tflite-int8 export (or --target's) on TensorFlow Lite Micro's "
-        "kernels (extra tflite)",
+        "help": "the tflm export (or --target's) on TensorFlow Lite Micro's kernels (extra tflite)",
         "cls": "TfliteEngine",
         "isolated": True,
         "args": {"path": "tflm"},
@@ -55,6 +55,8 @@ PATHS = {
     "litert-ref": "LiteRT's reference kernels (gemmlowp requantisation, integer)",
     "litert-xnnpack": "LiteRT's default XNNPACK delegate (float32 requantisation)",
 }
+#: Each path's own target: the one whose arithmetic (gemmlowp's or ruy's) it runs.
+DEFAULT = {"tflm": "tflm", "litert-ref": "tflm", "litert": "litert", "litert-xnnpack": "litert"}
 #: The most memory TensorFlow Lite Micro's arena may take for one model.
 ARENA = 64 << 20
 
@@ -64,7 +66,7 @@ class TfliteEngine(ModelEngine):
 
     formats = ("tflite",)
 
-    def __init__(self, target_name: str = "tflite-int8", path: str = "tflm"):
+    def __init__(self, target_name: str | None = None, path: str = "tflm"):
         package = "tflite-micro" if path == "tflm" else "ai-edge-litert"
         try:
             if path == "tflm":
@@ -75,7 +77,7 @@ class TfliteEngine(ModelEngine):
             raise EngineUnavailable(
                 f"{package} is not installed: pip install 'waiexport[tflite]'"
             ) from None
-        super().__init__(target_name)
+        super().__init__(target_name or DEFAULT[path])
         self.name, self.path, self.runtime, self.package = path, path, runtime, package
 
     def describe(self) -> dict:

@@ -76,7 +76,7 @@ def test_the_xnnpack_delegate_runs_and_is_never_claimed():
 
 def _refusal(g) -> str:
     with pytest.raises(DoesNotFit) as e:
-        export(write(g), target("tflite-int8")).built([(1, 16, 16)])
+        export(write(g), target("tflm")).built([(1, 16, 16)])
     return str(e.value)
 
 
@@ -116,7 +116,7 @@ def test_the_corpus_on_tflm_fails_nothing_and_crashes_nothing():
     assert "pass" in got and not {"fail", "crashed", "timed_out"} & set(got)
 
 
-@pytest.mark.parametrize("name", ["conv", "relu", "clamp", "concat", "crop", "split"])
+@pytest.mark.parametrize("name", ["conv", "add", "relu", "clamp", "concat", "crop", "split"])
 def test_each_lowered_operator_is_exact_on_tflm_and_litert_or_refused(name):
     from _strategies import NARROW, case
 
@@ -125,13 +125,78 @@ def test_each_lowered_operator_is_exact_on_tflm_and_litert_or_refused(name):
     @settings(
         max_examples=examples(EXAMPLES), deadline=None, suppress_health_check=list(HealthCheck)
     )
-    @given(case(name, dict(NARROW, values=(-128, 127))))
+    @given(case(name, dict(NARROW, values=(-64, 63) if name == "add" else (-128, 127))))
     def check(drawn):
         nonlocal exported
         g, inputs, scalars = drawn
         assume(in_npu_acc32(g))
-        for path in ("tflm", "litert"):
-            exported += exact_or_refused(g, [(inputs, scalars)] + probe_inputs(g), _engine(path))
+        decodes = [(inputs, scalars)] + probe_inputs(g)
+        exported += all([exact_or_refused(g, decodes, _engine(path)) for path in INTEGER_PATHS])
 
     check()
-    print(f"{name}: {exported} drawn graphs exported for tflite-int8, the rest refused by name")
+    print(f"{name}: {exported} drawn graphs exported for tflm, the rest refused by name")
+
+
+#: The operators the TFLite export lowers.
+LOWERED = ("conv", "add", "relu", "clamp", "concat", "crop", "split")
+
+
+def _fits_tflite(g) -> bool:
+    """Whether the tflm description takes ``g`` (rewritten for it), read literally from its
+    certificate: every operator lowered, every tensor int8, a clamp at int8's ends or never
+    reached, each convolution groups 1 or depthwise with weights within ±31, half_up with no
+    post bias, a power-of-two multiplier, a scale 2^0..2^-28 and sums below 2^28."""
+    from waiexport.bounds import certify_graph
+
+    bounds = certify_graph(g, literal=True)
+    if any(lo < -128 or hi > 127 for lo, hi in bounds.tensors.values()):
+        return False
+    for op, node in zip(g.ops, bounds.nodes):
+        if op.name not in LOWERED:
+            return False
+        for t, (lo, hi) in zip(op.outputs, node.result.results):
+            rec = g.tensor(t)
+            if (
+                rec.policy == "clamp"
+                and (rec.lo, rec.hi) != (-128, 127)
+                and (lo < rec.lo or hi > rec.hi)
+            ):
+                return False
+        if op.name != "conv":
+            continue
+        p, c = op.params, g.tensor(op.inputs[0]).channels
+        if not (p.groups == 1 or p.groups == c == p.cout) or int(abs(p.weights).max()) > 31:
+            return False
+        if p.rq.round != "half_up" or p.rq.bias_kind == "post":
+            return False
+        for m, s in zip(p.rq.mults(p.cout), p.rq.shifts(p.cout)):
+            if m <= 0 or m & (m - 1) or not 0 <= s - (m.bit_length() - 1) <= 28:
+                return False
+        lo, hi = node.result.intermediates["rq.t"]
+        if max(-lo, hi) >= 1 << 28:
+            return False
+    return True
+
+
+@pytest.mark.parametrize("path", ["tflm", "litert"])
+def test_each_target_takes_every_vector_its_description_takes_and_passes_each(path):
+    from waiexport import read, rewrite
+    from waiexport.conformance.generate import CORPUS
+    from waiexport.conformance.validate import files_under, read_all, validate
+
+    files = files_under([CORPUS])
+    want, loaded = set(), set()
+    for _, vectors in read_all(files):
+        for v in vectors:
+            if "stage" in v or v["load"] != "ok" or "acc32" not in v["profiles"]:
+                continue
+            loaded.add(v["id"])
+            try:
+                out = rewrite(v["graph_bytes"], target=path)
+            except Exception:
+                continue
+            if out.outcome.after["verdict"]["npu"] and _fits_tflite(read(out.data)):
+                want.add(v["id"])
+    got = {r.vid: r.status for r in validate(_engine(path)(), files)}
+    assert want and want == {vid for vid in loaded if got[vid] == "pass"}
+    assert not {"fail", "crashed", "timed_out"} & set(got.values())
