@@ -20,7 +20,7 @@ from collections import Counter
 
 #: Each runtime on our ort-cpu model (before its own target) and on its own target (after),
 #: then on the npu-int8 models; Qualcomm's HTP on a generic QDQ export (before) and on its own
-#: target's (after).
+#: target's (after); TFLite's kernel paths, each on its target's model and across.
 DEFAULT = [
     "onnx-reference",
     "openvino-cpu:ort-cpu",
@@ -34,6 +34,10 @@ DEFAULT = [
     "tvm-llvm:npu-int8",
     "qnn-htp:onnx-qdq",
     "qnn-htp",
+    "tflm",
+    "litert",
+    "litert-ref:litert",
+    "litert-xnnpack:tflm",
 ]
 COLUMNS = ["pass", "fail", "crashed", "timed_out", "declined", "skip"]
 
