@@ -55,6 +55,8 @@ PATHS = {
     "litert-ref": "LiteRT's reference kernels (gemmlowp requantisation, integer)",
     "litert-xnnpack": "LiteRT's default XNNPACK delegate (float32 requantisation)",
 }
+#: What XNNPACK's requantisation does, for a located difference.
+FLOAT32 = "float32 requantisation, exact only while |acc·m| < 2^24 (XNNPACK)"
 #: Each path's own target: the one whose arithmetic (gemmlowp's or ruy's) it runs.
 DEFAULT = {"tflm": "tflm", "litert-ref": "tflm", "litert": "litert", "litert-xnnpack": "litert"}
 #: The most memory TensorFlow Lite Micro's arena may take for one model.
@@ -91,6 +93,11 @@ class TfliteEngine(ModelEngine):
     def _load(self, data: bytes):
         loaded = super()._load(data)
         if self.path == "litert-xnnpack":
+            loaded.known = {
+                op.index: FLOAT32
+                for op in loaded.graph.ops
+                if getattr(op.params, "rq", None) is not None
+            }
             loaded.unclaimable = (
                 "LiteRT's XNNPACK delegate requantises in float32, which §6 "
                 "forbids on a graph value: validated, never claimed"

@@ -22,11 +22,17 @@ __all__ = ["build_tflite"]
 
 
 def build_tflite(
-    g: Graph, shapes: list, metadata: dict, label=lambda k: f"operator {k}", bounds=None
+    g: Graph,
+    shapes: list,
+    metadata: dict,
+    label=lambda k: f"operator {k}",
+    bounds=None,
+    expose: int | None = None,
 ) -> bytes:
     """The TFLite model of ``g`` on these input shapes (``(C, H, W)`` each, in input-table
-    order). Raises :class:`~..errors.ExportError` (:class:`~..errors.DoesNotFit` for what no
-    TFLite kernel path computes exactly) naming the node by ``label(index)``."""
+    order); with ``expose``, its one output is that graph tensor (for locating). Raises
+    :class:`~..errors.ExportError` (:class:`~..errors.DoesNotFit` for what no TFLite kernel
+    path computes exactly) naming the node by ``label(index)``."""
     gb = bounds or certify_graph(g)
     plan = run_plan(g, list(shapes), [s.lo for s in g.scalars])
     b = TfliteBuilder()
@@ -41,5 +47,5 @@ def build_tflite(
         names[inp.tensor] = str(b.tensor(ctx.nhwc(inp.tensor)))
         b.inputs.append(int(names[inp.tensor]))
     lower_ops(g, LOWER, b, ctx, names, label=label, fmt="TFLite", clamp=lambda x, rec: x, bounds=gb)
-    b.outputs = [int(names[t]) for t in g.outputs]
+    b.outputs = [int(names[t]) for t in (g.outputs if expose is None else [expose])]
     return b.serialize(json.dumps(metadata, sort_keys=True))

@@ -14,29 +14,18 @@ __all__ = ["TFLITE", "TfliteFormat"]
 
 
 class TfliteFormat(Format):
-    name, layout, suffix, static = "tflite", "NHWC [1, H, W, C], int8", ".tflite", True
+    name, layout, suffix, static, cuts = "tflite", "NHWC [1, H, W, C], int8", ".tflite", True, True
     judge = ""  # the target's own runtime, named by its description
 
     def require(self) -> None:
         schema()
 
     def build(self, exp, shapes) -> Model:
-        data = build_tflite(
-            exp.graph,
-            list(shapes),
-            exp.metadata,
-            label=exp.outcome.label,
-            bounds=exp.outcome.member.bounds,
-        )
-        g = exp.graph
-        names = input_names(g)
-        return Model(
-            data,
-            dict.fromkeys(names, "int8"),
-            {f"out{j}": "int8" for j in range(len(g.outputs))},
-            tuple(shapes),
-            None,
-        )
+        return _built(exp, shapes, [f"out{j}" for j in range(len(exp.graph.outputs))])
+
+    def prefix(self, exp, t: int, shapes=None) -> Model:
+        """The model on ``shapes`` whose one output, ``tensor<t>``, is graph tensor ``t``."""
+        return _built(exp, shapes, [f"tensor{t}"], expose=t)
 
     def feed(self, g, model, inputs, scalars) -> dict:
         return {
@@ -66,6 +55,25 @@ class TfliteFormat(Format):
         return f"{path}: {self.nodes(model)} operators, {len(model.data)} bytes, int8 TFLite" + (
             f"; self-check: {decodes} decodes bit-exact against the reference" if decodes else ""
         )
+
+
+def _built(exp, shapes, outputs: list[str], expose: int | None = None) -> Model:
+    """``exp``'s TFLite model on ``shapes``, its outputs by these names."""
+    data = build_tflite(
+        exp.graph,
+        list(shapes),
+        exp.metadata,
+        label=exp.outcome.label,
+        bounds=exp.outcome.member.bounds,
+        expose=expose,
+    )
+    return Model(
+        data,
+        dict.fromkeys(input_names(exp.graph), "int8"),
+        dict.fromkeys(outputs, "int8"),
+        tuple(shapes),
+        None,
+    )
 
 
 TFLITE = TfliteFormat()

@@ -200,3 +200,21 @@ def test_each_target_takes_every_vector_its_description_takes_and_passes_each(pa
     got = {r.vid: r.status for r in validate(_engine(path)(), files)}
     assert want and want == {vid for vid in loaded if got[vid] == "pass"}
     assert not {"fail", "crashed", "timed_out"} & set(got.values())
+
+
+def test_locate_names_xnnpack_s_float32_requantisation_past_2_24_near_a_tie():
+    # 4·acc + 2 of an acc of 129·2^16 (a tie at shift 17) passes 2^25, where float32 holds
+    # multiples of 4 alone: XNNPACK rounds it to a tie and then half-even, 64 where the
+    # integer paths give half_up's 65
+    from waiexport.conformance.locate import locate, sentence
+    from waiexport.reference import decode
+
+    g = _conv(np.ones((1, 1, 1, 1), int), 17, bias=[129 << 16])
+    x = np.zeros((1, 2, 2), int)
+    assert decode(g, [x], [])[0].ravel().tolist() == [65] * 4
+    assert exact_or_refused(g, [([x], [])], _engine("tflm"))
+    loaded = _engine("litert-xnnpack")().load(write(g))
+    assert loaded.decode([x], [])[0].ravel().tolist() == [64] * 4
+    found = locate(loaded, [x], [])
+    assert found["operator"] == 0
+    assert "float32 requantisation, exact only while |acc·m| < 2^24" in sentence(found)
