@@ -84,6 +84,8 @@ class Format:
     judge_at_size = ""  # a static format's engine for the model at its own size, where the
     # self-check ran a smaller one (targets/exporter.py, check_size);
     # "" where no engine here runs this format's models at any size
+    checked_on = ""  # the engine that judges this format's models where the target names
+    # none (its own runtime's, where the format has one here)
     forks = False  # the judge computes on one core, holding the interpreter, and may
     # run decodes side by side in forked processes (targets/forked.py)
 

@@ -155,6 +155,16 @@ class Target:
     options: FormatOptions = field(default_factory=OnnxOptions)
     #                             what one format's export reads of its runtime (fmt's)
 
+    def via(self, fmt: str) -> Target:
+        """This target with its models written in ``fmt`` before its compile step (an Ethos-U
+        target through TFLite rather than TOSA); ``ValueError`` for a target that has none."""
+        if not self.compiler:
+            raise ValueError(
+                f"target {self.name} is compiled by nothing after its format: "
+                "--via is for one that is (an Ethos-U target)"
+            )
+        return replace(self, fmt=fmt)
+
     @property
     def mult_range(self) -> tuple[int, int]:
         """The multipliers the unit takes: ``mult_bits``-bit signed, non-negative ones only

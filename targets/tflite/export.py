@@ -16,7 +16,7 @@ from ..errors import DoesNotFit
 from ..lowering import lower_ops
 from .build import TfliteBuilder
 from .lower import LOWER
-from .lower._common import TfliteCtx
+from .lower._common import TfliteCtx, clip
 
 __all__ = ["build_tflite"]
 
@@ -46,6 +46,16 @@ def build_tflite(
             )
         names[inp.tensor] = str(b.tensor(ctx.nhwc(inp.tensor)))
         b.inputs.append(int(names[inp.tensor]))
-    lower_ops(g, LOWER, b, ctx, names, label=label, fmt="TFLite", clamp=lambda x, rec: x, bounds=gb)
+    lower_ops(
+        g,
+        LOWER,
+        b,
+        ctx,
+        names,
+        label=label,
+        fmt="TFLite",
+        clamp=lambda x, rec: str(clip(b, int(x), rec.lo, rec.hi)),
+        bounds=gb,
+    )
     b.outputs = [int(names[t]) for t in (g.outputs if expose is None else [expose])]
     return b.serialize(json.dumps(metadata, sort_keys=True))

@@ -16,6 +16,7 @@ __all__ = ["TFLITE", "TfliteFormat"]
 class TfliteFormat(Format):
     name, layout, suffix, static, cuts = "tflite", "NHWC [1, H, W, C], int8", ".tflite", True, True
     judge = ""  # the target's own runtime, named by its description
+    checked_on = "tflm"  # TensorFlow Lite Micro's kernels, integer: a board's reference
 
     def require(self) -> None:
         schema()

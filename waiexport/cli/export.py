@@ -42,13 +42,19 @@ from .common import fail, load_file, progress, size_of, target_named, writable, 
     "the graph declares no sizes.",
 )
 @click.option(
+    "--via",
+    metavar="FORMAT",
+    help="For an Ethos-U target: compile FORMAT's model with Vela instead of TOSA's (tflite: "
+    "self-checked on TensorFlow Lite Micro, whose kernels Ethos-U is designed to reproduce).",
+)
+@click.option(
     "--json",
     "as_json",
     is_flag=True,
     help="Print {bytes, metadata, model, nodes, rewrites, self_check, target} as "
     "canonical JSON when written.",
 )
-def export(graph, target_name, output, sizes, as_json):
+def export(graph, target_name, output, sizes, via, as_json):
     """Export GRAPH to a model of integer tensors only, for a target.
 
     check (acc32 and wai-ops/1-npu) → rewrite for the target → export → a self-check of the
@@ -68,6 +74,19 @@ def export(graph, target_name, output, sizes, as_json):
     from waiexport.targets.format import format_of
 
     tgt = target_named(target_name)
+    if via is not None:
+        try:
+            tgt = tgt.via(via)
+            fmt = format_of(tgt)
+        except (ValueError, KeyError) as e:
+            fail(
+                "--via",
+                "usage",
+                "-",
+                e.args[0]
+                if isinstance(e, ValueError)
+                else f"unknown format {via!r}: one of the formats a target is compiled after",
+            )
     fmt = format_of(tgt)
     try:
         fmt.require()
@@ -79,13 +98,13 @@ def export(graph, target_name, output, sizes, as_json):
     if fmt.static:
         _sizes_given(graph, member.graph, fmt, len(sizes))
     try:
-        done = _export(graph, tgt, member, output, sizes)
+        done = _export(graph, tgt, member, output, sizes, via)
     except EngineUnavailable as e:
         fail(graph, "unavailable", tgt.name, str(e))
     click.echo(done.to_json() if as_json else done.text())
 
 
-def _export(graph: str, tgt, member, output: str, sizes):
+def _export(graph: str, tgt, member, output: str, sizes, via=None):
     """:func:`waiexport.jobs.export` of the loaded GRAPH, with progress bars; what it raises
     ends in one line."""
     from waiexport.jobs.exporting import SelfCheckFailed, SizeRefused, Unwritten, export
@@ -98,6 +117,7 @@ def _export(graph: str, tgt, member, output: str, sizes):
                 output,
                 target=tgt.name,
                 sizes=sizes,
+                via=via,
                 progress=lambda label, n: stack.enter_context(progress(n, label)).update,
             )
     except Refusal as r:

@@ -73,6 +73,7 @@ def export(
     target: str = "ort-cpu",
     sizes: Sequence[tuple[int, int]] = (),
     progress: Progress | None = None,
+    via: str | None = None,
 ) -> Exported:
     """Check ``source`` (acc32 and the target's subset), rewrite it for ``target``, export it,
     self-check the model against the exact reference on inputs at the ends of the declared
@@ -93,6 +94,10 @@ def export(
         Each data input's ``(H, W)``, for a static format whose graph declares none.
     progress : callable, optional
         ``progress(label, total)`` → a function told how many steps finished.
+    via : str, optional
+        For a target compiled after its format (Ethos-U), the format compiled instead of
+        its own (``tflite``: its numerics evidence is the model's self-check on TensorFlow
+        Lite Micro, whose kernels Ethos-U is designed to reproduce).
 
     Returns
     -------
@@ -105,13 +110,14 @@ def export(
         ``source`` refused at load, or outside the target's profile or subset
         (``model_mismatch`` for a graph that does not fit).
     KeyError
-        An unknown target.
+        An unknown target, or an unknown format for ``via``.
     EngineUnavailable
         The target's format or runtime is not installed.
     ExportError, NotForEngine
         A node with no exact form on the target, or a model its runtime cannot take.
     ValueError
-        For a static format, a count of ``sizes`` other than the graph's data inputs'.
+        For a static format, a count of ``sizes`` other than the graph's data inputs'; a
+        ``via`` for a target compiled by nothing.
     SizeRefused
         ``sizes`` (or the declared ones) do not plan.
     SelfCheckFailed
@@ -120,7 +126,7 @@ def export(
         ``output`` cannot be written (its ``error`` a ``NotOurs`` for a folder of someone
         else's files).
     """
-    tgt = described(target)
+    tgt = described(target) if via is None else described(target).via(via)
     fmt = format_of(tgt)
     fmt.require()
     member = member_of(source)
@@ -159,7 +165,7 @@ def export(
     }
     lines = [
         fmt.summary(exp, model, saved["model"], probes)
-        + (f" (on {judged_on})" if tgt.checked_on else "")
+        + (f" (on {judged_on})" if judge is not None else "")
     ]
     if unchecked:
         lines.append(f"not self-checked on the target's own runtime: {unchecked}")
@@ -243,13 +249,14 @@ def _judge(tgt: Target, fmt: Format) -> tuple[Engine | None, str, str | None]:
     """The engine that self-checks the export (the target's own runtime, in a worker, where
     its description names one: ``checked_on``), what it runs on in words, and why the
     target's own runtime could not check it (its extra missing), if so."""
-    if not tgt.checked_on:
+    on = tgt.checked_on or fmt.checked_on
+    if not on:
         return None, fmt.judge, None
     try:
-        judge = engines.engine(tgt.checked_on, isolate=True)
+        judge = engines.engine(on, isolate=True)
     except (EngineUnavailable, EngineFailure) as e:  # not here, or failed to start
-        return None, fmt.judge, f"{tgt.checked_on}: {e}"
-    return judge, f"{tgt.checked_on}, {judge.describe()['runs_on']}", None
+        return None, fmt.judge, f"{on}: {e}"
+    return judge, f"{on}, {judge.describe()['runs_on']}", None
 
 
 def _static_shapes(exp: Export, sizes: Sequence[tuple[int, int]]) -> list:

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
+
 from waiexport.graph import Graph, Op
 
 from ...errors import DoesNotFit
 from ..build import TfliteBuilder
 
-__all__ = ["TfliteCtx", "int8_out"]
+__all__ = ["TfliteCtx", "int8_out", "clip"]
 
 
 @dataclass
@@ -28,20 +30,23 @@ class TfliteCtx:
 
 
 def int8_out(b: TfliteBuilder, ctx: TfliteCtx, op: Op, k: int = 0) -> int:
-    """``op``'s ``k``-th output as an int8 tensor: its certified interval (after its policy)
-    must fit int8, and a clamp policy be int8's own ends (the kernels saturate there)."""
+    """``op``'s ``k``-th output as an int8 tensor: its certified interval after its policy
+    must fit int8 (the kernels saturate there; a clamp inside it is :func:`clip`'s)."""
     t = op.outputs[k]
     lo, hi = ctx.intervals[t]
-    rec = ctx.graph.tensor(t)
     if lo < -128 or hi > 127:
         raise DoesNotFit(
             f"its output takes values in [{lo}, {hi}]: TFLite's int8 tensors hold 8 bits"
         )
-    if rec.policy == "clamp" and (rec.lo, rec.hi) != (-128, 127):
-        produced = ctx.nodes[op.index].results[k]
-        if produced[0] < rec.lo or produced[1] > rec.hi:
-            raise DoesNotFit(
-                f"a clamp to [{rec.lo}, {rec.hi}]: TFLite's int8 kernels "
-                "saturate at [-128, 127] alone here"
-            )
     return b.tensor(ctx.nhwc(t))
+
+
+def clip(b: TfliteBuilder, x: int, lo: int, hi: int) -> int:
+    """``clamp(x, lo, hi)`` of an int8 tensor: ``MAXIMUM`` and ``MINIMUM`` with int8 constants,
+    each where its bound is inside int8's ends."""
+    for code, bound, inside in (("MAXIMUM", lo, lo > -128), ("MINIMUM", hi, hi < 127)):
+        if inside:
+            y = b.tensor(b.shapes[x])
+            b.op(code, [x, b.tensor([1], "INT8", np.array([bound], np.int8))], [y])
+            x = y
+    return x

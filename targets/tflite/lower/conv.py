@@ -65,8 +65,7 @@ def lower(b: TfliteBuilder, op: Op, ins: Names, ctx: TfliteCtx) -> Names:
         + (times.ravel() == 4) * 2
     )
     scale = [e + (1 if e == 0 else 2) for e in exps]  # each channel's scale is 2^-scale
-    top = max(scale)
-    sw = np.array([2.0 ** (top - k) for k in scale])
+    sw = np.array([2.0**-k for k in scale])  # the output keeps scale 1, as every tensor
     if depthwise:
         filt = np.transpose(w4[:, 0], (1, 2, 0))[None]  # [1, kh, kw, C]
         wt = b.tensor(filt.shape, "INT8", filt.astype(np.int8), sw, axis=3)
@@ -86,6 +85,5 @@ def lower(b: TfliteBuilder, op: Op, ins: Names, ctx: TfliteCtx) -> Names:
     options.dilationHFactor = options.dilationWFactor = 1
     options.fusedActivationFunction = b.S.ActivationFunctionType.NONE
     y = int8_out(b, ctx, op)
-    b.tensors[y].quantization.scale = [2.0**top]
     b.op(code, [x, wt, bt], [y], options, kind)
     return [str(y)]
