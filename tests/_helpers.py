@@ -456,3 +456,55 @@ def nested(folder, depth: int = 1200):
             os.close(fds.pop())
             os.rmdir("d", dir_fd=fds[-1])
         os.close(fds[0])
+
+
+def takes_what_its_description_takes(target: str, fits, engine) -> None:
+    """``engine`` passes exactly the committed vectors whose graph, rewritten for ``target``,
+    ``fits`` (a literal reading of the target's description from the certificate), a set not
+    empty; it fails, crashes and times out on none."""
+    from waiexport import read, rewrite
+    from waiexport.conformance.generate import CORPUS
+    from waiexport.conformance.validate import files_under, read_all, validate
+
+    files = files_under([CORPUS])
+    want, loaded = set(), set()
+    for _, vectors in read_all(files):
+        for v in vectors:
+            if "stage" in v or v["load"] != "ok" or "acc32" not in v["profiles"]:
+                continue
+            loaded.add(v["id"])
+            try:
+                out = rewrite(v["graph_bytes"], target=target)
+            except Exception:  # refused at load or by the rewrite: not taken
+                continue
+            if out.outcome.after["verdict"]["npu"] and fits(read(out.data)):
+                want.add(v["id"])
+    got = {r.vid: r.status for r in validate(engine, files)}
+    assert want and want == {vid for vid in loaded if got[vid] == "pass"}
+    assert not {"fail", "crashed", "timed_out"} & set(got.values())
+
+
+def each_operator_exact_or_refused(name: str, engines: list, examples_n: int) -> int:
+    """Drawn one-operator graphs of ``name`` at int8 values (``add``'s at 7 bits, so its sum
+    fits), each bit-exact on every engine of ``engines`` (factories) or refused by name: how
+    many every engine took."""
+    from hypothesis import HealthCheck, assume, given, settings
+
+    from _strategies import NARROW, case
+    from waiexport.probes import probe_inputs
+
+    exported = 0
+
+    @settings(
+        max_examples=examples(examples_n), deadline=None, suppress_health_check=list(HealthCheck)
+    )
+    @given(case(name, dict(NARROW, values=(-64, 63) if name == "add" else (-128, 127))))
+    def check(drawn):
+        nonlocal exported
+        g, inputs, scalars = drawn
+        assume(in_npu_acc32(g))
+        decodes = [(inputs, scalars)] + probe_inputs(g)
+        exported += all([exact_or_refused(g, decodes, e) for e in engines])
+
+    check()
+    return exported

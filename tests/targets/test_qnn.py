@@ -19,8 +19,15 @@ from waiexport.reference import decode
 from waiexport.targets.errors import DoesNotFit, ExportError
 from waiexport.targets.exporter import export
 
-from _helpers import examples, exact_or_refused, in_npu_acc32, needs
-from _strategies import NARROW, case, requantisation
+from _helpers import (
+    each_operator_exact_or_refused,
+    examples,
+    exact_or_refused,
+    in_npu_acc32,
+    needs,
+    takes_what_its_description_takes,
+)
+from _strategies import requantisation
 
 #: Examples per property: each model is a session of the emulated HTP (about 0.1 s). The long
 #: run is WAIEXPORT_QNN_EXAMPLES=300 python -m pytest tests/targets/test_qnn.py.
@@ -202,20 +209,7 @@ def test_requantisations_at_their_ties_are_bit_exact_on_the_htp_or_refused(drawn
 
 @pytest.mark.parametrize("name", LOWERED)
 def test_each_lowered_operator_is_bit_exact_on_the_htp_or_refused(name):
-    engine = _engine()
-    exported = 0
-
-    @settings(
-        max_examples=examples(EXAMPLES), deadline=None, suppress_health_check=list(HealthCheck)
-    )
-    @given(case(name, dict(NARROW, values=(-64, 63) if name == "add" else (-128, 127))))
-    def check(drawn):
-        nonlocal exported
-        g, inputs, scalars = drawn
-        assume(in_npu_acc32(g))
-        exported += exact_or_refused(g, [(inputs, scalars)] + probe_inputs(g), engine)
-
-    check()
+    exported = each_operator_exact_or_refused(name, [_engine()], EXAMPLES)
     print(f"{name}: {exported} drawn graphs exported for qnn-htp, the rest refused by name")
 
 
@@ -340,27 +334,7 @@ def _fits_htp(g) -> bool:
 
 @pytest.mark.parametrize("arch", ["68", "73"])
 def test_it_takes_every_vector_the_description_takes_and_passes_each(arch):
-    from waiexport import read, rewrite
-    from waiexport.conformance.generate import CORPUS
-    from waiexport.conformance.validate import files_under, read_all, validate
-    from waiexport.targets.errors import DoesNotFit as NotFit
-
-    files = files_under([CORPUS])
-    want, loaded = set(), set()
-    for _, vectors in read_all(files):
-        for v in vectors:
-            if "stage" in v or v["load"] != "ok" or "acc32" not in v["profiles"]:
-                continue
-            loaded.add(v["id"])
-            try:
-                out = rewrite(v["graph_bytes"], target="qnn-htp")
-            except (NotFit, Exception):
-                continue
-            if out.outcome.after["verdict"]["npu"] and _fits_htp(read(out.data)):
-                want.add(v["id"])
-    got = {r.vid: r.status for r in validate(_engine()(arch=arch), files)}
-    assert want and want == {vid for vid in loaded if got[vid] == "pass"}
-    assert "fail" not in got.values() and "crashed" not in got.values()
+    takes_what_its_description_takes("qnn-htp", _fits_htp, _engine()(arch=arch))
 
 
 def test_without_the_qnn_extra_the_export_is_written_and_says_it_was_not_self_checked(tmp_path):

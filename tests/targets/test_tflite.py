@@ -16,7 +16,14 @@ from waiexport.probes import probe_inputs
 from waiexport.targets.errors import DoesNotFit
 from waiexport.targets.exporter import export
 
-from _helpers import examples, exact_or_refused, in_npu_acc32, needs
+from _helpers import (
+    each_operator_exact_or_refused,
+    examples,
+    exact_or_refused,
+    in_npu_acc32,
+    needs,
+    takes_what_its_description_takes,
+)
 from _strategies import requantisation
 
 needs("tflite_micro", "tflite")
@@ -120,22 +127,7 @@ def test_the_corpus_on_tflm_fails_nothing_and_crashes_nothing():
 
 @pytest.mark.parametrize("name", ["conv", "add", "relu", "clamp", "concat", "crop", "split"])
 def test_each_lowered_operator_is_exact_on_tflm_and_litert_or_refused(name):
-    from _strategies import NARROW, case
-
-    exported = 0
-
-    @settings(
-        max_examples=examples(EXAMPLES), deadline=None, suppress_health_check=list(HealthCheck)
-    )
-    @given(case(name, dict(NARROW, values=(-64, 63) if name == "add" else (-128, 127))))
-    def check(drawn):
-        nonlocal exported
-        g, inputs, scalars = drawn
-        assume(in_npu_acc32(g))
-        decodes = [(inputs, scalars)] + probe_inputs(g)
-        exported += all([exact_or_refused(g, decodes, _engine(path)) for path in INTEGER_PATHS])
-
-    check()
+    exported = each_operator_exact_or_refused(name, [_engine(p) for p in INTEGER_PATHS], EXAMPLES)
     print(f"{name}: {exported} drawn graphs exported for tflm, the rest refused by name")
 
 
@@ -174,44 +166,7 @@ def _fits_tflite(g) -> bool:
 
 @pytest.mark.parametrize("path", ["tflm", "litert"])
 def test_each_target_takes_every_vector_its_description_takes_and_passes_each(path):
-    from waiexport import read, rewrite
-    from waiexport.conformance.generate import CORPUS
-    from waiexport.conformance.validate import files_under, read_all, validate
-
-    files = files_under([CORPUS])
-    want, loaded = set(), set()
-    for _, vectors in read_all(files):
-        for v in vectors:
-            if "stage" in v or v["load"] != "ok" or "acc32" not in v["profiles"]:
-                continue
-            loaded.add(v["id"])
-            try:
-                out = rewrite(v["graph_bytes"], target=path)
-            except Exception:
-                continue
-            if out.outcome.after["verdict"]["npu"] and _fits_tflite(read(out.data)):
-                want.add(v["id"])
-    got = {r.vid: r.status for r in validate(_engine(path)(), files)}
-    assert want and want == {vid for vid in loaded if got[vid] == "pass"}
-    assert not {"fail", "crashed", "timed_out"} & set(got.values())
-
-
-def test_locate_names_xnnpack_s_float32_requantisation_past_2_24_near_a_tie():
-    # 4·acc + 2 of an acc of 129·2^16 (a tie at shift 17) passes 2^25, where float32 holds
-    # multiples of 4 alone: XNNPACK rounds it to a tie and then half-even, 64 where the
-    # integer paths give half_up's 65
-    from waiexport.conformance.locate import locate, sentence
-    from waiexport.reference import decode
-
-    g = _conv(np.ones((1, 1, 1, 1), int), 17, bias=[129 << 16])
-    x = np.zeros((1, 2, 2), int)
-    assert decode(g, [x], [])[0].ravel().tolist() == [65] * 4
-    assert exact_or_refused(g, [([x], [])], _engine("tflm"))
-    loaded = _engine("litert-xnnpack")().load(write(g))
-    assert loaded.decode([x], [])[0].ravel().tolist() == [64] * 4
-    found = locate(loaded, [x], [])
-    assert found["operator"] == 0
-    assert "float32 requantisation, exact only while |acc·m| < 2^24" in sentence(found)
+    takes_what_its_description_takes(path, _fits_tflite, _engine(path)())
 
 
 def _chain():
