@@ -165,7 +165,7 @@ def export(
     }
     lines = [
         fmt.summary(exp, model, saved["model"], probes)
-        + (f" (on {judged_on})" if judge is not None else "")
+        + (f" (on {judged_on})" if tgt.checked_on or fmt.checked_on else "")
     ]
     if unchecked:
         lines.append(f"not self-checked on the target's own runtime: {unchecked}")
