@@ -36,6 +36,7 @@ __all__ = [
     "OPSET",
     "lowest_opset",
     "check_integer_only",
+    "packaged",
     "ExportError",
     "DoesNotFit",
 ]
@@ -162,21 +163,37 @@ def build_model(
         outputs.append(
             helper.make_tensor_value_info(name, e.storage, [1, g.tensor(t).channels, None, None])
         )
+    model = packaged(e, inputs, outputs, metadata, finish=sunk)
+    check_integer_only(model)
+    return model
+
+
+def packaged(
+    e: Emitter,
+    inputs: list,
+    outputs: list,
+    metadata: dict,
+    opset: int = 1,
+    finish=lambda model: model,
+) -> onnx.ModelProto:
+    """The model of what ``e`` emitted for ``outputs`` (what no output reads pruned), at the
+    lowest opset its operators allow (``opset`` at least), ``finish`` applied, the export's
+    ``metadata`` added, checked by onnx's checker."""
     e.pruned([o.name for o in outputs])
     graph = helper.make_graph(e.nodes, "wai-ops", inputs, outputs, e.inits)
-    opset = [helper.make_opsetid("", lowest_opset(e.nodes))]
-    model = helper.make_model(
-        graph,
-        opset_imports=opset,
-        producer_name="waiexport",
-        producer_version=__version__,
-        ir_version=helper.find_min_ir_version_for(opset),
+    opsets = [helper.make_opsetid("", max(lowest_opset(e.nodes), opset))]
+    model = finish(
+        helper.make_model(
+            graph,
+            opset_imports=opsets,
+            producer_name="waiexport",
+            producer_version=__version__,
+            ir_version=helper.find_min_ir_version_for(opsets),
+        )
     )
-    model = sunk(model)
     for key, value in sorted(metadata.items()):
         model.metadata_props.add(key=key, value=value)
     onnx.checker.check_model(model, full_check=True)
-    check_integer_only(model)
     return model
 
 

@@ -13,14 +13,13 @@ from __future__ import annotations
 import onnx
 from onnx import helper
 
-from waiexport import __version__
 from waiexport.bounds import certify_graph
 from waiexport.graph import Graph
 from waiexport.plan import run_plan
 
 from ...format import input_names
 from ...lowering import lower_ops
-from ..export import lowest_opset
+from ..export import packaged
 from .check import check_qdq
 from .emit import QdqEmitter, storage
 from .lower import LOWER
@@ -74,18 +73,6 @@ def build_qdq(
     for name, t in given if expose is None else [(f"tensor{expose}", expose)]:
         e.nodes.append(helper.make_node("Identity", [names[t]], [name]))
         outputs.append(helper.make_tensor_value_info(name, e.types[names[t]], [1, *plan[t]]))
-    e.pruned([o.name for o in outputs])
-    graph = helper.make_graph(e.nodes, "wai-ops", inputs, outputs, e.inits)
-    opset = [helper.make_opsetid("", max(lowest_opset(e.nodes), 13))]  # per-axis scales: 13
-    model = helper.make_model(
-        graph,
-        opset_imports=opset,
-        producer_name="waiexport",
-        producer_version=__version__,
-        ir_version=helper.find_min_ir_version_for(opset),
-    )
-    for key, value in sorted(metadata.items()):
-        model.metadata_props.add(key=key, value=value)
-    onnx.checker.check_model(model, full_check=True)
+    model = packaged(e, inputs, outputs, metadata, opset=13)  # per-axis scales: 13
     check_qdq(model, target.options)
     return model

@@ -11,20 +11,13 @@ import numpy as np
 from onnx import helper
 
 from ...format import Format, Model, host_feed
-from ..format import _Read
+from ..format import _Read, _types
 from ...errors import DoesNotFit
 from .export import build_qdq
 from .scales import requant_scales
 from .probes import PROBES
 
 __all__ = ["QDQ", "QdqFormat"]
-
-
-def _types(values) -> dict:
-    return {
-        v.name: np.dtype(helper.tensor_dtype_to_np_dtype(v.type.tensor_type.elem_type)).name
-        for v in values
-    }
 
 
 def _built(exp, shapes, expose: int | None = None) -> Model:

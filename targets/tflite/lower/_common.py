@@ -11,7 +11,7 @@ from waiexport.graph import Graph, Op
 from ...errors import DoesNotFit
 from ..build import TfliteBuilder
 
-__all__ = ["TfliteCtx", "int8_out", "clip"]
+__all__ = ["TfliteCtx", "int8_out", "clip", "sliced"]
 
 
 @dataclass
@@ -50,3 +50,10 @@ def clip(b: TfliteBuilder, x: int, lo: int, hi: int) -> int:
             b.op(code, [x, b.tensor([1], "INT8", np.array([bound], np.int8))], [y])
             x = y
     return x
+
+
+def sliced(b: TfliteBuilder, x: int, y: int, begin: list[int]) -> None:
+    """``y``, the window of ``x`` from NHWC ``begin`` of ``y``'s size: a ``SLICE``."""
+    start = b.tensor([4], "INT32", np.array(begin, np.int32))
+    size = b.tensor([4], "INT32", np.array(b.shapes[y], np.int32))
+    b.op("SLICE", [x, start, size], [y])

@@ -1,20 +1,15 @@
 """``crop`` (§5.10) with constant operands (the npu subset's): a ``SLICE`` of rows and
 columns."""
 
-import numpy as np
-
 from waiexport.graph import Op
 
 from ...lowering import Names
 from ..build import TfliteBuilder
-from ._common import TfliteCtx, int8_out
+from ._common import TfliteCtx, int8_out, sliced
 
 
 def lower(b: TfliteBuilder, op: Op, ins: Names, ctx: TfliteCtx) -> Names:
     p = op.params
-    y0, x0 = p.y0.value, p.x0.value
     y = int8_out(b, ctx, op)
-    begin = b.tensor([4], "INT32", np.array([0, y0, x0, 0], np.int32))
-    size = b.tensor([4], "INT32", np.array(b.shapes[y], np.int32))
-    b.op("SLICE", [int(ins[0]), begin, size], [y])
+    sliced(b, int(ins[0]), y, [0, p.y0.value, p.x0.value, 0])
     return [str(y)]
