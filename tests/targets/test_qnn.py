@@ -292,7 +292,8 @@ def _fits_htp(g) -> bool:
     certificate: every operator one the QDQ export lowers, every tensor 8-bit, every
     requantisation half_up with a power-of-two multiplier, an exponent the HTP was measured
     exact at and its sum below 2^24, int8 weights, one 8-bit type in and out of a convolution,
-    one scale where a bias is present (a rescale: one scale, no bias)."""
+    one scale where a bias is present, padding narrower than the kernel (a rescale: one scale,
+    no bias)."""
     from waiexport.bounds import certify_graph
 
     bounds = certify_graph(g, literal=True)
@@ -325,6 +326,8 @@ def _fits_htp(g) -> bool:
         if op.name == "rescale" and (rq.bias_kind != "none" or len(exps) > 1):
             return False
         w = getattr(op.params, "weights", None)
+        if op.name == "conv" and (op.params.ph >= op.params.kh or op.params.pw >= op.params.kw):
+            return False
         if op.name == "conv" and (
             kind(op.inputs[0]) != kind(op.outputs[0]) or int(w.min()) < -128 or int(w.max()) > 127
         ):
@@ -371,3 +374,14 @@ def test_without_the_qnn_extra_the_export_is_written_and_says_it_was_not_self_ch
     )
     assert "not self-checked: no runtime here judges QDQ models exactly" in r.stdout
     assert (tmp_path / "m.onnx").stat().st_size > 0
+
+
+def test_padding_as_wide_as_the_kernel_is_refused_by_node_and_reason():
+    # a 1x1 kernel padded by 1 on a 1-wide input: the HTP gave 0 where -128 is exact (found
+    # by the per-operator property test's random search)
+    b = GraphBuilder()
+    x = b.input(4, -128, 127, max_h=1, max_w=1)
+    w = np.array([0, 0, 0, 1]).reshape(1, 4, 1, 1)
+    b.output(b.op("conv", x, conv(w, pad=(0, 1), rq=rq(shift=0, round="half_up"))))
+    with pytest.raises(DoesNotFit, match="node 0 \\(conv\\): padding 0x1 as wide as its 1x1"):
+        export(write(b.build()), target("qnn-htp")).built([(4, 1, 1)])

@@ -22,6 +22,11 @@ def lower(e: QdqEmitter, op: Op, ins: Names, ctx: QdqCtx) -> Names:
             "its input and output are 8-bit of different signs: the NPU's "
             "convolution is exact only with both of one type (measured)"
         )
+    if p.ph >= p.kh or p.pw >= p.kw:
+        raise DoesNotFit(
+            f"padding {p.ph}x{p.pw} as wide as its {p.kh}x{p.kw} kernel: the HTP computes the "
+            "columns it reads from the input alone wrong there (0 where -128 is exact, measured)"
+        )
     if int(p.weights.min()) < -128 or int(p.weights.max()) > 127:
         raise DoesNotFit("weights past 8 bits: the NPU's MAC array takes int8 weights")
     sw, sy = requant_scales(p.rq, p.cout, ctx.nodes.get(op.index), options)
