@@ -81,6 +81,39 @@ def test_the_xnnpack_delegate_runs_and_is_never_claimed():
     assert loaded.decode([x], [])[0].shape == (4, 16, 16)
 
 
+def test_xnnpack_s_float32_requantisation_is_located_past_2_24_on_a_tie(tmp_path):
+    """acc = 2^24 + 2^17 + x at 2^-18: the tflm model's 4·acc + 2 is past 2^26, where float32
+    rounds away its 2, so XNNPACK halves 64.5 to even (64) where half_up gives 65."""
+    from click.testing import CliRunner
+
+    from waiexport.cli import main
+    from waiexport.conformance.vectors import make_vector, write_lines
+
+    g = _conv(np.ones((1, 1, 1, 1)), 18, bias=[(64 << 18) + (1 << 17)])
+    x = np.zeros((1, 16, 16), int)
+    x[0, 0, :4] = [0, 2, 4, -2]
+    (tmp_path / "tie.jsonl").write_bytes(write_lines([make_vector("tie", write(g), [([x], [])])]))
+    out = {}
+    for engine in ("tflm", "litert-xnnpack"):
+        r = CliRunner().invoke(
+            main,
+            [
+                "validate",
+                "--engine",
+                engine,
+                "--target",
+                "tflm",
+                "--locate",
+                str(tmp_path / "tie.jsonl"),
+            ],
+        )
+        out[engine] = (r.exit_code, r.output)
+    assert out["tflm"][0] == 0
+    code, text = out["litert-xnnpack"]
+    assert code == 1 and "expected 65, got 64" in text
+    assert "operator 0 (conv)" in text and "diagnosis: float32 requantisation" in text
+
+
 def _refusal(g) -> str:
     with pytest.raises(DoesNotFit) as e:
         export(write(g), target("tflm")).built([(1, 16, 16)])
