@@ -9,6 +9,7 @@ import numpy as np
 from ..format import Format, Model, host_feed, input_names
 from .build import schema
 from .export import build_tflite
+from .probes import PROBES
 
 __all__ = ["TFLITE", "TfliteFormat"]
 
@@ -17,6 +18,7 @@ class TfliteFormat(Format):
     name, layout, suffix, static, cuts = "tflite", "NHWC [1, H, W, C], int8", ".tflite", True, True
     judge = ""  # the target's own runtime, named by its description
     checked_on = "tflm"  # TensorFlow Lite Micro's kernels, integer: a board's reference
+    probes = PROBES
 
     def require(self) -> None:
         schema()
@@ -43,7 +45,23 @@ class TfliteFormat(Format):
         return [1, h, w, c]
 
     def model_of(self, data: bytes, inputs=None, outputs=None, nodes=None) -> Model:
-        return Model(data, inputs or {}, outputs or {}, None, None)
+        """A model given as bytes; where its inputs and outputs are not named (a probe's),
+        ``in<k>`` and ``out<j>`` by the subgraph's order, int8."""
+        if inputs is None or outputs is None:
+            sg = schema().Model.GetRootAs(data, 0).Subgraphs(0)
+            inputs = {f"in{k}": "int8" for k in range(sg.InputsLength())}
+            outputs = {f"out{j}": "int8" for j in range(sg.OutputsLength())}
+        return Model(data, inputs, outputs, None, None)
+
+    def used(self, model) -> set:
+        """``(operator, "int8")`` of each builtin operator ``model`` holds."""
+        S = schema()
+        names = {v: k for k, v in vars(S.BuiltinOperator).items() if not k.startswith("_")}
+        m = S.Model.GetRootAs(model.data, 0)
+        return {
+            (names[m.OperatorCodes(k).BuiltinCode()], "int8")
+            for k in range(m.OperatorCodesLength())
+        }
 
     def nodes(self, model) -> int:
         S = schema()

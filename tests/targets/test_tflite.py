@@ -114,6 +114,42 @@ def test_xnnpack_s_float32_requantisation_is_located_past_2_24_on_a_tie(tmp_path
     assert "operator 0 (conv)" in text and "diagnosis: float32 requantisation" in text
 
 
+def _literal_ties(x, rounding):
+    """The ties probe's convolution, literally: ``x·w + b`` at shifts 0, 1, 5, 9, rounded by
+    ``rounding`` (half_up, or half_even: the mistake the probe names), clamped to int8."""
+    out = []
+    for w, s, b in zip([1, -1, 3, 31], [0, 1, 5, 9], [0, 1, -3, 7]):
+        t = x.astype(np.int64) * w + b
+        q, r, half = t >> s, t - ((t >> s) << s), (1 << s) >> 1
+        up = (r > half) | ((r == half) & (s > 0) & ((rounding == "half_up") | (q % 2 == 1)))
+        out.append(np.clip(q + up, -128, 127))
+    return np.transpose(np.stack(out), (1, 2, 0))[None]
+
+
+def test_each_probe_s_answer_is_a_literal_one_and_its_named_mistake_is_caught():
+    from waiexport.targets.tflite.probes import FUSED_ADD, PROBES, TIES
+
+    ties = next(p for p in PROBES if p.failure == TIES)
+    x = ties.x[0]
+    assert (ties.want == _literal_ties(x, "half_up")).all()
+    assert ties.wrong(_literal_ties(x, "half_even")).startswith(TIES)
+    fused = next(p for p in PROBES if p.failure == FUSED_ADD)
+    relu = np.maximum(np.clip(fused.x + 100, -28, 127), 0)
+    exact = np.clip(relu + fused.x, -128, 127)
+    wrapped = ((relu + fused.x + 128) % 256 - 128).astype(np.int8)  # no saturation
+    assert (fused.want[0, :, :, 0] == exact[0]).all()
+    assert fused.wrong(np.transpose(wrapped, (1, 2, 0))[None]).startswith(FUSED_ADD)
+
+
+@pytest.mark.parametrize("path", INTEGER_PATHS + ("litert-xnnpack",))
+def test_each_kernel_path_is_probed_at_load_and_the_claim_says_what_was_found(path):
+    words = _engine(path)().probed()
+    if path == "litert-xnnpack":
+        assert "1 wrong (a tie past 2^24 rounded in float32: CONV_2D on int8 gives 64" in words
+    else:
+        assert words.startswith("4 probes of this runtime") and "all exact" in words
+
+
 def _refusal(g) -> str:
     with pytest.raises(DoesNotFit) as e:
         export(write(g), target("tflm")).built([(1, 16, 16)])
