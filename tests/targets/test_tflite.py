@@ -194,14 +194,24 @@ def test_the_corpus_on_tflm_fails_nothing_and_crashes_nothing():
     assert "pass" in got and not {"fail", "crashed", "timed_out"} & set(got)
 
 
-@pytest.mark.parametrize("name", ["conv", "add", "relu", "clamp", "concat", "crop", "split"])
+#: The operators the TFLite export lowers.
+LOWERED = (
+    "conv",
+    "add",
+    "relu",
+    "clamp",
+    "concat",
+    "crop",
+    "split",
+    "pixel_shuffle",
+    "pixel_unshuffle",
+)
+
+
+@pytest.mark.parametrize("name", LOWERED)
 def test_each_lowered_operator_is_exact_on_tflm_and_litert_or_refused(name):
     exported = each_operator_exact_or_refused(name, [_engine(p) for p in INTEGER_PATHS], EXAMPLES)
     print(f"{name}: {exported} drawn graphs exported for tflm, the rest refused by name")
-
-
-#: The operators the TFLite export lowers.
-LOWERED = ("conv", "add", "relu", "clamp", "concat", "crop", "split")
 
 
 def _fits_tflite(g) -> bool:
