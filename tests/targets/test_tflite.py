@@ -205,6 +205,7 @@ LOWERED = (
     "split",
     "pixel_shuffle",
     "pixel_unshuffle",
+    "rescale",
 )
 
 
@@ -217,8 +218,8 @@ def test_each_lowered_operator_is_exact_on_tflm_and_litert_or_refused(name):
 def _fits_tflite(g) -> bool:
     """Whether the tflm description takes ``g`` (rewritten for it), read literally from its
     certificate: every operator lowered, every tensor int8 (after its policy), each
-    convolution groups 1 or depthwise with weights within ±31, half_up with no post bias, a
-    power-of-two multiplier, a scale 2^0..2^-28 and sums below 2^28."""
+    convolution groups 1 or depthwise with weights within ±31; it and each rescale half_up
+    with no post bias, a power-of-two multiplier, a scale 2^0..2^-28 and sums below 2^28."""
     from waiexport.bounds import certify_graph
 
     bounds = certify_graph(g, literal=True)
@@ -227,14 +228,16 @@ def _fits_tflite(g) -> bool:
     for op, node in zip(g.ops, bounds.nodes):
         if op.name not in LOWERED:
             return False
-        if op.name != "conv":
+        if op.name not in ("conv", "rescale"):
             continue
         p, c = op.params, g.tensor(op.inputs[0]).channels
-        if not (p.groups == 1 or p.groups == c == p.cout) or int(abs(p.weights).max()) > 31:
+        if op.name == "conv" and (
+            not (p.groups == 1 or p.groups == c == p.cout) or int(abs(p.weights).max()) > 31
+        ):
             return False
         if p.rq.round != "half_up" or p.rq.bias_kind == "post":
             return False
-        for m, s in zip(p.rq.mults(p.cout), p.rq.shifts(p.cout)):
+        for m, s in zip(p.rq.mults(c), p.rq.shifts(c)):
             if m <= 0 or m & (m - 1) or not 0 <= s - (m.bit_length() - 1) <= 28:
                 return False
         lo, hi = node.result.intermediates["rq.t"]
