@@ -53,13 +53,13 @@ def compare(label: str, g, inputs, macs: int, repeat: int) -> None:
     opts = ort.SessionOptions()
     opts.intra_op_num_threads = os.cpu_count()
     session = ort.InferenceSession(
-        exp.model.SerializeToString(), opts, providers=["CPUExecutionProvider"]
+        exp.prepared.SerializeToString(), opts, providers=["CPUExecutionProvider"]
     )
     got = run_session(exp.graph, session, inputs, [])
     assert all((a == b).all() for a, b in zip(decode(g, inputs, []), got.values(), strict=True))
     t_ref = median_time(lambda: decode(g, inputs, []), repeat)
     t_ort = median_time(lambda: run_session(exp.graph, session, inputs, []), repeat)
-    n_conv = sum(n.op_type in ("ConvInteger", "MatMulInteger") for n in exp.model.graph.node)
+    n_conv = sum(n.op_type in ("ConvInteger", "MatMulInteger") for n in exp.prepared.graph.node)
     print(
         f"{label}: onnxruntime {t_ort * 1e3:.0f} ms, reference {t_ref * 1e3:.0f} ms, "
         f"reference/onnxruntime = {t_ref / t_ort:.1f}×; {macs / t_ort / 1e9:.1f} G useful "

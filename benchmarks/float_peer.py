@@ -127,7 +127,7 @@ def compare(
     """Print the exported exact model of ``g`` for ``tgt`` against its float32 peer on
     ``x``."""
     exp = export(write(g), tgt, role)
-    exact, peer = _session(exp.model.SerializeToString()), _session(_float_model(g))
+    exact, peer = _session(exp.prepared.SerializeToString()), _session(_float_model(g))
     feed, fx = host_feed(exp.graph, [x], [], exp.built().inputs), {"x": x[None].astype(np.float32)}
     run_exact = lambda: exact.run(None, feed)  # noqa: E731
     run_peer = lambda: peer.run(None, fx)  # noqa: E731

@@ -43,7 +43,7 @@ def stages(label: str, lower, hw) -> None:
         _, t_rw = once(lambda: rewrite_for(g, target("ort-cpu"), role))
         exp, t_exp = once(lambda: export(data, target("ort-cpu"), role))
         session = ort.InferenceSession(
-            exp.model.SerializeToString(), providers=["CPUExecutionProvider"]
+            exp.prepared.SerializeToString(), providers=["CPUExecutionProvider"]
         )
         rec = g.tensor(0)
         shape = (rec.channels, *hw)
