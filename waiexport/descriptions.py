@@ -154,16 +154,29 @@ class Target:
     #                             what it does past it), measured; (): any side §3 allows
     options: FormatOptions = field(default_factory=OnnxOptions)
     #                             what one format's export reads of its runtime (fmt's)
+    model_of: str = ""  # the target whose model this one's is, before its compile step
+    #                             (a via target's: via), for an engine to run it
 
     def via(self, fmt: str) -> Target:
         """This target with its models written in ``fmt`` before its compile step (an Ethos-U
-        target through TFLite rather than TOSA); ``ValueError`` for a target that has none."""
+        target through TFLite rather than TOSA): the model of ``fmt``'s own target
+        (:data:`VIA`), by its description, compiled by this one's compiler, which places
+        what the NPU cannot run on the CPU; ``ValueError`` for a target that has none."""
         if not self.compiler:
             raise ValueError(
                 f"target {self.name} is compiled by nothing after its format: "
                 "--via is for one that is (an Ethos-U target)"
             )
-        return replace(self, fmt=fmt)
+        if fmt == self.fmt or fmt not in VIA:
+            return replace(self, fmt=fmt)
+        return replace(
+            TARGETS[VIA[fmt]],
+            name=self.name,
+            summary=f"{self.summary}, through the {VIA[fmt]} target's {fmt} model",
+            compiler=self.compiler,
+            compiler_config=self.compiler_config,
+            model_of=VIA[fmt],
+        )
 
     @property
     def mult_range(self) -> tuple[int, int]:
@@ -512,6 +525,10 @@ TARGETS.update(
         )
     }
 )
+
+
+#: The target whose model a format is, where an NPU's compiler reads that format (``via``).
+VIA = {"tflite": "tflm"}
 
 
 def target(name: str) -> Target:

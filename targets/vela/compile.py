@@ -11,7 +11,8 @@ import re
 import subprocess
 import sys
 import tempfile
-from dataclasses import dataclass
+from collections import Counter
+from dataclasses import dataclass, field
 from importlib.metadata import version
 from importlib.util import find_spec
 from pathlib import Path
@@ -42,6 +43,7 @@ class VelaReport:
     dram_kib: float
     inference_s: float
     vela: str
+    on_cpu: dict = field(default_factory=dict)  # each operator Vela placed on the CPU: why
 
     def as_dict(self) -> dict:
         return {
@@ -55,20 +57,24 @@ class VelaReport:
             "dram_kib": f"{self.dram_kib:g}",
             "inference_s": f"{self.inference_s:.6g}",
             "vela": self.vela,
+            "on_cpu": self.on_cpu,
             "numerics": UNCHECKED,
         }
 
     def lines(self) -> list[str]:
         share = self.npu_ops / max(self.npu_ops + self.cpu_ops, 1)
-        return [
-            f"Vela {self.vela}: {self.npu_ops} NPU operators, {self.cpu_ops} CPU "
-            f"({share:.0%} on the NPU); {self.cycles_npu} NPU cycles, {self.cycles_total} "
-            f"in all ({self.inference_s * 1e3:.3f} ms at Vela's clock); SRAM "
-            f"{self.sram_kib:g} KiB, off-chip flash {self.flash_kib:g} KiB, DRAM "
-            f"{self.dram_kib:g} KiB",
-            f"  {self.output}",
-            f"  {UNCHECKED}",
-        ]
+        return (
+            [
+                f"Vela {self.vela}: {self.npu_ops} NPU operators, {self.cpu_ops} CPU "
+                f"({share:.0%} on the NPU); {self.cycles_npu} NPU cycles, {self.cycles_total} "
+                f"in all ({self.inference_s * 1e3:.3f} ms at Vela's clock); SRAM "
+                f"{self.sram_kib:g} KiB, off-chip flash {self.flash_kib:g} KiB, DRAM "
+                f"{self.dram_kib:g} KiB",
+                f"  {self.output}",
+            ]
+            + [f"  on the CPU: {what} (Vela: {why})" for what, why in self.on_cpu.items()]
+            + [f"  {UNCHECKED}"]
+        )
 
 
 class VelaError(CompileError):
@@ -118,6 +124,7 @@ def compile_vela(tosa: Path, accelerator: str, outdir: Path) -> VelaReport:
             for m in [re.search(rf"{kind} operators = (\d+)", said)]
             if m
         }
+        on_cpu = _placed(said)
         [summary] = sorted(Path(tmp).glob(f"{tosa.stem}_summary_*.csv"))
         row = next(csv.DictReader(summary.open()))
         for made in Path(tmp).iterdir():
@@ -133,4 +140,13 @@ def compile_vela(tosa: Path, accelerator: str, outdir: Path) -> VelaReport:
         float(row["dram_memory_used"]),
         float(row["inference_time"]),
         version("ethos-u-vela"),
+        on_cpu,
     )
+
+
+def _placed(said: str) -> dict:
+    """What Vela's output says it placed on the CPU: ``"3 GATHER"`` → its reason, by
+    operator type."""
+    found = re.findall(r"operator: (\w+), ofm: '[^']*'\nReason: ([^\n]*)", said)
+    counts, why = Counter(op for op, _ in found), dict(found)
+    return {f"{n} {op}": why[op] for op, n in sorted(counts.items())}

@@ -238,7 +238,7 @@ def _at_size(
             "said": f"not run (no engine here runs {tgt.name}'s models at this size); {same}",
         }
     try:
-        judge = engines.engine(on, isolate=True, target=tgt.name)
+        judge = engines.engine(on, isolate=True, target=tgt.model_of or tgt.name)
     except (EngineUnavailable, EngineFailure) as e:  # not here, or failed to start
         return {"on": None, "said": f"not run ({on}: {e}); {same}"}
     probes = _self_check(exp, size, judge, f"at {_hw(size)} on {on}", progress)
