@@ -400,6 +400,7 @@ TARGETS["tflm"] = replace(
     engine="tflm",
     checked_on="tflm",
     padding=("zero",),
+    transposed_conv=True,
     options=FormatOptions(),
     measured="tflite-micro 0.dev20261023182759 by values (shared notes, npu-runtimes; "
     "tests/targets/test_tflite.py)",

@@ -10,13 +10,7 @@ from ..errors import EngineUnavailable
 __all__ = ["TfliteBuilder", "schema", "VERSIONS"]
 
 #: The operator versions that take int8 with per-channel scales (TFLite's op versioning).
-VERSIONS = {
-    "CONV_2D": 3,
-    "DEPTHWISE_CONV_2D": 3,
-    "PAD": 2,
-    "GATHER": 2,
-    "SPACE_TO_DEPTH": 2,
-}
+VERSIONS = {"CONV_2D": 3, "DEPTHWISE_CONV_2D": 3, "PAD": 2, "GATHER": 2, "SPACE_TO_DEPTH": 2}
 
 
 def schema():

@@ -1,7 +1,7 @@
 """Probes of a TFLite kernel path, each a pattern the TFLite export emits, built by the
 exporter itself from a small graph, with values where a path that is not the spec's integer
 goes wrong: a convolution's requantisation at every tie of both signs (half_up, §2), a
-depthwise one with padding, an ``ADD`` at int8's ends after a ``RELU`` (as a runtime fuses
+depthwise one with padding, a transposed one as ``int_synth``'s, an ``ADD`` at int8's ends after a ``RELU`` (as a runtime fuses
 them), and a tie past 2^24, where a float32 requantisation rounds away what breaks it."""
 
 from __future__ import annotations
@@ -11,17 +11,18 @@ from functools import cached_property
 
 import numpy as np
 
-from waiexport.builder import GraphBuilder, conv, rq
+from waiexport.builder import GraphBuilder, conv, conv_transpose, rq
 from waiexport.graph import Graph
 from waiexport.reference import decode
 
 from .export import build_tflite
 
-__all__ = ["PROBES", "TIES", "DEPTHWISE", "FUSED_ADD", "PAST_2_24"]
+__all__ = ["PROBES", "TIES", "DEPTHWISE", "TRANSPOSED", "FUSED_ADD", "PAST_2_24"]
 
-TIES, DEPTHWISE, FUSED_ADD, PAST_2_24 = (
+TIES, DEPTHWISE, TRANSPOSED, FUSED_ADD, PAST_2_24 = (
     "ties not rounded toward +inf",
     "a padded depthwise convolution off its integers",
+    "a transposed convolution's window or ties off its integers",
     "a fused RELU-ADD off its integers",
     "a tie past 2^24 rounded in float32",
 )
@@ -82,6 +83,18 @@ def _conv(weights, shift, bias, groups=1, pad=0, lo=-128, hi=127, then=None) -> 
     return b.build()
 
 
+def _transposed() -> Graph:
+    """A ``conv_transpose`` k5 s2 p2 (an output padding of 1), shifts 5 and 7: ``int_synth``'s
+    layer at its ties."""
+    b = GraphBuilder()
+    x = b.input(2, -128, 127, max_h=16, max_w=16)
+    w = np.arange(-24, 26).reshape(2, 1, 5, 5)
+    block = rq(shift=[5, 7], round="half_up", bias=[1, -3], bias_kind="pre")
+    params = conv_transpose(np.concatenate([w, -w], 1), stride=2, pad=2, out_pad=1, rq=block)
+    b.output(b.op("conv_transpose", x, params, policy="clamp", lo=-128, hi=127))
+    return b.build()
+
+
 def _relu_add(b, x, y):
     return b.op("add", [b.op("relu", y), x], policy="clamp", lo=-128, hi=127)
 
@@ -104,6 +117,7 @@ def _probes() -> tuple:
             _conv(rng.integers(-31, 32, (4, 1, 3, 3)), 8, [5, -5, 0, 8], groups=4, pad=1),
             full.reshape(4, 8, 8),
         ),
+        GraphProbe(TRANSPOSED, "TRANSPOSE_CONV", _transposed(), full.reshape(4, 8, 8)[:2] // 16),
         GraphProbe(
             FUSED_ADD,
             "ADD",

@@ -74,6 +74,26 @@ def test_a_depthwise_convolution_with_padding_is_exact_on_each_integer_path():
         assert exact_or_refused(g, [([x], [])], _engine(path))
 
 
+@pytest.mark.parametrize("k, stride, pad, out_pad", [(5, 2, 2, 1), (4, 2, 1, 0), (3, 3, 0, 2)])
+def test_a_transposed_convolution_is_exact_on_each_integer_path(k, stride, pad, out_pad):
+    """TRANSPOSE_CONV unpadded, then sliced; an output padding past the padding (the last
+    case) by zero rows below the input."""
+    from waiexport.builder import conv_transpose
+
+    rng = np.random.default_rng(k)
+    b = GraphBuilder()
+    x = b.input(3, -128, 127, max_h=8, max_w=8)
+    block = rq(shift=[3, 6], round="half_up", bias=[7, -9], bias_kind="pre")
+    w = rng.integers(-31, 32, (3, 2, k, k))
+    params = conv_transpose(w, stride=stride, pad=pad, out_pad=out_pad, rq=block)
+    b.output(b.op("conv_transpose", x, params, policy="clamp", lo=-128, hi=127))
+    g = b.build()
+    xs = rng.integers(-128, 128, (3, 5, 6))
+    for path in INTEGER_PATHS:
+        assert exact_or_refused(g, [([xs], [])] + probe_inputs(g), _engine(path))
+    export(write(g), target("tflm")).built([(3, 5, 6)])  # taken, not refused
+
+
 def test_the_xnnpack_delegate_runs_and_is_never_claimed():
     loaded = _engine("litert-xnnpack")().load(write(TIES))
     assert "requantises in float32" in loaded.unclaimable
@@ -147,7 +167,7 @@ def test_each_kernel_path_is_probed_at_load_and_the_claim_says_what_was_found(pa
     if path == "litert-xnnpack":
         assert "1 wrong (a tie past 2^24 rounded in float32: CONV_2D on int8 gives 64" in words
     else:
-        assert words.startswith("4 probes of this runtime") and "all exact" in words
+        assert words.startswith("5 probes of this runtime") and "all exact" in words
 
 
 def _refusal(g) -> str:
@@ -197,6 +217,7 @@ def test_the_corpus_on_tflm_fails_nothing_and_crashes_nothing():
 #: The operators the TFLite export lowers.
 LOWERED = (
     "conv",
+    "conv_transpose",
     "add",
     "relu",
     "clamp",
@@ -228,16 +249,19 @@ def _fits_tflite(g) -> bool:
     for op, node in zip(g.ops, bounds.nodes):
         if op.name not in LOWERED:
             return False
-        if op.name not in ("conv", "rescale"):
+        if op.name not in ("conv", "conv_transpose", "rescale"):
             continue
         p, c = op.params, g.tensor(op.inputs[0]).channels
+        n = getattr(p, "cout", c)  # each output channel's requantisation
+        if op.name == "conv_transpose" and int(abs(p.weights).max()) > 31:
+            return False
         if op.name == "conv" and (
             not (p.groups == 1 or p.groups == c == p.cout) or int(abs(p.weights).max()) > 31
         ):
             return False
         if p.rq.round != "half_up" or p.rq.bias_kind == "post":
             return False
-        for m, s in zip(p.rq.mults(c), p.rq.shifts(c)):
+        for m, s in zip(p.rq.mults(n), p.rq.shifts(n)):
             if m <= 0 or m & (m - 1) or not 0 <= s - (m.bit_length() - 1) <= 28:
                 return False
         lo, hi = node.result.intermediates["rq.t"]

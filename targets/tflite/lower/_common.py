@@ -11,7 +11,7 @@ from waiexport.graph import Graph, Op
 from ...errors import DoesNotFit
 from ..build import TfliteBuilder
 
-__all__ = ["TfliteCtx", "int8_out", "clip", "sliced"]
+__all__ = ["TfliteCtx", "int8_out", "clip", "sliced", "zero_padded"]
 
 
 @dataclass
@@ -57,3 +57,16 @@ def sliced(b: TfliteBuilder, x: int, y: int, begin: list[int]) -> None:
     start = b.tensor([4], "INT32", np.array(begin, np.int32))
     size = b.tensor([4], "INT32", np.array(b.shapes[y], np.int32))
     b.op("SLICE", [x, start, size], [y])
+
+
+def zero_padded(b: TfliteBuilder, x: int, pads: list) -> int:
+    """``x`` with ``pads`` (``[[top, bottom], [left, right]]``) rows and columns of zeros: a
+    ``PAD``, or ``x`` itself where every pad is 0."""
+    if not any(map(any, pads)):
+        return x
+    _, h, w, c = b.shapes[x]
+    (t, bo), (le, r) = pads
+    y = b.tensor([1, h + t + bo, w + le + r, c])
+    table = b.tensor([4, 2], "INT32", np.array([[0, 0], [t, bo], [le, r], [0, 0]], np.int32))
+    b.op("PAD", [x, table], [y], b.S.PadOptionsT(), "PadOptions")
+    return y
