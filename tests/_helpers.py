@@ -484,21 +484,22 @@ def takes_what_its_description_takes(target: str, fits, engine) -> None:
     assert not {"fail", "crashed", "timed_out"} & set(got.values())
 
 
-def each_operator_exact_or_refused(name: str, engines: list, examples_n: int) -> int:
-    """Drawn one-operator graphs of ``name`` at int8 values (``add``'s at 7 bits, so its sum
-    fits), each bit-exact on every engine of ``engines`` (factories) or refused by name: how
-    many every engine took."""
+def each_operator_exact_or_refused(name: str, engines: list, examples_n: int, bits: int = 8) -> int:
+    """Drawn one-operator graphs of ``name`` at ``bits``-bit values (``add``'s at one bit
+    fewer, so its sum fits), each bit-exact on every engine of ``engines`` (factories) or
+    refused by name: how many every engine took."""
     from hypothesis import HealthCheck, assume, given, settings
 
     from _strategies import NARROW, case
     from waiexport.probes import probe_inputs
 
     exported = 0
+    top = 1 << (bits - (2 if name == "add" else 1))
 
     @settings(
         max_examples=examples(examples_n), deadline=None, suppress_health_check=list(HealthCheck)
     )
-    @given(case(name, dict(NARROW, values=(-64, 63) if name == "add" else (-128, 127))))
+    @given(case(name, dict(NARROW, values=(-top, top - 1))))
     def check(drawn):
         nonlocal exported
         g, inputs, scalars = drawn

@@ -137,6 +137,8 @@ class Target:
     row_select: bool  # a multiplier row chosen at run time (chscale)
     state: bool  # a value kept across decodes (state inputs)
     mac_digits: bool = False  # wider operands are split into mac_bits digits at export
+    act_bits: int = 0  # the widest activation operand, where wider than a weight
+    #                             (mac_bits): 16 for TFLite's 16x8 kernels; 0: mac_bits
     fmt: str = "onnx"  # the model format the export writes: onnx or tosa
     engine: str = ""  # the engine that runs this target's models here ("": none)
     transposed_strides: tuple = ()  # the strides the transposed-convolution unit takes (all)
@@ -198,7 +200,9 @@ class Target:
         lines = [
             f"target {self.name}: {self.summary}",
             f"  MAC array:            {'signed' if self.mac_signed else 'unsigned'} operands of "
-            f"up to {self.mac_bits} bits, zero points 0"
+            f"up to {self.mac_bits} bits"
+            + (f" (activations {self.act_bits})" if self.act_bits else "")
+            + ", zero points 0"
             + ("; wider ones split into digits at export" if self.mac_digits else ""),
             f"  requantisation:       {', '.join(self.roundings)}; shifts "
             f"{self.shift_range[0]}..{self.shift_range[1]}; multipliers {lo}..{hi}; "
@@ -394,13 +398,14 @@ TARGETS.update(
 TARGETS["tflm"] = replace(
     TARGETS["qnn-htp"],
     name="tflm",
-    summary="TFLite int8 (our TFLite export) on TensorFlow Lite Micro's kernels: int8 "
-    "convolutions whose operands make gemmlowp's double rounding the spec's half_up",
+    summary="TFLite int8 and 16x8 (our TFLite export) on TensorFlow Lite Micro's kernels: "
+    "convolutions whose operands make each kernel's rounding the spec's half_up",
     fmt="tflite",
     engine="tflm",
     checked_on="tflm",
     padding=("zero",),
     transposed_conv=True,
+    act_bits=16,
     options=FormatOptions(),
     measured="tflite-micro 0.dev20261023182759 by values (shared notes, npu-runtimes; "
     "tests/targets/test_tflite.py)",

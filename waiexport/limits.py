@@ -89,13 +89,17 @@ def limits(op: Op, nb: NodeBounds, g: Graph, t: Target) -> list[Limit]:
         )
     mac = nb.result.mac
     if mac is not None:
-        widest = max(mac.a_bits + ([mac.w_bits] if mac.w_bits is not None else []))
-        if widest > t.mac_bits:
+        acts = t.act_bits or t.mac_bits
+        over = [(b, acts) for b in mac.a_bits if b > acts]
+        if mac.w_bits is not None and mac.w_bits > t.mac_bits:
+            over.append((mac.w_bits, t.mac_bits))
+        if over:
+            widest, takes = max(over)
             out.append(
                 Limit(
                     "mac_bits",
                     f"a multiply operand of {widest} bits; the MAC array "
-                    f"takes {t.mac_bits}"
+                    f"takes {takes}"
                     + (
                         f": a target mapping splits it into {t.mac_bits}-bit digits"
                         if t.mac_digits

@@ -61,6 +61,10 @@ class TfliteBuilder:
         self.shapes[len(self.tensors) - 1] = t.shape
         return len(self.tensors) - 1
 
+    def dtype(self, x: int) -> str:
+        """Tensor ``x``'s type by the schema's name (``"INT8"``, ``"INT16"``, …)."""
+        return next(k for k, v in vars(self.S.TensorType).items() if v == self.tensors[x].type)
+
     def op(self, code: str, inputs: list[int], outputs: list[int], options=None, kind=None):
         """An operator ``code`` (a builtin's name) with its options object."""
         S = self.S

@@ -1,6 +1,7 @@
 """The TFLite exporter: a graph in ``wai-ops/1-npu`` (after the target's rewrites), on the
-shapes of one decode, to an int8 TFLite flatbuffer: inputs ``in0, …`` (and ``state0, …``)
-and outputs ``out0, …`` NHWC, each graph tensor an int8 tensor holding its values. Scalars are
+shapes of one decode, to a TFLite flatbuffer of integer tensors: inputs ``in0, …`` (and
+``state0, …``) and outputs ``out0, …`` NHWC, each graph tensor an int8 tensor holding its
+values, or int16 where its certified interval passes int8. Scalars are
 the host's (the npu subset's crops are constant). The model's description holds the export's
 metadata (the graph's, the rewritten graph's and the certificate's digests) as JSON."""
 
@@ -16,7 +17,7 @@ from ..errors import DoesNotFit
 from ..lowering import lower_ops
 from .build import TfliteBuilder
 from .lower import LOWER
-from .lower._common import TfliteCtx, clip
+from .lower._common import TfliteCtx, clip, type_for
 
 __all__ = ["build_tflite"]
 
@@ -40,11 +41,11 @@ def build_tflite(
     names = {}
     for k, inp in enumerate(g.inputs):
         rec = g.tensor(inp.tensor)
-        if rec.lo < -128 or rec.hi > 127:
-            raise DoesNotFit(
-                f"input {k} takes values in [{rec.lo}, {rec.hi}]: TFLite's int8 tensors hold 8 bits"
-            )
-        names[inp.tensor] = str(b.tensor(ctx.nhwc(inp.tensor)))
+        try:
+            dtype = type_for(rec.lo, rec.hi)
+        except DoesNotFit as e:
+            raise DoesNotFit(f"input {k} {e}") from None
+        names[inp.tensor] = str(b.tensor(ctx.nhwc(inp.tensor), dtype))
         b.inputs.append(int(names[inp.tensor]))
     lower_ops(
         g,

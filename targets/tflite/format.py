@@ -1,6 +1,6 @@
-"""TFLite int8 as a format (:class:`waiexport.targets.format.Format`): a model per decode
-shape, NHWC ``[1, H, W, C]`` int8, self-checked on the target's own runtime (TensorFlow Lite
-Micro's kernels, integer arithmetic) where installed."""
+"""TFLite as a format (:class:`waiexport.targets.format.Format`): a model per decode shape,
+NHWC ``[1, H, W, C]`` int8 or int16, self-checked on the target's own runtime (TensorFlow
+Lite Micro's kernels, integer arithmetic) where installed."""
 
 from __future__ import annotations
 
@@ -15,7 +15,13 @@ __all__ = ["TFLITE", "TfliteFormat"]
 
 
 class TfliteFormat(Format):
-    name, layout, suffix, static, cuts = "tflite", "NHWC [1, H, W, C], int8", ".tflite", True, True
+    name, layout, suffix, static, cuts = (
+        "tflite",
+        "NHWC [1, H, W, C], int8 or int16",
+        ".tflite",
+        True,
+        True,
+    )
     judge = ""  # the target's own runtime, named by its description
     checked_on = "tflm"  # TensorFlow Lite Micro's kernels, integer: a board's reference
     probes = PROBES
@@ -32,7 +38,7 @@ class TfliteFormat(Format):
 
     def feed(self, g, model, inputs, scalars) -> dict:
         return {
-            k: np.transpose(v, (0, 2, 3, 1)).astype(np.int8)
+            k: np.transpose(v, (0, 2, 3, 1)).astype(model.inputs[k])
             for k, v in host_feed(g, inputs, scalars).items()
             if k in model.inputs
         }
@@ -46,21 +52,26 @@ class TfliteFormat(Format):
 
     def model_of(self, data: bytes, inputs=None, outputs=None, nodes=None) -> Model:
         """A model given as bytes; where its inputs and outputs are not named (a probe's),
-        ``in<k>`` and ``out<j>`` by the subgraph's order, int8."""
+        ``in<k>`` and ``out<j>`` by the subgraph's order, of the types it holds."""
         if inputs is None or outputs is None:
-            sg = schema().Model.GetRootAs(data, 0).Subgraphs(0)
-            inputs = {f"in{k}": "int8" for k in range(sg.InputsLength())}
-            outputs = {f"out{j}": "int8" for j in range(sg.OutputsLength())}
+            ins, outs = io_types(data)
+            inputs = {f"in{k}": t for k, t in enumerate(ins)}
+            outputs = {f"out{j}": t for j, t in enumerate(outs)}
         return Model(data, inputs, outputs, None, None)
 
     def used(self, model) -> set:
-        """``(operator, "int8")`` of each builtin operator ``model`` holds."""
+        """``(operator, type)`` of each operator ``model`` holds: its builtin's name and its
+        output's type (``"int8"``, ``"int16"``)."""
         S = schema()
-        names = {v: k for k, v in vars(S.BuiltinOperator).items() if not k.startswith("_")}
+        ops = {v: k for k, v in vars(S.BuiltinOperator).items() if not k.startswith("_")}
         m = S.Model.GetRootAs(model.data, 0)
+        sg = m.Subgraphs(0)
         return {
-            (names[m.OperatorCodes(k).BuiltinCode()], "int8")
-            for k in range(m.OperatorCodesLength())
+            (
+                ops[m.OperatorCodes(o.OpcodeIndex()).BuiltinCode()],
+                _type(sg.Tensors(o.Outputs(0)).Type()),
+            )
+            for o in map(sg.Operators, range(sg.OperatorsLength()))
         }
 
     def nodes(self, model) -> int:
@@ -71,7 +82,7 @@ class TfliteFormat(Format):
         return {"metadata": exp.metadata, "nodes": self.nodes(model)}
 
     def summary(self, exp, model, path, decodes) -> str:
-        return f"{path}: {self.nodes(model)} operators, {len(model.data)} bytes, int8 TFLite" + (
+        return f"{path}: {self.nodes(model)} operators, {len(model.data)} bytes, integer TFLite" + (
             f"; self-check: {decodes} decodes bit-exact against the reference" if decodes else ""
         )
 
@@ -86,12 +97,23 @@ def _built(exp, shapes, outputs: list[str], expose: int | None = None) -> Model:
         bounds=exp.outcome.member.bounds,
         expose=expose,
     )
+    ins, outs = io_types(data)
     return Model(
-        data,
-        dict.fromkeys(input_names(exp.graph), "int8"),
-        dict.fromkeys(outputs, "int8"),
-        tuple(shapes),
-        None,
+        data, dict(zip(input_names(exp.graph), ins)), dict(zip(outputs, outs)), tuple(shapes), None
+    )
+
+
+def _type(code: int) -> str:
+    """A schema tensor type's numpy name (``INT8`` → ``"int8"``)."""
+    return next(k for k, v in vars(schema().TensorType).items() if v == code).lower()
+
+
+def io_types(data: bytes) -> tuple[list[str], list[str]]:
+    """The numpy type of each input and each output of the model ``data``, in order."""
+    sg = schema().Model.GetRootAs(data, 0).Subgraphs(0)
+    return (
+        [_type(sg.Tensors(sg.Inputs(k)).Type()) for k in range(sg.InputsLength())],
+        [_type(sg.Tensors(sg.Outputs(j)).Type()) for j in range(sg.OutputsLength())],
     )
 
 

@@ -1,8 +1,9 @@
 """Probes of a TFLite kernel path, each a pattern the TFLite export emits, built by the
 exporter itself from a small graph, with values where a path that is not the spec's integer
 goes wrong: a convolution's requantisation at every tie of both signs (half_up, §2), a
-depthwise one with padding, a transposed one as ``int_synth``'s, an ``ADD`` at int8's ends after a ``RELU`` (as a runtime fuses
-them), and a tie past 2^24, where a float32 requantisation rounds away what breaks it."""
+depthwise one with padding, a transposed one as ``int_synth``'s, a 16×8 one at int16's ties and
+ends, an ``ADD`` at int8's ends after a ``RELU`` (as a runtime fuses them), and a tie past
+2^24, where a float32 requantisation rounds away what breaks it."""
 
 from __future__ import annotations
 
@@ -16,11 +17,13 @@ from waiexport.graph import Graph
 from waiexport.reference import decode
 
 from .export import build_tflite
+from .lower._common import type_for
 
-__all__ = ["PROBES", "TIES", "DEPTHWISE", "TRANSPOSED", "FUSED_ADD", "PAST_2_24"]
+__all__ = ["PROBES", "TIES", "WIDE", "DEPTHWISE", "TRANSPOSED", "FUSED_ADD", "PAST_2_24"]
 
-TIES, DEPTHWISE, TRANSPOSED, FUSED_ADD, PAST_2_24 = (
+TIES, WIDE, DEPTHWISE, TRANSPOSED, FUSED_ADD, PAST_2_24 = (
     "ties not rounded toward +inf",
+    "16x8 ties not rounded toward +inf",
     "a padded depthwise convolution off its integers",
     "a transposed convolution's window or ties off its integers",
     "a fused RELU-ADD off its integers",
@@ -50,12 +53,17 @@ class GraphProbe:
 
     @property
     def feed(self) -> dict:
-        return {"in0": np.transpose(self.x, (1, 2, 0))[None].astype(np.int8)}
+        return {"in0": np.transpose(self.x, (1, 2, 0))[None].astype(self._type(0))}
 
     @cached_property
     def want(self) -> np.ndarray:
         (y,) = decode(self.graph, [self.x], [])
-        return np.transpose(y, (1, 2, 0))[None].astype(np.int8)
+        return np.transpose(y, (1, 2, 0))[None].astype(self._type(len(self.graph.ops)))
+
+    def _type(self, t: int) -> str:
+        """Graph tensor ``t``'s type in the model (int8, or int16 past it)."""
+        rec = self.graph.tensor(t)
+        return type_for(rec.lo, rec.hi).lower()
 
     def wrong(self, got) -> str | None:
         """What a wrong answer ``got`` says, or ``None`` for the exact one."""
@@ -110,6 +118,19 @@ def _probes() -> tuple:
             "CONV_2D",
             _conv(np.array([1, -1, 3, 31]).reshape(4, 1, 1, 1), [0, 1, 5, 9], [0, 1, -3, 7]),
             full,
+        ),
+        GraphProbe(
+            WIDE,
+            "CONV_2D",
+            _conv(
+                np.array([1, -128, 90, 127]).reshape(4, 1, 1, 1),
+                [0, 1, 5, 0],
+                [0, 1, -3, 7],
+                lo=-32768,
+                hi=32767,
+            ),
+            full,
+            dtype="int16",
         ),
         GraphProbe(
             DEPTHWISE,

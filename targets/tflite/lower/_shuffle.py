@@ -1,5 +1,6 @@
-"""What ``pixel_shuffle`` and ``pixel_unshuffle`` share on TFLite: a channel permutation by
-``GATHER`` beside the kernel that moves depth to space or back."""
+"""What ``pixel_shuffle`` and ``pixel_unshuffle`` share on TFLite: a ``TRANSPOSE`` of five
+axes between two ``RESHAPE``s (``GATHER`` and ``DEPTH_TO_SPACE`` take no int16 on every
+kernel path; this does, int8 too: data movement, exact)."""
 
 from __future__ import annotations
 
@@ -7,22 +8,18 @@ import numpy as np
 
 from ..build import TfliteBuilder
 
-__all__ = ["gathered", "order"]
+__all__ = ["regrouped"]
 
 
-def order(c: int, r: int) -> np.ndarray:
-    """``k ↦ c·r² + i·r + j`` for ``k = (i·r + j)·C + c``: where §5.10's channel order sits in
-    TFLite's depth order (``DEPTH_TO_SPACE`` reads channel ``(i·r + j)·C + c``)."""
-    i, j, ch = np.meshgrid(np.arange(r), np.arange(r), np.arange(c), indexing="ij")
-    return (ch * r * r + i * r + j).reshape(-1).astype(np.int32)
-
-
-def gathered(b: TfliteBuilder, x: int, index: np.ndarray, y: int | None = None) -> int:
-    """``x``'s channels in the order ``index`` names, ``y[…, k] = x[…, index[k]]``, into
-    ``y`` (a new tensor where not given)."""
-    S = b.S
-    y = b.tensor(b.shapes[x]) if y is None else y
-    options = S.GatherOptionsT()
-    options.axis, options.batchDims = 3, 0
-    b.op("GATHER", [x, b.tensor([len(index)], "INT32", index)], [y], options, "GatherOptions")
+def _reshaped(b: TfliteBuilder, x: int, shape: list, y: int | None = None) -> int:
+    y = b.tensor(shape, b.dtype(x)) if y is None else y
+    b.op("RESHAPE", [x, b.tensor([len(shape)], "INT32", np.array(shape, np.int32))], [y])
     return y
+
+
+def regrouped(b: TfliteBuilder, x: int, five: list, perm: list, y: int) -> int:
+    """``x`` reshaped to ``five`` axes, transposed by ``perm``, reshaped into ``y``."""
+    t = _reshaped(b, x, five)
+    moved = b.tensor([five[k] for k in perm], b.dtype(x))
+    b.op("TRANSPOSE", [t, b.tensor([5], "INT32", np.array(perm, np.int32))], [moved])
+    return _reshaped(b, moved, b.shapes[y], y)

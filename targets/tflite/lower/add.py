@@ -1,17 +1,17 @@
-"""``add`` (§5.5): ``ADD`` on int8 at scale 1. Its kernel rescales each operand by 2^20 and one
-half (left shift 20, multiplier 0.5: exact), adds, and scales the sum back by 2^-19: the sum
-of two int8 values is a multiple of 2^19 there, so no rounding happens (measured exact on every
+"""``add`` (§5.5): ``ADD`` at scale 1, both operands and the sum of one type. On int8 its kernel
+rescales each operand by 2^20 and one half (left shift 20, multiplier 0.5: exact), adds, and
+scales the sum back by 2^-19: the sum of two int8 values is a multiple of 2^19 there, so no
+rounding happens; on int16 at equal scales it adds and saturates (measured exact on every
 path, tests/targets/test_tflite.py)."""
 
 from waiexport.graph import Op
 
 from ...lowering import Names
 from ..build import TfliteBuilder
-from ._common import TfliteCtx, int8_out
+from ._common import TfliteCtx, operands
 
 
 def lower(b: TfliteBuilder, op: Op, ins: Names, ctx: TfliteCtx) -> Names:
-    y = int8_out(b, ctx, op)
-    options = b.S.AddOptionsT()
-    b.op("ADD", [int(x) for x in ins], [y], options, "AddOptions")
+    xs, y = operands(b, ctx, op, ins)
+    b.op("ADD", xs, [y], b.S.AddOptionsT(), "AddOptions")
     return [str(y)]

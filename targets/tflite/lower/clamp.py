@@ -1,5 +1,6 @@
-"""``clamp`` (§5.5): ``MAXIMUM`` then ``MINIMUM`` with int8 constants, each where its bound is
-inside int8's ends (:func:`._common.clip`); the output is that tensor."""
+"""``clamp`` (§5.5): ``MAXIMUM`` then ``MINIMUM`` with constants of the operand's type, each
+where its bound is inside that type's ends (:func:`._common.clip`); the output is that
+tensor."""
 
 import numpy as np
 
@@ -7,14 +8,14 @@ from waiexport.graph import Op
 
 from ...lowering import Names
 from ..build import TfliteBuilder
-from ._common import TfliteCtx, clip, int8_out
+from ._common import TfliteCtx, clip, type_for
 
 
 def lower(b: TfliteBuilder, op: Op, ins: Names, ctx: TfliteCtx) -> Names:
-    int8_out(b, ctx, op)  # the check that the output holds 8 bits
+    type_for(*ctx.intervals[op.outputs[0]])  # the check that the output holds 16 bits
     x = clip(b, int(ins[0]), op.params.lo, op.params.hi)
     if x == int(ins[0]):  # nothing to clip: a copy, so the graph's tensor is its own
-        y = b.tensor(b.shapes[x])
+        y = b.tensor(b.shapes[x], b.dtype(x))
         b.op("RESHAPE", [x, b.tensor([4], "INT32", np.array(b.shapes[x], np.int32))], [y])
         x = y
     return [str(x)]

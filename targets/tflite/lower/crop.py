@@ -5,11 +5,11 @@ from waiexport.graph import Op
 
 from ...lowering import Names
 from ..build import TfliteBuilder
-from ._common import TfliteCtx, int8_out, sliced
+from ._common import TfliteCtx, operands, sliced
 
 
 def lower(b: TfliteBuilder, op: Op, ins: Names, ctx: TfliteCtx) -> Names:
     p = op.params
-    y = int8_out(b, ctx, op)
-    sliced(b, int(ins[0]), y, [0, p.y0.value, p.x0.value, 0])
+    (x,), y = operands(b, ctx, op, ins[:1])
+    sliced(b, x, y, [0, p.y0.value, p.x0.value, 0])
     return [str(y)]

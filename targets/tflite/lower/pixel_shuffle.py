@@ -1,21 +1,17 @@
-"""``pixel_shuffle`` (§5.10): a ``GATHER`` of the channels into TFLite's depth order, then
-``DEPTH_TO_SPACE``, which takes channel ``c·r² + i·r + j`` to row offset ``i`` and column
-offset ``j`` of channel ``c`` (§9.4's depth-to-space order); data movement, exact."""
+"""``pixel_shuffle`` (§5.10): ``[1, H, W, C·r²]`` as ``[H, W, C, r, r]``, transposed to
+``[H, r, W, r, C]``: channel ``c·r² + i·r + j`` goes to row offset ``i`` and column offset
+``j`` of channel ``c``."""
 
 from waiexport.graph import Op
 
 from ...lowering import Names
 from ..build import TfliteBuilder
-from ._common import TfliteCtx, int8_out
-from ._shuffle import gathered, order
+from ._common import TfliteCtx, operands
+from ._shuffle import regrouped
 
 
 def lower(b: TfliteBuilder, op: Op, ins: Names, ctx: TfliteCtx) -> Names:
     r = op.params.r
-    c = ctx.shapes[op.outputs[0]][0]
-    x = gathered(b, int(ins[0]), order(c, r))
-    y = int8_out(b, ctx, op)
-    options = b.S.DepthToSpaceOptionsT()
-    options.blockSize = r
-    b.op("DEPTH_TO_SPACE", [x], [y], options, "DepthToSpaceOptions")
-    return [str(y)]
+    (x,), y = operands(b, ctx, op, ins)
+    _, h, w, c = b.shapes[x]
+    return [str(regrouped(b, x, [h, w, c // (r * r), r, r], [0, 3, 1, 4, 2], y))]

@@ -1,22 +1,16 @@
-"""``pixel_unshuffle`` (§5.10): ``SPACE_TO_DEPTH``, then a ``GATHER`` of its channels from
-TFLite's depth order into §5.10's, the inverse of ``pixel_shuffle``'s; data movement, exact."""
-
-import numpy as np
+"""``pixel_unshuffle`` (§5.10): ``[1, H·r, W·r, C]`` as ``[H, r, W, r, C]``, transposed to
+``[H, W, C, r, r]``, the inverse of ``pixel_shuffle``'s."""
 
 from waiexport.graph import Op
 
 from ...lowering import Names
 from ..build import TfliteBuilder
-from ._common import TfliteCtx, int8_out
-from ._shuffle import gathered, order
+from ._common import TfliteCtx, operands
+from ._shuffle import regrouped
 
 
 def lower(b: TfliteBuilder, op: Op, ins: Names, ctx: TfliteCtx) -> Names:
     r = op.params.r
-    c = ctx.shapes[op.inputs[0]][0]
-    s = b.tensor(ctx.nhwc(op.outputs[0]))
-    options = b.S.SpaceToDepthOptionsT()
-    options.blockSize = r
-    b.op("SPACE_TO_DEPTH", [int(ins[0])], [s], options, "SpaceToDepthOptions")
-    y = int8_out(b, ctx, op)
-    return [str(gathered(b, s, np.argsort(order(c, r)).astype(np.int32), y))]
+    (x,), y = operands(b, ctx, op, ins)
+    _, h, w, c = b.shapes[x]
+    return [str(regrouped(b, x, [h // r, r, w // r, r, c], [0, 2, 4, 1, 3], y))]
