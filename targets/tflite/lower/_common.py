@@ -54,11 +54,13 @@ def type_for(lo: int, hi: int, at_least: str = "INT8") -> str:
 
 
 def widened(b: TfliteBuilder, x: int, to: str) -> int:
-    """``x`` as ``to`` where it is narrower: a ``CAST`` (exact: every int8 is an int16)."""
+    """``x`` as ``to`` where it is narrower: a ``QUANTIZE`` from scale 1 to scale 1, which
+    every path computes exactly (every int8 is an int16; the 16×8 probe runs it), and which
+    Vela places on the NPU, where it places a ``CAST`` on the CPU."""
     if list(TYPES).index(b.dtype(x)) >= list(TYPES).index(to):
         return x
     y = b.tensor(b.shapes[x], to)
-    b.op("CAST", [x], [y])
+    b.op("QUANTIZE", [x], [y])
     return y
 
 
