@@ -1,11 +1,12 @@
 """The ``litert`` target's TFLite model on LiteRT's builtin kernels (no default delegate)
 against our ``ort-cpu`` model on onnxruntime and onnxruntime's float32 peer of the same
 graph (``float_peer.py``'s), interleaved in one process (A B C A B C), each with 2 threads:
-the medians, the ratios with their spread and the load average. The graph is the realistic
+the medians, the ratios with their spread and the load average, on two graphs: the realistic
 ``int_synth``'s shape (three ``conv_transpose`` k5 s2, 192→128→64→3, at a 16×16 latent)
-with what the TFLite export takes exactly: int8 activations, weights within ±31, half_up
-power-of-two requantisations. The realistic set itself is refused for TFLite (its 13-bit
-operands): its refusal is printed first.
+with what the int8 form takes (int8 activations, weights within ±31, half_up power-of-two
+requantisations), and the realistic jpegai ``hs_y`` (int16 and 16×8 kernels where its values
+pass int8), at its 4×4. The realistic ``int_synth`` itself is refused for TFLite (a 17-bit
+operand): its refusal is printed first.
 
 Run: ``python benchmarks/tflite.py [ROUNDS]`` (extras ``tflite`` and ``ort``).
 """
@@ -49,13 +50,23 @@ def int8_synth(rng: np.random.Generator):
     return b.build()
 
 
-def main(rounds: int) -> None:
-    try:
-        export(write(int_synth_full()), target("litert")).built([(192, 16, 16)])
-    except DoesNotFit as e:
-        print(f"realistic int_synth for litert: refused: {e}")
-    g = int8_synth(np.random.default_rng(0))
-    x = np.random.default_rng(1).integers(-128, 128, (192, 16, 16))
+def realistic_hs_y():
+    """The realistic jpegai ``hs_y`` graph (128 channels, as ``examples make --full`` writes
+    it), which the TFLite export takes (16x8 kernels where its values pass int8)."""
+    import tempfile
+    from pathlib import Path
+
+    from waiexport.capabilities.examples import jpegai_bundle
+    from waiexport.capabilities.lower import lower_set
+
+    with tempfile.TemporaryDirectory() as d:
+        jpegai_bundle(Path(d), 128, 128)
+        return lower_set("jpegai", Path(d))[0]["hs_y"]
+
+
+def compare(label: str, g, x: np.ndarray, rounds: int) -> None:
+    """Print the litert model of ``g`` against the ort-cpu model and the float32 peer on
+    ``x``, interleaved, after checking that the two integer models agree."""
     tfl = export(write(g), target("litert")).built([x.shape])
     it = litert.Interpreter(
         model_content=tfl.data,
@@ -64,7 +75,7 @@ def main(rounds: int) -> None:
     )
     it.allocate_tensors()
     (inp,), (out,) = it.get_input_details(), it.get_output_details()
-    nhwc = np.transpose(x, (1, 2, 0))[None].astype(np.int8)
+    nhwc = np.transpose(x, (1, 2, 0))[None].astype(inp["dtype"])
 
     def run_litert():
         it.set_tensor(inp["index"], nhwc)
@@ -86,14 +97,27 @@ def main(rounds: int) -> None:
         },
         rounds,
     )
-    ms = {k: f"{statistics.median(v) * 1e3:.1f} ms" for k, v in times.items()}
+    ms = {k: f"{statistics.median(v) * 1e3:.2f} ms" for k, v in times.items()}
     print(
-        f"int8 int_synth shape at 16x16 ({rounds} rounds, load {os.getloadavg()[0]:.1f}, "
-        f"ai-edge-litert {version('ai-edge-litert')}, onnxruntime {ort.__version__}): "
-        f"litert {ms['litert']}, ort-cpu {ms['ort-cpu']}, "
-        f"float32 {ms['float32']}; litert/ort-cpu {ratio(times, 'litert', 'ort-cpu', 2)}, "
-        f"litert/float32 {ratio(times, 'litert', 'float32', 2)}; outputs equal"
+        f"{label} ({rounds} rounds, load {os.getloadavg()[0]:.1f}): litert {ms['litert']}, "
+        f"ort-cpu {ms['ort-cpu']}, float32 {ms['float32']}; litert/ort-cpu "
+        f"{ratio(times, 'litert', 'ort-cpu', 2)}, litert/float32 "
+        f"{ratio(times, 'litert', 'float32', 2)}; outputs equal"
     )
+
+
+def main(rounds: int) -> None:
+    print(f"ai-edge-litert {version('ai-edge-litert')}, onnxruntime {ort.__version__}")
+    try:
+        export(write(int_synth_full()), target("litert")).built([(192, 16, 16)])
+    except DoesNotFit as e:
+        print(f"realistic int_synth for litert: refused: {e}")
+    x = np.random.default_rng(1).integers(-128, 128, (192, 16, 16))
+    compare("int8 int_synth shape at 16x16", int8_synth(np.random.default_rng(0)), x, rounds)
+    g = realistic_hs_y()
+    rec = g.tensor(g.inputs[0].tensor)
+    x = np.random.default_rng(2).integers(rec.lo, rec.hi + 1, (rec.channels, 4, 4))
+    compare("realistic hs_y at 4x4", g, x, rounds)
 
 
 if __name__ == "__main__":
