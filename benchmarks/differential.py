@@ -25,7 +25,7 @@ output buffer that outlived its array, onnxruntime's allocation error escaping `
 refusal of a feed naming an input it dropped, its wrong rows past 2^24 and its interleave of
 a transposed convolution sized wrong on dynamic shapes, and, on the generator's chains,
 OpenVINO writing each decode's sum into a folded constant and TVM declining every crop whose
-window a scalar sizes (the README's hostile-input section and its OpenVINO paragraph).
+window a scalar sizes (docs/hostile-input.md, and docs/runtimes.md's OpenVINO paragraph).
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """Every third-party runtime engine over the whole committed corpus, as ``waiexport validate``
-runs it (each in its worker process), and the README's table: per engine (and the target
+runs it (each in its worker process), and docs/runtimes.md's table: per engine (and the target
 whose models it ran), how many vectors passed, failed, crashed, timed out, were declined or
 were not for it, and what the differences were. Not a test: TVM compiles per decode shape
 (about half a minute each the first time), so the whole run takes a while; the tests run each

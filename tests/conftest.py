@@ -1,6 +1,7 @@
-"""Hypothesis profiles (README, "Tests"): ``ci``, derandomized, so that a CI run cannot fail
-by chance and any failure reproduces; ``thorough``, twenty times every test's examples, for
-the random search run apart from CI; and the default, random, at each test's own count.
+"""Hypothesis profiles (CONTRIBUTING.md, "Tests"): ``ci``, derandomized, so that a CI run
+cannot fail by chance and any failure reproduces; ``thorough``, twenty times every test's
+examples, for the random search run apart from CI; and the default, random, at each test's
+own count.
 ``CI`` set in the environment selects ``ci`` unless ``--hypothesis-profile`` names another.
 Without onnxruntime, a test that fails for want of it skips naming its extra."""
 

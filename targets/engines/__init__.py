@@ -14,7 +14,7 @@ from pathlib import Path
 
 from ..errors import EngineUnavailable
 
-__all__ = ["Entry", "ENGINES", "engine", "names", "help_text", "plugins"]
+__all__ = ["Entry", "ENGINES", "engine", "names", "help_text", "plugins", "declared"]
 
 GROUP = "waiexport.engines"
 
@@ -37,7 +37,7 @@ class Entry:
 
 
 @functools.cache
-def _declared() -> tuple[Entry, ...]:
+def declared() -> tuple[Entry, ...]:
     """Every engine module's ``REGISTRY``: a literal of entries, each ``{name, help, cls}`` and
     its ``args``, ``isolated``, ``aborts``, read from the module's source without importing
     it; modules in name order, ``reference`` first. A new engine is a module here and
@@ -77,7 +77,7 @@ def _registry(source: str) -> tuple:
 
 def __getattr__(name: str):
     if name == "ENGINES":  # read on first use: the commands that name no engine read
-        return _declared()  # no module's source
+        return declared()  # no module's source
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
@@ -93,14 +93,14 @@ def plugins() -> dict:
 
 def names() -> list[str]:
     """Every engine name: the built-in ones, then the plug-ins'."""
-    return [e.name for e in _declared()] + [
-        n for n in plugins() if n not in {e.name for e in _declared()}
+    return [e.name for e in declared()] + [
+        n for n in plugins() if n not in {e.name for e in declared()}
     ]
 
 
 def help_text() -> str:
     """The ``--engine`` option's help, from the table and the registered plug-ins."""
-    built_in = "; ".join(f"{e.name}: {e.help}" for e in _declared())
+    built_in = "; ".join(f"{e.name}: {e.help}" for e in declared())
     extra = plugins()
     return built_in + (
         ("; registered plug-ins: " + "; ".join(f"{n} ({d})" for n, d in sorted(extra.items())))
@@ -127,7 +127,7 @@ def engine(
     Raises ``KeyError`` naming every engine for an unknown name, and
     :class:`~..errors.EngineUnavailable` for one that cannot run here."""
     chosen = {} if target is None else {"target_name": target}
-    for e in _declared():
+    for e in declared():
         if name == e.name and not e.prefix:
             if target is not None and name == "reference":
                 raise EngineUnavailable("the reference runs the graph itself, no target's model")

@@ -32,8 +32,8 @@ def _types(values) -> dict:
 
 class _Read(Model):
     """A model given as bytes (a probe's, one kept on disk): parsed, which imports onnx
-    (0.8 s on a fresh install, README), only when its graph is asked for, or its inputs' and
-    outputs' types where they were not given."""
+    (0.8 s on a fresh install, docs/formats.md), only when its graph is asked for, or
+    its inputs' and outputs' types where they were not given."""
 
     def __init__(
         self,

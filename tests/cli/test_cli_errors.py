@@ -332,7 +332,7 @@ def test_a_new_engine_module_needs_no_edit_elsewhere(tmp_path, monkeypatch):
 
     (tmp_path / "throwaway.py").write_text(THROWAWAY)
     monkeypatch.setattr(engines, "__path__", [*engines.__path__, str(tmp_path)])
-    engines._declared.cache_clear()
+    engines.declared.cache_clear()
     try:
         assert "throwaway" in engines.names()
         text = " ".join(CliRunner().invoke(main, ["validate", "--help"]).output.split())
@@ -350,4 +350,4 @@ def test_a_new_engine_module_needs_no_edit_elsewhere(tmp_path, monkeypatch):
         assert r.exit_code == 0, r.output
         assert '"engine":"throwaway"' in r.output
     finally:
-        engines._declared.cache_clear()
+        engines.declared.cache_clear()

@@ -1,4 +1,4 @@
-"""The product code's rooms and floors (README, "Layout"; ../shared/DESIGN.md): every import,
+"""The product code's rooms and floors (docs/architecture.md): every import,
 function-local ones included, goes to the same floor or one below, and no file or room
 imports itself back through another."""
 

@@ -19,7 +19,7 @@ from _strategies import requantisation
 needs("iree.runtime", "iree")
 
 #: Examples per property here: each compile takes about a second. The long run is
-#: WAIEXPORT_IREE_EXAMPLES=300 python -m pytest tests/targets/test_iree.py (README).
+#: WAIEXPORT_IREE_EXAMPLES=300 python -m pytest tests/targets/test_iree.py (CONTRIBUTING.md).
 EXAMPLES = int(os.environ.get("WAIEXPORT_IREE_EXAMPLES", "8"))
 
 

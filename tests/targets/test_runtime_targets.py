@@ -2,7 +2,7 @@
 of every operator and on requantisations at their rounding ties and range ends: each graph
 runs bit-identical to the reference on the target's own runtime, or its export is refused
 naming the node. TVM compiles per model and per shape (about a second each), so its example
-count is ``WAIEXPORT_TVM_EXAMPLES`` (README); each skips by name without its extra."""
+count is ``WAIEXPORT_TVM_EXAMPLES`` (CONTRIBUTING.md); each skips by name without its extra."""
 
 import os
 

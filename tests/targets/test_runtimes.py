@@ -1,5 +1,5 @@
 """The third-party runtimes as engines, each on a small named subset (the whole corpus is
-``benchmarks/runtimes.py``'s, whose table the README gives): each runs to a report in its
+``benchmarks/runtimes.py``'s, whose table docs/runtimes.md gives): each runs to a report in its
 worker, what it computes exactly passes, and what it does not is said; each skips by name
 where its extra is absent."""
 

@@ -287,7 +287,8 @@ print(json.dumps({"onnx": "onnx" in sys.modules, "out": [o.tolist() for o in out
 
 @with_extra("onnxruntime", "ort")
 def test_a_load_of_a_kept_model_and_its_placement_import_no_onnx(kept, tmp_path):
-    # onnx's import alone is 0.8 s on a fresh install (README); a warm load needs none of it
+    # onnx's import alone is 0.8 s on a fresh install (docs/formats.md); a warm load
+    # needs none of it
     import json
     import subprocess
     import sys

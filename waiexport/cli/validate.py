@@ -65,7 +65,7 @@ class _Limit(click.FloatRange):
     "as_json",
     is_flag=True,
     help="Print the report as canonical JSON (section 8.5): {claim, engine, files, "
-    "totals, vectors}; see the README for its schema.",
+    "totals, vectors}; see docs/conformance.md for its schema.",
 )
 @click.option(
     "--locate",
