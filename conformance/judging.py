@@ -33,6 +33,14 @@ MANIFEST_LIMIT = 64 << 20  # the largest manifest.json the judge reads
 RESULTS_LIMIT = 64 << 10  # results.json: a pack identity and a line of text
 ERROR_LIMIT = 4096  # what the report keeps of a runner's error file
 RAN_ON_LIMIT = 200  # the characters of ``ran_on`` the claim quotes
+#: The kernel paths a runner may name (``results.json``'s ``path``, as ``waiexport/runner.py``
+#: writes it) that requantise in float32, by the model format run there: a pack of that
+#: format run on one is not judged (§6).
+FLOAT32_PATHS = {
+    ("qdq", "onnxruntime:cpu"): "onnxruntime's CPU provider computes a QDQ model's "
+    "requantisations in float32",
+    ("tflite", "litert:default"): "LiteRT's default, its XNNPACK delegate, requantises in float32",
+}
 _KEY = re.compile(r"[0-9]{4,}_[A-Za-z0-9_.-]{0,48}\Z")
 #: The most bytes a result's ``.npy`` header may hold (numpy writes a few dozen; it reads
 #: up to 10,000 by default).
@@ -150,7 +158,7 @@ def _judge(pack, results, files, manifest, ident):
             f"{ascii_text(str(manifest.get('model_format')))[:40]!r} is none this "
             "judge knows"
         ) from None
-    stated = _stated(results, ident)
+    stated = _stated(results, ident, fmt.name)
     _same_files(pack, results, manifest)
     vectors = _given_vectors(manifest, files)
     errors: list = []
@@ -222,8 +230,10 @@ def _fail(out: VectorOutcome, why: str) -> None:
     out.reason = out.reason or ascii_text(why)
 
 
-def _stated(results: Path, ident: str) -> str:
-    """What ``results.json`` states it ran on, after checking it names this pack."""
+def _stated(results: Path, ident: str, model_format: str) -> str:
+    """What ``results.json`` states it ran on (its kernel path, ``path``, first where it
+    names one), after checking it names this pack and no path of :data:`FLOAT32_PATHS` for
+    the pack's model format."""
     doc = _json(results / "results.json", RESULTS_LIMIT, "results.json")
     if not isinstance(doc, dict):
         raise BadInput(f"{results / 'results.json'}: not an object {{pack, ran_on}}")
@@ -235,10 +245,19 @@ def _stated(results: Path, ident: str) -> str:
             f", not this pack {ident[:16]}... (results.json names the pack's "
             'identity as "pack")'
         )
+    path = doc.get("path")
+    if (model_format, path) in FLOAT32_PATHS:
+        raise BadInput(
+            f"{results / 'results.json'}: ran on {path}: "
+            f"{FLOAT32_PATHS[model_format, path]}, which §6 forbids on a graph value: "
+            "not judged (run the pack on an integer path)"
+        )
     ran_on = doc.get("ran_on")
     if not isinstance(ran_on, str) or not ran_on.strip():
         return "not stated"
     text = ascii_text(" ".join(ran_on.split()))
+    if isinstance(path, str) and path.strip():
+        text = f"{ascii_text(path)[:40]}: {text}"
     return (
         text if len(text) <= RAN_ON_LIMIT else f"{text[:RAN_ON_LIMIT]}...({len(text)} characters)"
     )

@@ -8,8 +8,9 @@ and ``manifest.json`` naming every file with its SHA-256 and the vector files (b
 digest) the pack was made from. The expected outputs are not in it. The pack's **identity** is
 the SHA-256 of its ``manifest.json``. The runner writes ``outputs/<key>/<decode>/<name>.npy``
 for every output the manifest lists, may write ``errors/<key>/<decode>.txt`` where a decode
-could not run, and writes ``results.json``: ``{"pack": identity, "ran_on": "…"}``, which
-:mod:`.judging` judges.
+could not run, and writes ``results.json``: ``{"pack": identity, "path": "runtime:kernels",
+"ran_on": "…"}``, which :mod:`.judging` judges (``waiexport/runner.py`` is the reference
+runner).
 """
 
 from __future__ import annotations

@@ -275,30 +275,120 @@ def test_a_pack_s_report_counts_what_its_target_declines_as_the_direct_run_does(
     }
 
 
-@pytest.mark.parametrize(
-    "target, provider",
-    [
-        pytest.param("ort-cpu", "cpu", marks=with_extra("onnxruntime", "ort")),
-        pytest.param("qnn-htp", "qnn", marks=with_extra("onnxruntime_qnn", "qnn")),
-    ],
-)
-def test_the_reference_runner_for_a_device_passes_its_pack(tmp_path, target, provider):
-    # examples/runners/onnxruntime_runner.py, run as a device runs it: a script of its own
+def _only(names: list[str], into) -> None:
+    """``into``, a folder holding links to the installed top-level packages of the
+    distributions ``names`` and of what they require, and nothing else."""
+    from importlib.metadata import distribution
+    from re import split
+
+    into.mkdir()
+    seen, todo = set(), list(names)
+    while todo:
+        d = distribution(todo.pop())
+        if d.name.lower() in seen:
+            continue
+        seen.add(d.name.lower())
+        todo += [split(r"[ ;<>=!~\[]", r)[0] for r in d.requires or [] if "extra ==" not in r]
+        for top in {f.parts[0] for f in d.files or [] if f.parts[0] != ".."}:
+            src = d.locate_file(top)
+            if src.exists() and not (into / top).exists() and not top.endswith(".dist-info"):
+                (into / top).symlink_to(src)
+
+
+@pytest.fixture(scope="module")
+def device_python(tmp_path_factory):
+    """A Python that holds numpy and onnxruntime (with what they require) and nothing else:
+    a venv without site packages whose one path entry links to those alone, as a board."""
     import subprocess
     import sys
+
+    needs("onnxruntime", "ort")
+    root = tmp_path_factory.mktemp("device")
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(root / "venv")], check=True)
+    _only(["numpy", "onnxruntime"], root / "site")
+    (next((root / "venv" / "lib").glob("python3*")) / "site-packages" / "only.pth").write_text(
+        str(root / "site") + "\n"
+    )
+    return str(root / "venv" / "bin" / "python")
+
+
+def _run_on_device(python, tmp_path, target, *runner_args, runner_python=None):
+    """A pack for ``target``, copied, run by ``waiexport/runner.py`` as a device runs it (a
+    script of its own, on ``python``), and judged: the judge's report, or its error."""
+    import subprocess
 
     pack = tmp_path / "pack"
     r = CliRunner().invoke(main, ["vectors", "pack", "--target", target, str(pack), *FILES])
     assert r.exit_code == 0, r.output
     shutil.copytree(pack, tmp_path / "results")
-    script = ROOT / "examples" / "runners" / "onnxruntime_runner.py"
+    shutil.copy(ROOT / "waiexport" / "runner.py", tmp_path / "runner.py")
     ran = subprocess.run(
-        [sys.executable, str(script), str(tmp_path / "results"), "--provider", provider],
+        [python, "-I", "runner.py", str(tmp_path / "results"), *runner_args],
         capture_output=True,
         text=True,
         cwd=tmp_path,
     )
     assert ran.returncode == 0, ran.stderr[-2000:]
-    d = json.loads(_validate(tmp_path / "results", pack).stdout)
+    return _validate(tmp_path / "results", pack)
+
+
+@pytest.mark.parametrize("target", ["ort-cpu", "ort-cpu-acc64"])
+def test_the_runner_on_a_python_of_numpy_and_onnxruntime_alone_passes_its_pack(
+    device_python, tmp_path, target
+):
+    import subprocess
+
+    bare = subprocess.run([device_python, "-I", "-c", "import waiexport"], capture_output=True)
+    assert bare.returncode != 0  # no waiexport there
+    r = _run_on_device(device_python, tmp_path, target, "--runtime", "onnxruntime")
+    assert r.exit_code == 0, r.output
+    d = json.loads(r.stdout)
     assert int(d["totals"]["pass"]) >= 5 and int(d["totals"]["fail"]) == 0, d["totals"]
-    assert "onnxruntime" in d["claim"]["runs_on"]
+    assert d["claim"]["runs_on"].split(": ", 1)[1].startswith("onnxruntime:cpu: onnxruntime ")
+
+
+@pytest.mark.parametrize(
+    "target, args",
+    [
+        pytest.param("qnn-htp", ["--provider", "qnn"], marks=with_extra("onnxruntime_qnn", "qnn")),
+        pytest.param("tflm", ["--runtime", "tflm"], marks=with_extra("tflite_micro", "tflite")),
+        pytest.param(
+            "tflm",
+            ["--runtime", "litert", "--kernels", "ref"],
+            marks=with_extra("tflite_micro", "tflite"),
+        ),
+    ],
+)
+def test_the_runner_on_an_npu_s_integer_path_passes_its_pack(tmp_path, target, args):
+    import sys
+
+    r = _run_on_device(sys.executable, tmp_path, target, *args)
+    assert r.exit_code == 0, r.output
+    d = json.loads(r.stdout)
+    assert int(d["totals"]["pass"]) >= 2 and int(d["totals"]["fail"]) == 0, d["totals"]
+
+
+@pytest.mark.parametrize(
+    "target, args, said",
+    [
+        pytest.param(
+            "qnn-htp",
+            ["--provider", "cpu"],
+            "ran on onnxruntime:cpu: onnxruntime's CPU provider computes a QDQ model's",
+            marks=with_extra("onnxruntime_qnn", "qnn"),
+        ),
+        pytest.param(
+            "tflm",
+            ["--runtime", "litert", "--kernels", "default"],
+            "ran on litert:default: LiteRT's default, its XNNPACK delegate, requantises in float32",
+            marks=with_extra("tflite_micro", "tflite"),
+        ),
+    ],
+)
+def test_a_pack_run_on_a_float32_path_is_not_judged_and_the_judge_says_why(
+    tmp_path, target, args, said
+):
+    import sys
+
+    r = _run_on_device(sys.executable, tmp_path, target, *args)
+    assert r.exit_code == 2 and said in r.output and "§6 forbids" in r.output, r.output

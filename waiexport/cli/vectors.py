@@ -115,10 +115,14 @@ def vectors_pack(target_name, directory, paths, as_json):
     takes, for a runner this process cannot drive (a board, an FVP, a vendor runtime): each
     vector's model exported for the target, each decode's inputs only as .npy in the model's
     layout, the refusals the host must make, and DIRECTORY/manifest.json with every digest.
-    The expected outputs are not in the pack. The runner, in a copy of DIRECTORY, writes each
-    output to the path the manifest gives (outputs/<key>/<decode>/<name>.npy) and
-    results.json ({"pack": IDENTITY, "ran_on": "..."}); 'waiexport validate --results COPY
-    --pack DIRECTORY' judges them.
+    The expected outputs are not in the pack. The runner, in a copy of DIRECTORY, runs each
+    decode's model on its inputs (in the listed order; a state input from the named output of
+    the named decode), writes each output to the path the manifest gives
+    (outputs/<key>/<decode>/<name>.npy), an error where a decode cannot run
+    (errors/<key>/<decode>.txt), and results.json ({"pack": IDENTITY, "path":
+    "RUNTIME:KERNELS", "ran_on": "..."}); 'waiexport validate --results COPY --pack
+    DIRECTORY' judges them, and refuses a QDQ or TFLite pack run on a float32 path. The
+    reference runner is waiexport/runner.py, one file to copy to the device.
 
     \b
     Exit status: 0 when written (an earlier pack in DIRECTORY, as vectors pack wrote it,
