@@ -49,6 +49,7 @@ EXTRAS = {
     "tvm": "Apache TVM",
     "qnn": "onnxruntime's QNN provider (onnxruntime-qnn)",
     "tflite": "TFLite (tflite-micro, ai-edge-litert)",
+    "test": "the test extra's tools (junitparser)",
     "docs": "the documentation's tools (mkdocs, mkdocs-material, mkdocstrings, mkdocs-click)",
 }
 

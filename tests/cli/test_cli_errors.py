@@ -309,7 +309,8 @@ def test_wording_a_missing_results_json_a_refused_export_and_a_float_flag(tmp_pa
         read_flags(b"[1.0, 0]", 2, "flags")
     assert read_flags(b"[true, 0]", 2, "flags") == [True, False]
     text = " ".join(CliRunner().invoke(main, ["vectors", "pack", "--help"]).output.split())
-    assert '{"pack": IDENTITY, "ran_on": "..."}' in text and "outputs/<key>/" in text
+    assert '{"pack": IDENTITY, "path": "RUNTIME:KERNELS", "ran_on": "..."}' in text
+    assert "outputs/<key>/" in text and "waiexport/runner.py" in text
 
 
 THROWAWAY = """

@@ -57,6 +57,10 @@ COMMANDS = {
         "waiexport.cli.lower",
         "Lower a set in a registered form to canonical WHG1 graphs (§13).",
     ),
+    "matrix": (
+        "waiexport.cli.matrix",
+        "Validate reports of several engines as one HTML page of operators by engines.",
+    ),
     "examples": ("waiexport.cli.examples", "Example sets: make them, or run the main job on them."),
     "jpegai": ("waiexport.cli.jpegai", "The wai.image.jpegai entropy path (§13.6.1)."),
 }

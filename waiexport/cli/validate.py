@@ -97,6 +97,30 @@ class _Limit(click.FloatRange):
     help="With --results: the pack's identity, as vectors pack printed it; the "
     "manifest judged must have it.",
 )
+@click.option(
+    "--junit-xml",
+    "junit",
+    default=None,
+    metavar="FILE",
+    help="Also write the report as JUnit XML to FILE, for a CI system: a suite per vector "
+    "file, a case per vector; failed, crashed, timed out and ran elsewhere as failures "
+    "with the first difference, declined and not for this engine as skipped.",
+)
+@click.option(
+    "--baseline",
+    "baseline",
+    default=None,
+    metavar="KNOWN.json",
+    help="The engine's known failures and declines (written by --write-baseline): exit 0 "
+    "while nothing new fails or is declined, 1 naming each new one.",
+)
+@click.option(
+    "--write-baseline",
+    "write_baseline",
+    default=None,
+    metavar="FILE",
+    help="Write this run's failures and declines to FILE, a baseline for --baseline.",
+)
 def validate(
     paths,
     engine_name,
@@ -109,6 +133,9 @@ def validate(
     results,
     pack,
     pack_sha256,
+    junit,
+    baseline,
+    write_baseline,
 ):
     """Run conformance vectors on an engine, bit for bit, refusals included.
 
@@ -120,10 +147,12 @@ def validate(
     is printed only when nothing failed or ran elsewhere.
 
     \b
-    Exit status: 0 when every applicable vector passes; 1 when one fails or ran elsewhere;
-    2 when the engine is unknown or unavailable, a vector file cannot be read or a line of
-    it is not a vector, or there is nothing to validate.
-    Example: waiexport validate --engine ort-cpu --json
+    Exit status: 0 when every applicable vector passes (with --baseline: when nothing fails
+    or is declined that the baseline does not hold); 1 when one fails or ran elsewhere (with
+    --baseline: each new one named); 2 when the engine is unknown or unavailable, a vector
+    file or the baseline cannot be read or is malformed, an output file cannot be written,
+    or there is nothing to validate.
+    Example: waiexport validate --engine ort-cpu --junit-xml report.xml
     """
     from waiexport.conformance.generate import CORPUS
     from waiexport.conformance.validate import files_under
@@ -131,6 +160,7 @@ def validate(
     from waiexport.jobs.validation import validate as validated
 
     _conflicts(results is not None)
+    outputs = _Outputs(junit, baseline, write_baseline)
     if results is not None:
         _judge_results(
             Path(results),
@@ -138,6 +168,7 @@ def validate(
             pack_sha256,
             files_under([Path(p) for p in paths] or [CORPUS]),
             as_json,
+            outputs,
         )
     eng = engine_named(
         engine_name,
@@ -169,7 +200,7 @@ def validate(
             f"none of the {len(done.outcomes)} vectors ran on this engine (not for it, or "
             "declined): nothing was validated",
         )
-    sys.exit(0 if done.ok else 1)
+    sys.exit(outputs.written(done.report, done.ok))
 
 
 #: What only runs an engine, and what only judges a runner's results.
@@ -202,7 +233,7 @@ def _conflicts(judging: bool) -> None:
 
 
 def _judge_results(
-    results: Path, pack: Path, pack_sha256: str | None, files: list, as_json: bool
+    results: Path, pack: Path, pack_sha256: str | None, files: list, as_json: bool, outputs
 ) -> None:
     """``validate --results``: the report of a pack's results, judged against the vector
     files ``files``; exits."""
@@ -241,7 +272,54 @@ def _judge_results(
         rep["claim"] = None
     rep["result_problems"] = problems
     click.echo(report_json(rep) if as_json else render(rep))
-    sys.exit(1 if problems or any(o.status in NO_CLAIM for o in outcomes) else 0)
+    ok = not problems and not any(o.status in NO_CLAIM for o in outcomes)
+    sys.exit(outputs.written(rep, ok))
+
+
+class _Outputs:
+    """What validate writes beside its report (JUnit XML, a baseline) and the baseline it
+    judges against: read and checked before any vector runs, so a bad one costs nothing."""
+
+    def __init__(self, junit: str | None, baseline: str | None, write_baseline: str | None):
+        from waiexport.conformance.reports import read_baseline
+        from waiexport.jsonio import loads
+
+        from .common import read_file, writable
+
+        for path in (junit, write_baseline):
+            if path is not None:
+                writable(path)
+        self.junit, self.write_baseline, self.known = junit, write_baseline, None
+        if baseline is not None:
+            try:
+                self.known = read_baseline(loads(read_file(baseline, 64 << 20)), baseline)
+            except BadInput as e:
+                fail_bad_input(baseline, "bad-baseline", e)
+
+    def written(self, rep: dict, ok: bool) -> int:
+        """Write the files asked for from the report ``rep``; the exit status: ``ok``'s, or
+        with a baseline, 1 exactly when the report adds to it (each new one named)."""
+        from waiexport.conformance.reports import against, baseline_of, junit_xml
+        from waiexport.jsonio import dumps
+
+        from .common import write_file
+
+        if self.junit is not None:
+            write_file(self.junit, junit_xml(rep))
+        if self.write_baseline is not None:
+            write_file(self.write_baseline, (dumps(baseline_of(rep)) + "\n").encode())
+        if self.known is None:
+            return 0 if ok else 1
+        new, passing = against(rep, self.known)
+        for line in passing:
+            click.echo(f"baseline: {line}", err=True)
+        for line in new:
+            click.echo(f"baseline: {line}", err=True)
+        click.echo(
+            f"baseline: {len(new)} new against {len(self.known)} known" + ("" if new else ", ok"),
+            err=True,
+        )
+        return 1 if new else 0
 
 
 command = validate
