@@ -170,6 +170,21 @@ def test_each_kernel_path_is_probed_at_load_and_the_claim_says_what_was_found(pa
         assert words.startswith("6 probes of this runtime") and "all exact" in words
 
 
+def test_litert_s_reference_kernels_on_the_litert_target_s_models_run_to_a_located_report():
+    from click.testing import CliRunner
+
+    from waiexport.cli import main
+    from waiexport.conformance.generate import CORPUS
+
+    files = [str(CORPUS / "vectors" / f"{n}.jsonl") for n in ("conv", "conv_transpose", "add")]
+    r = CliRunner().invoke(
+        main, ["validate", "--engine", "litert-ref", "--target", "litert", "--locate", *files]
+    )
+    assert r.exit_code == 0, r.output
+    assert "engine litert-ref (LiteRT's reference kernels" in r.output
+    assert "running the litert target's models" in r.output and " 0 failed" in r.output
+
+
 def _refusal(g) -> str:
     with pytest.raises(DoesNotFit) as e:
         export(write(g), target("tflm")).built([(1, 16, 16)])
