@@ -4,6 +4,7 @@ exit codes its ``--help`` gives, and every Python example in the README and the 
 from a folder other than the checkout."""
 
 import html
+import os
 import re
 import subprocess
 import sys
@@ -42,7 +43,7 @@ def site(tmp_path_factory):
         capture_output=True,
         text=True,
         cwd=ROOT,
-        env={**__import__("os").environ, "NO_MKDOCS_2_WARNING": "1"},
+        env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
     )
     assert r.returncode == 0, r.stderr[-3000:]
     return out
