@@ -395,7 +395,7 @@ def report(engine, results: list[VectorOutcome]) -> dict:
                 "status": r.status,
                 "reason": ascii_text(r.reason),
                 "placement": r.placement,
-                "diffs": [_json_diff(d) for d in r.diffs],
+                "diffs": [json_diff(d) for d in r.diffs],
             }
             for r in results
         ],
@@ -403,7 +403,8 @@ def report(engine, results: list[VectorOutcome]) -> dict:
     }
 
 
-def _json_diff(d: dict) -> dict:
+def json_diff(d: dict) -> dict:
+    """A difference as the report holds it: its histogram keyed by text, its location ASCII."""
     out = dict(d)
     if "histogram" in out:
         out["histogram"] = {str(k): v for k, v in out["histogram"].items()}

@@ -57,6 +57,10 @@ COMMANDS = {
         "waiexport.cli.lower",
         "Lower a set in a registered form to canonical WHG1 graphs (§13).",
     ),
+    "fuzz": (
+        "waiexport.cli.fuzz",
+        "Random graphs against an engine: each difference reduced, kept as a bug bundle.",
+    ),
     "matrix": (
         "waiexport.cli.matrix",
         "Validate reports of several engines as one HTML page of operators by engines.",

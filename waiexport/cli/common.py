@@ -110,7 +110,7 @@ def write_file(path: str, data: bytes) -> None:
 
 
 def write_folder(path: str, files: dict, command: str) -> None:
-    """Write ``files`` (name → bytes) as the folder ``path``, as a whole, marked as
+    """Write ``files`` (relative path → bytes) as the folder ``path``, as a whole, marked as
     ``command``'s output: an earlier one is replaced only by a complete one, and a folder
     that is not an earlier output of ``command`` is refused (:func:`written`), so no user's
     files are removed."""
@@ -119,6 +119,7 @@ def write_folder(path: str, files: dict, command: str) -> None:
     with written(path):
         with output_folder(Path(path), command) as work:
             for name, data in files.items():
+                (work / name).parent.mkdir(parents=True, exist_ok=True)
                 (work / name).write_bytes(data)
 
 

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from .checks import Checked, check
     from .exporting import Exported, SelfCheckFailed, SizeRefused, Unwritten, export
+    from .fuzzing import Fuzzed, fuzz
     from .jpegai import AtScale, Decoded, InputRefused, jpegai_decode
     from .lowering import Lowered, lower
     from .rewriting import Rewritten, rewrite
@@ -25,6 +26,7 @@ _WHERE = {
     **dict.fromkeys(
         ("Exported", "SelfCheckFailed", "SizeRefused", "Unwritten", "export"), "exporting"
     ),
+    **dict.fromkeys(("Fuzzed", "fuzz"), "fuzzing"),
     **dict.fromkeys(("AtScale", "Decoded", "InputRefused", "jpegai_decode"), "jpegai"),
     **dict.fromkeys(("Lowered", "lower"), "lowering"),
     **dict.fromkeys(("Rewritten", "rewrite"), "rewriting"),
