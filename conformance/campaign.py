@@ -42,23 +42,29 @@ __all__ = ["Bug", "Campaign", "draw", "classify", "reduce", "hunt", "CLASSES"]
 CLASSES = ("agree", "declined", "wrong value", "refusal mismatch", "crash", "timeout")
 
 
-def draw(seed: int, k: int, profile: str, npu: bool, longest: int = 6) -> tuple | None:
+def draw(
+    seed: int, k: int, profile: str, npu: bool, longest: int = 6, eight_bit: bool = False
+) -> tuple | None:
     """Graph ``k`` of the campaign seeded ``seed`` and its decodes (a sequence), or ``None``
     where the draw does not load or meet the profile (and, for an engine of the npu subset,
     ``wai-ops/1-npu``). In turn: a requantisation at its rounding ties (every rounding, bias
     placement, shift and multiplier), one operator of those admitted with values anywhere in
-    their range, and a chain of up to ``longest`` of them as runtimes fuse them."""
+    their range, and a chain of up to ``longest`` of them as runtimes fuse them. With
+    ``eight_bit`` (a target whose MAC array takes 8 bits), the requantisations and the single
+    operators take what such a unit takes: int8 values, shifts to 24, powers of two."""
     c = Seeded(random.Random(f"{seed}:{k}"))
     ops = [
         n
         for n in PARAMS
         if (profile == "acc64" or info(n).i32) and (not npu or info(n).npu != "no")
     ]
+    ranges = NARROW if profile == "acc32" else MID
     try:
         if k % 3 == 0:
-            g, decodes = requantisation(c)
+            g, decodes = requantisation(c, eight_bit)
         elif k % 3 == 1:
-            g, inputs, scalars = case(c, c.pick(ops), NARROW if profile == "acc32" else MID)
+            r = dict(ranges, values=(-128, 127)) if eight_bit else ranges
+            g, inputs, scalars = case(c, c.pick(ops), r)
             decodes = [(inputs, scalars)] + sequence(g, seed=k, steps=3)
         else:
             g = graph(c, profile, longest, ops)
@@ -270,10 +276,12 @@ def hunt(
     camp = Campaign(name, seed)
     start = time.monotonic()
     npu = getattr(engine, "subset", "full") == "npu"
+    target = getattr(engine, "target", None)
+    eight_bit = getattr(target, "mac_bits", 0) == 8
     for k in indices:
         if until is not None and time.monotonic() > until:
             break
-        drawn = draw(seed, k, getattr(engine, "profile", "acc64"), npu)
+        drawn = draw(seed, k, getattr(engine, "profile", "acc64"), npu, eight_bit=eight_bit)
         if drawn is None:
             continue
         g, decodes = drawn

@@ -50,6 +50,7 @@ EXTRAS = {
     "qnn": "onnxruntime's QNN provider (onnxruntime-qnn)",
     "tflite": "TFLite (tflite-micro, ai-edge-litert)",
     "test": "the test extra's tools (junitparser)",
+    "ray": "Ray (ray)",
     "docs": "the documentation's tools (mkdocs, mkdocs-material, mkdocstrings, mkdocs-click)",
 }
 

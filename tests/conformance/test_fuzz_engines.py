@@ -16,7 +16,7 @@ from waiexport.cli import main
 from waiexport.whg1 import read
 
 from _doubles import DOUBLES
-from _helpers import ROOT
+from _helpers import ROOT, needs
 
 #: Each double, the operator it is reduced to and the class of its bug, within GRAPHS graphs.
 FOUND = {
@@ -127,3 +127,42 @@ def test_a_fuzz_without_a_length_or_with_a_bad_shard_ends_in_one_line(tmp_path):
         main, ["fuzz", "--merge", str(tmp_path / "x"), "-o", str(tmp_path / "y")]
     )
     assert r.exit_code == 2 and "bad-fuzz-output" in r.stderr and "summary.json" in r.stderr
+
+
+def test_the_ray_executor_runs_a_campaign_on_a_local_ray_as_the_processes_do():
+    """A local Ray started here, its temporary folder and its token under a folder of this
+    test's own (short: Ray's socket paths must fit 107 bytes), removed after; Ray's Pool in
+    place of the local one, the same campaign as one process."""
+    import secrets
+    import shutil
+    import tempfile
+    from pathlib import Path
+
+    from importlib.util import find_spec
+
+    if find_spec("ray") is None:
+        needs("ray", "ray")  # skips, naming the extra
+    tmp_path = Path(tempfile.mkdtemp(prefix="wf"))
+    token = tmp_path / "token"
+    token.write_text(secrets.token_hex(32))
+    saved = {k: os.environ.get(k) for k in ("RAY_AUTH_MODE", "RAY_AUTH_TOKEN_PATH")}
+    os.environ.update(RAY_AUTH_MODE="token", RAY_AUTH_TOKEN_PATH=str(token))
+    import ray  # after its token's settings, which it reads as it is imported
+
+    try:
+        ray.init(
+            num_cpus=2,
+            include_dashboard=False,
+            _temp_dir=str(tmp_path / "ray"),
+            log_to_driver=False,
+            configure_logging=False,
+        )
+        on_ray = waiexport.fuzz("reference", graphs=12, seed=2, jobs=2, executor="ray")
+    finally:
+        ray.shutdown()
+        for k, v in saved.items():
+            os.environ.pop(k, None) if v is None else os.environ.__setitem__(k, v)
+    made = (tmp_path / "ray").is_dir()
+    shutil.rmtree(tmp_path, ignore_errors=True)
+    here = waiexport.fuzz("reference", graphs=12, seed=2)
+    assert json.loads(on_ray.to_json()) == json.loads(here.to_json()) and made

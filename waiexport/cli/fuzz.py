@@ -43,6 +43,14 @@ class _Shard(click.ParamType):
     "--jobs", type=click.IntRange(1, 256), default=1, show_default=True, help="Local processes."
 )
 @click.option(
+    "--executor",
+    type=click.Choice(["local", "ray"]),
+    default="local",
+    show_default=True,
+    help="Where the --jobs run: this machine's processes, or a Ray cluster's workers "
+    "(Ray's drop-in Pool; the extra ray): the cluster RAY_ADDRESS names, else a local one.",
+)
+@click.option(
     "--shard",
     type=_Shard(),
     default="1/1",
@@ -69,7 +77,19 @@ class _Shard(click.ParamType):
 @click.option(
     "--json", "as_json", is_flag=True, help="Print summary.json's object as canonical JSON."
 )
-def fuzz(engine_name, target_name, graphs, minutes, seed, jobs, shard, merge_from, output, as_json):
+def fuzz(
+    engine_name,
+    target_name,
+    graphs,
+    minutes,
+    seed,
+    jobs,
+    executor,
+    shard,
+    merge_from,
+    output,
+    as_json,
+):
     """Generate random valid graphs (requantisations at their ties, one operator at a time,
     chains where runtimes fuse neighbours, with policies and clamps at the int32 ends and
     past 2^24, scalars and state), decode each at its probe inputs on the reference and on
@@ -88,6 +108,7 @@ def fuzz(engine_name, target_name, graphs, minutes, seed, jobs, shard, merge_fro
     """
     from waiexport.jobs.fuzzing import fuzz as fuzzed
     from waiexport.jobs.fuzzing import merge
+    from waiexport.targets.errors import EngineUnavailable
 
     if output is not None:
         writable(output, folder="fuzz")
@@ -101,19 +122,22 @@ def fuzz(engine_name, target_name, graphs, minutes, seed, jobs, shard, merge_fro
     else:
         if (graphs is None) == (minutes is None):
             fail("--graphs, --minutes", "usage", "-", "give one of them")
-        engine = engine_named(engine_name, target=target_name) if jobs == 1 else engine_name
-        if jobs > 1:
-            engine_named(engine_name, target=target_name)  # unknown: one line, before work
-        done = fuzzed(
-            engine,
-            target=target_name if jobs > 1 else None,
-            graphs=graphs,
-            minutes=minutes,
-            seed=seed,
-            shard=shard,
-            jobs=jobs,
-            progress=_progress if sys.stderr.isatty() else None,
-        )
+        here = jobs == 1 and executor == "local"
+        engine = engine_named(engine_name, target=target_name)  # unknown: one line, first
+        try:
+            done = fuzzed(
+                engine if here else engine_name,
+                target=None if here else target_name,
+                graphs=graphs,
+                minutes=minutes,
+                seed=seed,
+                shard=shard,
+                jobs=jobs,
+                executor=executor,
+                progress=_progress if sys.stderr.isatty() else None,
+            )
+        except EngineUnavailable as e:
+            fail("--executor", "unavailable", "-", str(e))
         if sys.stderr.isatty():
             click.echo(file=sys.stderr)
     if output is not None:

@@ -10,7 +10,7 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterable, Iterator
+from typing import Any, Callable, Iterable, Iterator
 
 from waiexport.conformance.campaign import CLASSES, Bug, Campaign, cpu, hunt
 from waiexport.conformance.vectors import write_lines
@@ -18,6 +18,7 @@ from waiexport.files import read_bounded
 from waiexport.jsonio import BadInput, dumps, loads, report_json
 from waiexport.targets import engines
 from waiexport.targets.engines.base import Engine
+from waiexport.targets.errors import EngineUnavailable
 
 __all__ = ["fuzz", "Fuzzed", "merge", "bundle_files", "read_bundles"]
 
@@ -170,6 +171,7 @@ def fuzz(
     seed: int = 0,
     shard: tuple = (1, 1),
     jobs: int = 1,
+    executor: str = "local",
     progress: Callable[[int, float], None] | None = None,
 ) -> Fuzzed:
     """A campaign of random graphs on ``engine`` (a name, or an engine already made, as
@@ -191,7 +193,10 @@ def fuzz(
     shard : tuple
         ``(K, N)``: this run's indices of ``N`` disjoint shards.
     jobs : int
-        Local processes.
+        Processes (or, with the ``ray`` executor, Ray workers).
+    executor : str
+        ``"local"`` (this machine's processes) or ``"ray"`` (a Ray cluster's workers, through
+        Ray's drop-in ``Pool``: the one ``ray.init`` started or joined, else a local one).
     progress : callable, optional
         Told ``(graphs done, seconds)`` as graphs finish (one process).
 
@@ -205,16 +210,20 @@ def fuzz(
     KeyError
         An unknown engine.
     ValueError
-        Neither ``graphs`` nor ``minutes``, a shard outside ``1..N``, ``jobs`` < 1, or
-        ``jobs`` > 1 for an engine not given by name.
+        Neither ``graphs`` nor ``minutes``, a shard outside ``1..N``, ``jobs`` < 1, an
+        unknown executor, or ``jobs`` > 1 or Ray for an engine not given by name.
+    EngineUnavailable
+        The ``ray`` executor without Ray installed.
     """
     if (graphs is None) == (minutes is None):
         raise ValueError("give one of graphs and minutes")
     k, n = shard
     if not 1 <= k <= n or jobs < 1:
         raise ValueError(f"shard {k}/{n} or jobs {jobs}: a shard is K/N with 1 <= K <= N")
+    if executor not in ("local", "ray"):
+        raise ValueError(f"executor {executor!r}: local or ray")
     until = None if minutes is None else time.monotonic() + 60 * minutes
-    if jobs == 1:
+    if jobs == 1 and executor == "local":
         made = (
             engines.engine(engine, isolate=True, target=target)
             if isinstance(engine, str)
@@ -222,15 +231,26 @@ def fuzz(
         )
         return Fuzzed(hunt(made, _shard_indices(graphs, shard), seed, until, progress), shard)
     if not isinstance(engine, str):
-        raise ValueError("jobs > 1 needs the engine by name: each process makes its own")
+        raise ValueError("processes need the engine by name: each makes its own")
     engines.engine(engine, target=target)  # unknown or unavailable: here, not in a worker
     parts = [(engine, target, _sub(graphs, shard, j, jobs), seed, until) for j in range(jobs)]
-    with mp.get_context("spawn").Pool(jobs) as pool:
+    with _pool(executor, jobs) as pool:
         found = pool.map(_worker, parts)
     total = found[0]
     for other in found[1:]:
         total = total.merged(other)
     return Fuzzed(total, shard)
+
+
+def _pool(executor: str, jobs: int) -> Any:
+    """A pool of ``jobs`` workers: this machine's processes, or Ray's drop-in ``Pool``."""
+    if executor == "local":
+        return mp.get_context("spawn").Pool(jobs)
+    try:
+        from ray.util.multiprocessing import Pool  # the optional ray extra
+    except ImportError:
+        raise EngineUnavailable("ray is not installed: pip install 'waiexport[ray]'") from None
+    return Pool(jobs)
 
 
 def _sub(graphs: int | None, shard: tuple, j: int, jobs: int) -> Iterable[int]:
