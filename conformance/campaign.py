@@ -38,8 +38,9 @@ from .vectors import make_vector
 
 __all__ = ["Bug", "Campaign", "draw", "classify", "reduce", "hunt", "CLASSES"]
 
-#: Each outcome's class, as the summary counts them.
-CLASSES = ("agree", "declined", "wrong value", "refusal mismatch", "crash", "timeout")
+#: Each outcome's class, as the summary counts them: ``unclaimed`` is a model the engine's
+#: own probes already disown (no decode of it can pass), counted and kept as no bug.
+CLASSES = ("agree", "declined", "unclaimed", "wrong value", "refusal mismatch", "crash", "timeout")
 
 
 def draw(
@@ -103,7 +104,17 @@ def classify(engine, g: Graph, decodes: list, vid: str = "fuzz"):
     }.get(out.status)
     if cls is None:  # fail, or ran elsewhere
         cls = "wrong value" if out.diffs else "refusal mismatch"
+        if not out.diffs and out.reason and out.reason == _unclaimable(engine, v):
+            cls = "unclaimed"
     return cls, out, kept
+
+
+def _unclaimable(engine, v: dict) -> str | None:
+    """Why no decode of the vector's model can pass on ``engine`` (its probes), if so."""
+    try:
+        return engine.load(v["graph_bytes"]).unclaimable
+    except Exception:  # the engine's own refusal or error: validate has said it already
+        return None
 
 
 def _located(out) -> dict:
@@ -217,6 +228,7 @@ class Campaign:
     engine: str
     seed: int
     counts: dict = field(default_factory=lambda: dict.fromkeys(CLASSES, 0))
+    target: str | None = None  # the target whose models the engine ran, where not its own
     bugs: dict = field(default_factory=dict)
     graphs: int = 0
     seconds: float = 0.0
@@ -237,7 +249,9 @@ class Campaign:
 
     def merged(self, other: Campaign) -> Campaign:
         """This campaign and ``other`` (another shard of the same seed) as one."""
-        out = Campaign(self.engine, self.seed, dict(self.counts), dict(self.bugs))
+        out = Campaign(
+            self.engine, self.seed, dict(self.counts), target=self.target, bugs=dict(self.bugs)
+        )
         out.graphs, out.seconds = self.graphs + other.graphs, self.seconds + other.seconds
         for c, n in other.counts.items():
             out.counts[c] += n
@@ -268,12 +282,14 @@ def hunt(
     seed: int = 0,
     until: float | None = None,
     progress: Callable[[int, float], None] | None = None,
+    target: str | None = None,
 ) -> Campaign:
     """The campaign of graphs ``indices`` (in turn; until the clock passes ``until`` where
-    given) on ``engine``: each drawn, decoded at its probe inputs, classified, and each
-    difference reduced and kept by signature."""
+    given) on ``engine`` (running ``target``'s models, where it names one): each drawn,
+    decoded at its probe inputs, classified, and each difference reduced and kept by
+    signature."""
     name = getattr(engine, "name", None) or type(engine).__name__
-    camp = Campaign(name, seed)
+    camp = Campaign(name, seed, target=target)
     start = time.monotonic()
     npu = getattr(engine, "subset", "full") == "npu"
     target = getattr(engine, "target", None)
@@ -287,7 +303,7 @@ def hunt(
         g, decodes = drawn
         cls, out, _ = classify(engine, g, decodes, f"fuzz_{seed}_{k}")
         signature = None
-        if cls not in ("agree", "declined"):
+        if cls not in ("agree", "declined", "unclaimed"):
             bad = next((int(d["decode"]) for d in out.diffs), _failing_decode(out.reason))
             small, decs = reduce(engine, g, decodes[: bad + 1], cls)
             rcls, rout, rvec = classify(engine, small, decs, f"fuzz_{seed}_{k}")

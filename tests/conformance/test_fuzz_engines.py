@@ -166,3 +166,11 @@ def test_the_ray_executor_runs_a_campaign_on_a_local_ray_as_the_processes_do():
     shutil.rmtree(tmp_path, ignore_errors=True)
     here = waiexport.fuzz("reference", graphs=12, seed=2)
     assert json.loads(on_ray.to_json()) == json.loads(here.to_json()) and made
+
+
+def test_a_campaign_on_another_target_s_models_says_so_in_its_bundles():
+    done = waiexport.fuzz(DOUBLES["narrow-int32"](), graphs=12, seed=0, target="ort-cpu")
+    files = done.files()
+    assert json.loads(files["summary.json"])["target"] == "ort-cpu"
+    repro = [d.decode() for rel, d in files.items() if rel.endswith("repro.sh")]
+    assert repro and all("--engine narrow-int32 --target ort-cpu --locate" in r for r in repro)

@@ -127,7 +127,7 @@ def fuzz(
         try:
             done = fuzzed(
                 engine if here else engine_name,
-                target=None if here else target_name,
+                target=target_name,
                 graphs=graphs,
                 minutes=minutes,
                 seed=seed,

@@ -59,6 +59,7 @@ class Fuzzed:
             "graphs": c.graphs,
             "seed": c.seed,
             "shard": f"{self.shard[0]}/{self.shard[1]}",
+            "target": c.target,
         }
 
     def to_json(self) -> str:
@@ -68,7 +69,9 @@ class Fuzzed:
         """The summary table, as a person reads it."""
         c = self.campaign
         lines = [
-            f"{c.graphs} graphs on {c.engine} (seed {c.seed}): "
+            f"{c.graphs} graphs on {c.engine}"
+            + (f" (the {c.target} target's models)" if c.target else "")
+            + f" (seed {c.seed}): "
             + ", ".join(f"{n} {cls}" for cls, n in c.counts.items() if n)
         ]
         if c.bugs:
@@ -102,7 +105,8 @@ def bundle_files(bug: Bug, campaign: Campaign) -> dict:
         "# Exits 1 while the engine still differs from the reference on this vector, 0 once\n"
         "# it agrees; --locate names the first operator that differs and why.\n"
         'cd "$(dirname "$0")" && exec waiexport validate --engine '
-        f"{engine} --locate vector.jsonl\n"
+        f"{engine}{f' --target {campaign.target}' if campaign.target else ''} --locate "
+        "vector.jsonl\n"
     )
     return {
         "bug.json": (
@@ -116,6 +120,7 @@ def bundle_files(bug: Bug, campaign: Campaign) -> dict:
                     "format": FORMAT,
                     "operator": op,
                     "seed": campaign.seed,
+                    "target": campaign.target,
                 }
             )
             + "\n"
@@ -123,15 +128,15 @@ def bundle_files(bug: Bug, campaign: Campaign) -> dict:
         "graph.whg1": bytes.fromhex(vector["graph"]),
         "vector.jsonl": write_lines([vector]),
         "outcome.json": (report_json(bug.outcome) + "\n").encode(),
-        "machine.json": (report_json(_machine(campaign.engine)) + "\n").encode(),
+        "machine.json": (report_json(_machine(campaign)) + "\n").encode(),
         "repro.sh": repro.encode(),
     }
 
 
-def _machine(engine: str) -> dict:
+def _machine(campaign: Campaign) -> dict:
     """The engine's packages and this machine, as a bundle records them."""
     try:
-        said = engines.engine(engine).describe()
+        said = engines.engine(campaign.engine, target=campaign.target).describe()
     except Exception as e:  # an engine that cannot be made again here: say so
         said = {"unavailable": f"{type(e).__name__}: {e}"[:200]}
     return {
@@ -159,7 +164,8 @@ def _shard_indices(graphs: int | None, shard: tuple) -> Iterator[int]:
 def _worker(args: tuple) -> Campaign:
     """One process's part of a campaign (its engine made there, by name)."""
     name, target, indices, seed, until = args
-    return hunt(engines.engine(name, isolate=True, target=target), indices, seed, until)
+    made = engines.engine(name, isolate=True, target=target)
+    return hunt(made, indices, seed, until, target=target)
 
 
 def fuzz(
@@ -183,7 +189,8 @@ def fuzz(
     engine : str or Engine
         The engine, by name (needed for ``jobs`` > 1) or made.
     target : str, optional
-        The target whose models an engine given by name runs (its own by default).
+        The target whose models the engine runs (its own by default): an engine given by
+        name is made to run them; one given made is taken to, and the bundles say so.
     graphs : int, optional
         How many graph indices the campaign covers.
     minutes : float, optional
@@ -229,7 +236,8 @@ def fuzz(
             if isinstance(engine, str)
             else engine
         )
-        return Fuzzed(hunt(made, _shard_indices(graphs, shard), seed, until, progress), shard)
+        found = hunt(made, _shard_indices(graphs, shard), seed, until, progress, target)
+        return Fuzzed(found, shard)
     if not isinstance(engine, str):
         raise ValueError("processes need the engine by name: each makes its own")
     engines.engine(engine, target=target)  # unknown or unavailable: here, not in a worker
@@ -270,7 +278,10 @@ def read_bundles(folder: Path) -> Fuzzed:
         if not isinstance(summary, dict) or summary.get("format") != FORMAT:
             raise BadInput(f"{where}: not a {FORMAT} summary")
         camp = Campaign(
-            summary["engine"], int(summary["seed"]), {c: int(summary["counts"][c]) for c in CLASSES}
+            summary["engine"],
+            int(summary["seed"]),
+            {c: int(summary["counts"][c]) for c in CLASSES},
+            target=summary.get("target"),
         )
         camp.graphs = int(summary["graphs"])
         for entry in summary["bugs"]:
@@ -295,7 +306,11 @@ def merge(folders: list[Path]) -> Fuzzed:
     parts = [read_bundles(f) for f in folders]
     first = parts[0].campaign
     for p, f in zip(parts[1:], folders[1:]):
-        if (p.campaign.engine, p.campaign.seed) != (first.engine, first.seed):
+        if (p.campaign.engine, p.campaign.seed, p.campaign.target) != (
+            first.engine,
+            first.seed,
+            first.target,
+        ):
             raise BadInput(
                 f"{f}: engine {p.campaign.engine}, seed {p.campaign.seed}; {folders[0]} has "
                 f"engine {first.engine}, seed {first.seed}: only shards of one campaign merge"
