@@ -64,48 +64,43 @@ class _Double(ReferenceEngine):
         return Loaded(g, lambda i, s: by_name(run(i, s)), lambda i, s: run(i, s, keep=True))
 
 
-class Float32Conv(_Double):
-    """A ``conv`` whose sum is held in float32 before its requantisation."""
+def _rounded(name: str, change):
+    """Operator ``name`` whose every requantisation rounds ``change(p, s, mode)`` instead of
+    ``(p, s, mode)``: the value it reaches, its shift and its rounding, as a runtime holds
+    them."""
 
-    label = "float32-conv"
+    def op(real, p, ins, ctx):
+        hook = lambda q, s, mode: ctx.rounding(*change(q, s, mode))  # noqa: E731
+        return real(p, ins, replace(ctx, rounding=hook))
 
-    def mistake(self):
-        def conv(real, p, ins, ctx):
-            hook = lambda q, s, mode: ctx.rounding(_f32(q), s, mode)  # noqa: E731
-            return real(p, ins, replace(ctx, rounding=hook))
-
-        return _patched("conv", conv)
-
-
-class TiesEven(_Double):
-    """half_up's ties rounded to even, in every requantisation."""
-
-    label = "ties-even"
-
-    def mistake(self):
-        def each(name):
-            def op(real, p, ins, ctx):
-                hook = lambda q, s, mode: ctx.rounding(  # noqa: E731
-                    q, s, "half_even" if mode == "half_up" else mode
-                )
-                return real(p, ins, replace(ctx, rounding=hook))
-
-            return op
-
-        return _patched("rescale", each("rescale"))
+    return _patched(name, op)
 
 
-class NarrowInt32(_Double):
-    """Every value reaching a requantisation narrowed to int32 (int64 computed in int32)."""
+def _double(name: str, label: str, doc: str, mistake):
+    """A double class ``name``, engine ``label``, whose mistake is ``mistake()``."""
+    return type(name, (_Double,), {"label": label, "__doc__": doc, "mistake": lambda _: mistake()})
 
-    label = "narrow-int32"
 
-    def mistake(self):
-        def op(real, p, ins, ctx):
-            hook = lambda q, s, mode: ctx.rounding(_wrap32(q), s, mode)  # noqa: E731
-            return real(p, ins, replace(ctx, rounding=hook))
-
-        return _patched("rescale", op)
+Float32Conv = _double(
+    "Float32Conv",
+    "float32-conv",
+    "A ``conv`` whose sum is held in float32 before its requantisation.",
+    lambda: _rounded("conv", lambda q, s, mode: (_f32(q), s, mode)),
+)
+TiesEven = _double(
+    "TiesEven",
+    "ties-even",
+    "half_up's ties rounded to even, in each ``rescale``.",
+    lambda: _rounded(
+        "rescale", lambda q, s, mode: (q, s, "half_even" if mode == "half_up" else mode)
+    ),
+)
+NarrowInt32 = _double(
+    "NarrowInt32",
+    "narrow-int32",
+    "The value each ``rescale`` requantises narrowed to int32 (int64 computed in int32).",
+    lambda: _rounded("rescale", lambda q, s, mode: (_wrap32(q), s, mode)),
+)
 
 
 class Float32Clamp(_Double):
