@@ -94,8 +94,9 @@ def fuzz(
     chains where runtimes fuse neighbours, with policies and clamps at the int32 ends and
     past 2^24, scalars and state), decode each at its probe inputs on the reference and on
     the engine, and classify each: agree, declined, unclaimed (the engine's own probes
-    disown its model: no bug), wrong value, refusal mismatch, crash, timeout. Each difference is reduced (the operator that differs, alone, on smaller sides)
-    and kept once per signature (engine, operator, class, diagnosis) as a bundle in BUGS/:
+    disown its model: no bug), wrong value, refusal mismatch, crash, timeout. Each
+    difference is reduced (the operator that differs, alone, on smaller sides) and kept
+    once per signature (engine, operator, class, diagnosis) as a bundle in BUGS/:
     graph.whg1, vector.jsonl (the decode and the exact outputs), outcome.json (what came),
     machine.json (the engine's packages, the CPU), and repro.sh, one command that exits 1
     while the bug shows. Deterministic from --seed: graph k is the same in every run.
