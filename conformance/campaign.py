@@ -13,6 +13,7 @@ single run's bundles and counts."""
 
 from __future__ import annotations
 
+import hashlib
 import platform
 import random
 import re
@@ -216,8 +217,11 @@ class Bug:
 
     @property
     def name(self) -> str:
+        """The bundle's folder: the engine, operator and class, and a digest of the whole
+        signature (two diagnoses of one operator are two bundles)."""
         engine, op, cls, _ = self.signature
-        return f"{engine}-{op}-{cls}".replace(" ", "_").replace("/", "_")
+        digest = hashlib.sha256(repr(self.signature).encode()).hexdigest()[:8]
+        return re.sub(r"[^A-Za-z0-9_.-]", "_", f"{engine}-{op}-{cls}-{digest}")
 
 
 @dataclass

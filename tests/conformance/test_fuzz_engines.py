@@ -174,3 +174,11 @@ def test_a_campaign_on_another_target_s_models_says_so_in_its_bundles():
     assert json.loads(files["summary.json"])["target"] == "ort-cpu"
     repro = [d.decode() for rel, d in files.items() if rel.endswith("repro.sh")]
     assert repro and all("--engine narrow-int32 --target ort-cpu --locate" in r for r in repro)
+
+
+def test_each_bug_has_a_bundle_of_its_own():
+    from waiexport.conformance.campaign import Bug
+
+    sigs = [("e", "conv", "wrong value", d) for d in ("", "float32 accumulation", "other")]
+    names = {Bug(sig, 1, 0, {}, {}).name for sig in sigs}
+    assert len(names) == 3 and all(n.startswith("e-conv-wrong_value-") for n in names)
