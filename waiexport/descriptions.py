@@ -57,6 +57,10 @@ class OnnxOptions(FormatOptions):
     #                             int_synth 0.90x on onnxruntime, 2.2x on TVM untuned, measured)
     skips_digits: bool = False  # the runtime runs ONNX If: the x-first product's high digits
     #                             (gathers, GEMMs) run only where one is not 0 (onnxruntime)
+    int32_windows: bool = False  # a crop's window from scalars is computed in int32 (a size,
+    #                             within the sides): for a runtime that narrows int64
+    #                             arithmetic and computes int32 windows exactly (OpenVINO;
+    #                             tract fails its Slice of run-time int32 bounds, measured)
 
     def cannot(self, op: str, dtype: str) -> str | None:
         for (o, d), what in self.inexact:
@@ -477,7 +481,7 @@ TARGETS.update(
                 name="openvino-cpu",
                 engine="openvino-cpu",
                 checked_on="openvino-cpu",
-                options=OnnxOptions(inexact=_OPENVINO_INEXACT),
+                options=OnnxOptions(inexact=_OPENVINO_INEXACT, int32_windows=True),
                 summary="OpenVINO's CPU plugin (our ONNX export, f32 inference precision) in the "
                 "integer operations it keeps: convolutions as int32 Mul and Add trees, "
                 "roundings by bits, no int64 tensor",

@@ -208,15 +208,16 @@ class Emitter:
             "Slice", [self.dims(x), self.const([axis], I64), self.const([axis + 1], I64)]
         )
 
-    def slice(self, x: str, starts, ends, axes, steps=None) -> str:
-        """``Slice`` with constant (or, given names, runtime) bounds."""
+    def slice(self, x: str, starts, ends, axes, steps=None, index=I64) -> str:
+        """``Slice`` with constant (or, given names, runtime) bounds, its indices of type
+        ``index`` (int64, or int32 where runtime bounds are int32)."""
 
         def arg(v):
-            return v if isinstance(v, str) else self.const(list(v), I64)
+            return v if isinstance(v, str) else self.const(list(v), index)
 
-        ins = [x, arg(starts), arg(ends), self.const(list(axes), I64)]
+        ins = [x, arg(starts), arg(ends), self.const(list(axes), index)]
         if steps is not None:
-            ins.append(self.const(list(steps), I64))
+            ins.append(self.const(list(steps), index))
         return self.node("Slice", ins)
 
     def reshape(self, x: str, dims: list) -> str:
