@@ -176,32 +176,35 @@ def _smaller(g: Graph, decode_: tuple) -> list:
     return out
 
 
-def reduce(engine, g: Graph, decodes: list, cls: str) -> tuple[Graph, list]:
+def reduce(
+    engine, g: Graph, decodes: list, cls: str, found: dict, vid: str
+) -> tuple[Graph, list, tuple]:
     """``g`` and its decodes (a sequence, the last one showing class ``cls`` on ``engine``)
-    reduced while it still shows: the located operator alone at the last decode's values
-    (else the first operator alone that shows it), then the sides halved while it shows;
-    ``g`` and ``decodes`` as they were where no operator alone shows it."""
-    _, out, _ = classify(engine, g, decodes)
-    found = _located(out)
+    reduced while it still shows: the operator ``--locate`` found (``found``) alone at the
+    last decode's values (else the first operator alone that shows it), then the sides
+    halved while it shows; ``g`` and ``decodes`` as they were where no operator alone shows
+    it. With them, :func:`classify`'s answer for what is returned (as vector ``vid``)."""
     order = sorted(g.ops, key=lambda op: op.index != found.get("operator"))
     for op in order:
         one = _alone(g, op, decodes[-1])
-        if one is not None and classify(engine, one[0], [one[1]])[0] == cls:
+        shown = None if one is None else classify(engine, one[0], [one[1]], vid)
+        if shown is not None and shown[0] == cls:
             g, decode_ = one
             break
     else:
-        return g, decodes
+        return g, decodes, classify(engine, g, decodes, vid)
     shrinking = True
     while shrinking:
         shrinking = False
         for smaller in _smaller(g, decode_):
             try:
-                if classify(engine, g, [smaller])[0] == cls:
-                    decode_, shrinking = smaller, True
-                    break
+                tried = classify(engine, g, [smaller], vid)
             except (Refusal, ValueError):
                 continue
-    return g, [decode_]
+            if tried[0] == cls:
+                decode_, shown, shrinking = smaller, tried, True
+                break
+    return g, [decode_], shown
 
 
 @dataclass
@@ -296,8 +299,7 @@ def hunt(
     camp = Campaign(name, seed, target=target)
     start = time.monotonic()
     npu = getattr(engine, "subset", "full") == "npu"
-    target = getattr(engine, "target", None)
-    eight_bit = getattr(target, "mac_bits", 0) == 8
+    eight_bit = getattr(getattr(engine, "target", None), "mac_bits", 0) == 8
     for k in indices:
         if until is not None and time.monotonic() > until:
             break
@@ -305,15 +307,14 @@ def hunt(
         if drawn is None:
             continue
         g, decodes = drawn
-        cls, out, _ = classify(engine, g, decodes, f"fuzz_{seed}_{k}")
+        vid = f"fuzz_{seed}_{k}"
+        cls, out, _ = classify(engine, g, decodes, vid)
         signature = None
         if cls not in ("agree", "declined", "unclaimed"):
             bad = next((int(d["decode"]) for d in out.diffs), _failing_decode(out.reason))
-            small, decs = reduce(engine, g, decodes[: bad + 1], cls)
-            rcls, rout, rvec = classify(engine, small, decs, f"fuzz_{seed}_{k}")
-            if rcls != cls:  # the reduction lost it: keep the whole graph
-                small, decs = g, decodes[: bad + 1]
-                rcls, rout, rvec = classify(engine, small, decs, f"fuzz_{seed}_{k}")
+            small, _, (_, rout, rvec) = reduce(
+                engine, g, decodes[: bad + 1], cls, _located(out), vid
+            )
             found = _located(rout)
             op = found.get("op") or (small.ops[0].name if len(small.ops) == 1 else "graph")
             signature = (name, op, cls, found.get("diagnosis") or "")
@@ -337,9 +338,10 @@ def _failing_decode(reason: str) -> int:
 def cpu() -> str:
     """This machine's CPU, in words, for a bundle."""
     try:
-        for line in open("/proc/cpuinfo"):
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
     except OSError:
         pass
     return platform.processor() or platform.machine()

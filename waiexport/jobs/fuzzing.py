@@ -5,6 +5,7 @@ bundle; bundles of shards merged."""
 from __future__ import annotations
 
 import multiprocessing as mp
+from itertools import count
 import platform
 import sys
 import time
@@ -43,14 +44,7 @@ class Fuzzed:
         c = self.campaign
         return {
             "bugs": [
-                {
-                    "bundle": bug.name,
-                    "class": bug.signature[2],
-                    "count": bug.count,
-                    "diagnosis": bug.signature[3],
-                    "first_graph": bug.first,
-                    "operator": bug.signature[1],
-                }
+                {"bundle": bug.name, **_entry(bug)}
                 for bug in sorted(c.bugs.values(), key=lambda b: b.first)
             ],
             "counts": c.counts,
@@ -88,15 +82,31 @@ class Fuzzed:
     def files(self) -> dict:
         """``BUGS/``'s files: ``summary.json`` and each bundle's, by relative path."""
         out = {"summary.json": (self.to_json() + "\n").encode()}
+        machine = (report_json(_machine(self.campaign)) + "\n").encode()  # once, not per bug
         for bug in self.campaign.bugs.values():
-            out.update({f"{bug.name}/{n}": d for n, d in bundle_files(bug, self.campaign).items()})
+            files = bundle_files(bug, self.campaign, machine)
+            out.update({f"{bug.name}/{n}": d for n, d in files.items()})
         return out
 
 
-def bundle_files(bug: Bug, campaign: Campaign) -> dict:
+def _entry(bug: Bug) -> dict:
+    """A bug as its summary entry and ``bug.json`` say it: its signature, count and first
+    graph."""
+    _, op, cls, diagnosis = bug.signature
+    return {
+        "class": cls,
+        "count": bug.count,
+        "diagnosis": diagnosis,
+        "first_graph": bug.first,
+        "operator": op,
+    }
+
+
+def bundle_files(bug: Bug, campaign: Campaign, machine: bytes) -> dict:
     """One bug's bundle: the reduced graph and its vector (the decode and the exact
-    outputs), what the engine gave, the engine's packages and this machine, and
-    ``repro.sh``, one command that exits 1 while the bug shows (0 once it is fixed)."""
+    outputs), what the engine gave, ``machine`` (the engine's packages and this machine's,
+    as ``machine.json``), and ``repro.sh``, one command that exits 1 while the bug shows (0
+    once it is fixed)."""
     vector = bug.vector
     engine, op, cls, diagnosis = bug.signature
     repro = (
@@ -112,13 +122,9 @@ def bundle_files(bug: Bug, campaign: Campaign) -> dict:
         "bug.json": (
             dumps(
                 {
-                    "class": cls,
-                    "count": bug.count,
-                    "diagnosis": diagnosis,
+                    **_entry(bug),
                     "engine": engine,
-                    "first_graph": bug.first,
                     "format": FORMAT,
-                    "operator": op,
                     "seed": campaign.seed,
                     "target": campaign.target,
                 }
@@ -128,7 +134,7 @@ def bundle_files(bug: Bug, campaign: Campaign) -> dict:
         "graph.whg1": bytes.fromhex(vector["graph"]),
         "vector.jsonl": write_lines([vector]),
         "outcome.json": (report_json(bug.outcome) + "\n").encode(),
-        "machine.json": (report_json(_machine(campaign)) + "\n").encode(),
+        "machine.json": machine,
         "repro.sh": repro.encode(),
     }
 
@@ -151,14 +157,7 @@ def _shard_indices(graphs: int | None, shard: tuple) -> Iterator[int]:
     """Shard ``(K, N)``'s graph indices, ``K − 1, K − 1 + N, …``, below ``graphs`` (else
     without end)."""
     k, n = shard
-    start = k - 1
-    if graphs is None:
-        i = start
-        while True:
-            yield i
-            i += n
-    else:
-        yield from range(start, graphs, n)
+    return count(k - 1, n) if graphs is None else iter(range(k - 1, graphs, n))
 
 
 def _worker(args: tuple) -> Campaign:
