@@ -3,11 +3,13 @@
 
 from __future__ import annotations
 
+from functools import cache
+
 import numpy as np
 
 from ..errors import EngineUnavailable
 
-__all__ = ["TfliteBuilder", "schema", "VERSIONS"]
+__all__ = ["TfliteBuilder", "schema", "names", "VERSIONS"]
 
 #: The operator versions that take int8 with per-channel scales (TFLite's op versioning).
 VERSIONS = {"CONV_2D": 3, "DEPTHWISE_CONV_2D": 3, "PAD": 2, "GATHER": 2, "SPACE_TO_DEPTH": 2}
@@ -23,6 +25,13 @@ def schema():
             "'waiexport[tflite]'"
         ) from None
     return S
+
+
+@cache
+def names(enum: str) -> dict[int, str]:
+    """The schema enum ``enum``'s names by value (``"TensorType"``: 9 → ``"INT8"``;
+    ``"BuiltinOperator"``)."""
+    return {v: k for k, v in vars(getattr(schema(), enum)).items() if not k.startswith("_")}
 
 
 class TfliteBuilder:
@@ -63,7 +72,7 @@ class TfliteBuilder:
 
     def dtype(self, x: int) -> str:
         """Tensor ``x``'s type by the schema's name (``"INT8"``, ``"INT16"``, …)."""
-        return next(k for k, v in vars(self.S.TensorType).items() if v == self.tensors[x].type)
+        return names("TensorType")[self.tensors[x].type]
 
     def op(self, code: str, inputs: list[int], outputs: list[int], options=None, kind=None):
         """An operator ``code`` (a builtin's name) with its options object."""
@@ -94,11 +103,11 @@ class TfliteBuilder:
         m.version = 3
         codes = sorted(self.codes, key=self.codes.get)
         m.operatorCodes = []
-        names = {v: k for k, v in vars(S.BuiltinOperator).items() if not k.startswith("_")}
+        ops = names("BuiltinOperator")
         for builtin in codes:
             oc = S.OperatorCodeT()
             oc.builtinCode = oc.deprecatedBuiltinCode = builtin
-            oc.version = VERSIONS.get(names[builtin], 1)
+            oc.version = VERSIONS.get(ops[builtin], 1)
             m.operatorCodes.append(oc)
         m.subgraphs, m.buffers = [sg], self.buffers
         m.description = description.encode()

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..format import Format, Model, host_feed, input_names
-from .build import schema
+from .build import names, schema
 from .export import build_tflite
 from .probes import PROBES
 
@@ -62,9 +62,8 @@ class TfliteFormat(Format):
     def used(self, model) -> set:
         """``(operator, type)`` of each operator ``model`` holds: its builtin's name and its
         output's type (``"int8"``, ``"int16"``)."""
-        S = schema()
-        ops = {v: k for k, v in vars(S.BuiltinOperator).items() if not k.startswith("_")}
-        m = S.Model.GetRootAs(model.data, 0)
+        ops = names("BuiltinOperator")
+        m = schema().Model.GetRootAs(model.data, 0)
         sg = m.Subgraphs(0)
         return {
             (
@@ -105,7 +104,7 @@ def _built(exp, shapes, outputs: list[str], expose: int | None = None) -> Model:
 
 def _type(code: int) -> str:
     """A schema tensor type's numpy name (``INT8`` → ``"int8"``)."""
-    return next(k for k, v in vars(schema().TensorType).items() if v == code).lower()
+    return names("TensorType")[code].lower()
 
 
 def io_types(data: bytes) -> tuple[list[str], list[str]]:
