@@ -52,3 +52,14 @@ def int_synth_full():
         path = Path(d) / "int_synth.json"
         path.write_bytes(int_synth_source())
         return lower_set("int_synth", path)[0]["synth"]
+
+
+def jpegai_full():
+    """The realistic ``wai.image.jpegai`` bundle's graphs by role (``hs_y``, ``hs_uv``; 128
+    channels), as ``waiexport examples make --full`` writes them."""
+    from waiexport.capabilities.examples import jpegai_bundle
+    from waiexport.capabilities.lower import lower_set
+
+    with tempfile.TemporaryDirectory() as d:
+        jpegai_bundle(Path(d), 128, 128)
+        return lower_set("jpegai", Path(d))[0]

@@ -22,7 +22,7 @@ import numpy as np
 import onnxruntime as ort
 from ai_edge_litert import interpreter as litert
 
-from _graphs import int_synth_full
+from _graphs import int_synth_full, jpegai_full
 from _timing import interleaved, ratio
 from float_peer import _float_model, _session
 from waiexport import write
@@ -48,20 +48,6 @@ def int8_synth(rng: np.random.Generator):
         t = b.op("relu", t) if k < 2 else t
     b.output(t)
     return b.build()
-
-
-def realistic_hs_y():
-    """The realistic jpegai ``hs_y`` graph (128 channels, as ``examples make --full`` writes
-    it), which the TFLite export takes (16x8 kernels where its values pass int8)."""
-    import tempfile
-    from pathlib import Path
-
-    from waiexport.capabilities.examples import jpegai_bundle
-    from waiexport.capabilities.lower import lower_set
-
-    with tempfile.TemporaryDirectory() as d:
-        jpegai_bundle(Path(d), 128, 128)
-        return lower_set("jpegai", Path(d))[0]["hs_y"]
 
 
 def compare(label: str, g, x: np.ndarray, rounds: int) -> None:
@@ -114,7 +100,7 @@ def main(rounds: int) -> None:
         print(f"realistic int_synth for litert: refused: {e}")
     x = np.random.default_rng(1).integers(-128, 128, (192, 16, 16))
     compare("int8 int_synth shape at 16x16", int8_synth(np.random.default_rng(0)), x, rounds)
-    g = realistic_hs_y()
+    g = jpegai_full()["hs_y"]
     rec = g.tensor(g.inputs[0].tensor)
     x = np.random.default_rng(2).integers(rec.lo, rec.hi + 1, (rec.channels, 4, 4))
     compare("realistic hs_y at 4x4", g, x, rounds)
