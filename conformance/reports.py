@@ -10,10 +10,12 @@ from xml.etree import ElementTree as ET
 
 from waiexport.jsonio import BadInput, ascii_text
 
-__all__ = ["junit_xml", "baseline_of", "read_baseline", "against", "matrix_html", "FAILED"]
+from .validate import NO_CLAIM
 
-#: The statuses that count as failures (JUnit's ``failure``, a matrix cell's "failed").
-FAILED = ("fail", "crashed", "timed_out", "elsewhere")
+__all__ = ["junit_xml", "baseline_of", "read_baseline", "against", "matrix_html"]
+
+#: The statuses a baseline holds: each a failure, or declined.
+BASELINED = NO_CLAIM + ("declined",)
 #: What a baseline file says it is.
 BASELINE = "waiexport-baseline/1"
 
@@ -43,7 +45,7 @@ def junit_xml(report: dict) -> bytes:
             "testsuite",
             name=file,
             tests=str(len(vs)),
-            failures=str(sum(v["status"] in FAILED for v in vs)),
+            failures=str(sum(v["status"] in NO_CLAIM for v in vs)),
             skipped=str(sum(v["status"] in ("declined", "skip") for v in vs)),
             errors="0",
         )
@@ -51,7 +53,7 @@ def junit_xml(report: dict) -> bytes:
         ET.SubElement(props, "property", name="engine", value=engine)
         for v in vs:
             case = ET.SubElement(suite, "testcase", classname=file, name=v["id"])
-            if v["status"] in FAILED:
+            if v["status"] in NO_CLAIM:
                 ET.SubElement(case, "failure", type=v["status"], message=_first(v)).text = (
                     v.get("reason") or ""
                 )
@@ -70,7 +72,7 @@ def baseline_of(report: dict) -> dict:
         "known": [
             {"file": v["file"], "id": v["id"], "status": v["status"]}
             for v in report["vectors"]
-            if v["status"] in FAILED + ("declined",)
+            if v["status"] in BASELINED
         ],
     }
 
@@ -99,7 +101,10 @@ def against(report: dict, known: set) -> tuple[list[str], list[str]]:
     declined and is not known so, in words; and each known one that now passes."""
     new, now = [], {(v["file"], v["id"]): v for v in report["vectors"]}
     for v in report["vectors"]:
-        if v["status"] in FAILED + ("declined",) and (v["file"], v["id"], v["status"]) not in known:
+        if (
+            v["status"] in NO_CLAIM + ("declined",)
+            and (v["file"], v["id"], v["status"]) not in known
+        ):
             new.append(f"{v['file']}/{v['id']}: {v['status']}, new: {ascii_text(_first(v))}")
     passing = [
         f"{file}/{vid}: now passes (known as {status})"
@@ -151,7 +156,7 @@ def matrix_html(reports: list[tuple[str, dict]]) -> str:
                 cells.append('<td class="none">-</td>')
                 continue
             passed = int(c["pass"])
-            failed = sum(int(c[s]) for s in FAILED)
+            failed = sum(int(c[s]) for s in NO_CLAIM)
             declined = int(c["declined"])
             kind = "fail" if failed else "pass" if passed else "declined" if declined else "none"
             text = f"{passed} / {failed} / {declined}"
@@ -182,7 +187,7 @@ def _details(anchor: str, engine: str, file: str, report: dict) -> str:
     """The failing vectors of ``file`` on ``engine``: each first difference and histogram."""
     items = []
     for v in report["vectors"]:
-        if v["file"] != file or v["status"] not in FAILED:
+        if v["file"] != file or v["status"] not in NO_CLAIM:
             continue
         hist: dict = {}
         for d in v.get("diffs") or []:
