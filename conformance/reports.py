@@ -101,10 +101,7 @@ def against(report: dict, known: set) -> tuple[list[str], list[str]]:
     declined and is not known so, in words; and each known one that now passes."""
     new, now = [], {(v["file"], v["id"]): v for v in report["vectors"]}
     for v in report["vectors"]:
-        if (
-            v["status"] in NO_CLAIM + ("declined",)
-            and (v["file"], v["id"], v["status"]) not in known
-        ):
+        if v["status"] in BASELINED and (v["file"], v["id"], v["status"]) not in known:
             new.append(f"{v['file']}/{v['id']}: {v['status']}, new: {ascii_text(_first(v))}")
     passing = [
         f"{file}/{vid}: now passes (known as {status})"
