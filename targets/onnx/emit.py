@@ -18,6 +18,7 @@ __all__ = [
     "I8",
     "BOOL",
     "fits_i8",
+    "channel_const",
     "graphs",
     "reads",
     "subgraph_nodes",
@@ -70,6 +71,15 @@ def reads(node) -> set[str]:
 def fits_i8(iv: tuple[int, int]) -> bool:
     """Whether every value of the interval ``iv`` is an int8."""
     return -128 <= iv[0] and iv[1] <= 127
+
+
+def channel_const(e: Emitter, values, hint: str, dtype: int = I64) -> str:
+    """Per-channel values as a ``[1, C, 1, 1]`` constant (``[1, 1, 1, C]`` for an NHWC twin,
+    :meth:`Emitter.per_channel`; a scalar when all agree)."""
+    values = [int(v) for v in np.ravel(values)]
+    if len(set(values)) == 1:
+        return e.const(values[0], dtype, hint)
+    return e.const(e.per_channel(values), dtype, hint)
 
 
 class Emitter:

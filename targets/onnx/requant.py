@@ -12,30 +12,21 @@ rebuilt from both remainders, and still fits. Nothing wraps.
 
 from __future__ import annotations
 
-import numpy as np
 
-from . import wide
-from .emit import BOOL, I32, I64, Emitter
+from . import limbs, wide
+from .emit import BOOL, I32, I64, Emitter, channel_const
+from .limbs import bit_floor_shift
 
 __all__ = [
-    "bit_floor_shift",
     "floor_divmod",
     "floor_shift",
     "requantise",
     "rq_args",
-    "channel_const",
+    "has_int64",
+    "product_type",
     "span",
     "width",
 ]
-
-
-def channel_const(e: Emitter, values, hint: str, dtype: int = I64) -> str:
-    """Per-channel values as a ``[1, C, 1, 1]`` constant (``[1, 1, 1, C]`` for an NHWC twin,
-    :meth:`~.emit.Emitter.per_channel`; a scalar when all agree)."""
-    values = [int(v) for v in np.ravel(values)]
-    if len(set(values)) == 1:
-        return e.const(values[0], dtype, hint)
-    return e.const(e.per_channel(values), dtype, hint)
 
 
 def _top(dtype: int) -> int:
@@ -70,7 +61,7 @@ def floor_shift(
         return _plus(e, p, offset, dtype)
     shifts = [min(s, 63) for s in shifts] if dtype == I64 else shifts
     if dtype == I32 and not e.exact("Div", I32):
-        return bit_floor_shift(e, _plus(e, p, offset, dtype), shifts)
+        return bit_floor_shift(e, _plus(e, p, offset, dtype), shifts, span)
     lifts = _lifts(shifts, span, dtype)
     if lifts is None:
         return floor_divmod(e, _plus(e, p, offset, dtype), shifts, dtype)[0]
@@ -97,35 +88,6 @@ def _merged(e: Emitter, p: str, offset, more: list[int], dtype: int) -> tuple[st
     both = [int(o) + m for o, m in zip(offset, more, strict=True)]
     fits = all(-_top(dtype) <= b <= _top(dtype) for b in both)
     return (p, both) if fits else (_plus(e, p, offset, dtype), more)
-
-
-def bit_floor_shift(e: Emitter, p: str, shifts: list[int]) -> str:
-    """``⌊p / 2^s⌋`` of an int32 ``p`` for per-channel shifts ``s ∈ 0..30`` from
-    ``BitwiseAnd``, ``Min``, ``Max``, ``Mul`` and ``Add`` alone, for a runtime that computes
-    int32 ``Div``, ``Mod`` and ``BitShift`` through float (OpenVINO, measured): in two's
-    complement ``p = −2^31·b₃₁ + Σ b_j·2^j``, and dropping the bits below ``s`` is the floor,
-    so ``⌊p / 2^s⌋ = −b₃₁·2^(31−s) + Σ_{j ≥ s} b_j·2^(j−s)``, with ``b_j = min(p AND 2^j, 1)``
-    and ``−b₃₁ = max(p AND −2^31, −1)``. Every partial sum is the quotient of a number that
-    drops some bits of ``p``, so it fits; a channel of shift 0 keeps ``p``."""
-    if not any(shifts):
-        return p
-    total = None
-    for j in range(min(s for s in shifts if s), 32):
-        coef = [0 if not s or j < s else 1 << (j - s) for s in shifts]
-        if j == 31:
-            bit = e.node(
-                "Max", [e.node("BitwiseAnd", [p, e.const(-(1 << 31), I32)]), e.const(-1, I32)]
-            )
-        else:
-            bit = e.node("Min", [e.node("BitwiseAnd", [p, e.const(1 << j, I32)]), e.const(1, I32)])
-        term = (
-            bit if set(coef) == {1} else e.node("Mul", [bit, channel_const(e, coef, "bits", I32)])
-        )
-        total = term if total is None else e.node("Add", [total, term])
-    if 0 in shifts:
-        keep = channel_const(e, [int(not s) for s in shifts], "bits", I32)
-        total = e.node("Add", [total, e.node("Mul", [p, keep])])
-    return total
 
 
 def _bit_half_even(e: Emitter, p: str, shifts: list[int], half: str) -> str:
@@ -242,6 +204,30 @@ def _needs_wide(shifts: list[int], span, dtype: int) -> bool:
     )
 
 
+def _limbs_round(e: Emitter, v: str, shifts: list[int], mode: str, mult, operand, factor):
+    """``R_mode(v·mult, s)`` per channel of an int32 ``v`` (within ``operand``) from int32
+    limbs (:mod:`.limbs`), ``mult`` per-channel integers or an int32 tensor within
+    ``factor``; one group of channels per distinct shift."""
+    a = limbs.split(e, v, operand)
+    if mult is None:
+        b = None
+    elif isinstance(mult, str):
+        b = limbs.split(e, mult, factor)
+    else:
+        b = limbs.constants(e, mult)
+    out = None
+    for s in sorted(set(shifts)):
+        q = limbs.rounded(e, a, b, s, mode, v)
+        mask = e.per_channel([t == s for t in shifts])
+        out = q if out is None else e.node("Where", [e.const(mask, BOOL), q, out])
+    return out
+
+
+def _in_i32(shifts: list[int], span) -> bool:
+    """Whether the int32 recipe holds: a certified ``rq.p`` within i32, shifts up to 30."""
+    return span is not None and -(1 << 31) <= span[0] and span[1] < 1 << 31 and max(shifts) <= 30
+
+
 def requantise(
     e: Emitter,
     v: str,
@@ -253,17 +239,24 @@ def requantise(
     post=None,
     dtype: int = I64,
     span=None,
+    operand=None,
+    factor=None,
 ) -> str:
     """``y = R_round((v + pre)·mult, shifts) + post`` (§5.1) on a ``dtype`` tensor ``v``
-    (int64, or int32 where :func:`width` proves every value fits): ``mult`` a per-channel
-    list or a tensor name, ``pre``/``post`` per-channel lists, ``span`` the certified
-    ``rq.p`` interval when known (it covers ``p`` and ``p + 2^(s−1)``). Without a multiplier,
-    ``pre`` is added with the rounding's half and lift, one constant where it fits."""
+    (int64, or int32 where :func:`width` proves every value fits or the runtime has no exact
+    int64): ``mult`` a per-channel list or a tensor name (within ``factor``), ``pre``/``post``
+    per-channel lists, ``span`` the certified ``rq.p`` interval when known (it covers ``p``
+    and ``p + 2^(s−1)``), ``operand`` that of ``rq.t``. On int32, a product or a shift past
+    the int32 recipe is formed from limbs (:mod:`.limbs`). Without a multiplier, ``pre`` is
+    added with the rounding's half and lift, one constant where it fits."""
     wide_ = _needs_wide(shifts, span, dtype)
-    if pre is not None and (wide_ or mult is not None):
+    limbed = dtype == I32 and (isinstance(mult, str) or not _in_i32(shifts, span))
+    if pre is not None and (wide_ or limbed or mult is not None):
         v, pre = _plus(e, v, pre, dtype), None
     if wide_:
         q = _wide_round(e, v, shifts, round, mult)
+    elif limbed:
+        q = _limbs_round(e, v, shifts, round, mult, operand, factor)
     else:
         if mult is not None:
             v = e.node(
@@ -273,11 +266,27 @@ def requantise(
     return q if post is None else e.node("Add", [q, channel_const(e, post, "bias", dtype)])
 
 
-def width(result, args: dict) -> int:
+def has_int64(e: Emitter) -> bool:
+    """Whether the target's runtime computes int64 ``Mul``, ``Add`` and ``Div`` exactly (its
+    description, measured by the probes)."""
+    return all(e.exact(op, I64) for op in ("Mul", "Add", "Div"))
+
+
+def product_type(e: Emitter) -> int:
+    """The type an operator's values past i32 are formed in: int32 limbs on an ``acc32``
+    model for a runtime without exact int64 (:func:`has_int64`, :mod:`.limbs`), else int64."""
+    return I32 if e.storage == I32 and not has_int64(e) else I64
+
+
+def width(result, args: dict, e: Emitter | None = None) -> int:
     """int32 where the certificate's intervals of ``rq.t``, ``rq.p`` (which covers
     ``p + 2^(s−1)``), ``rq.q`` and ``rq.y`` fit i32, every shift is at most 30 and every bias
     and multiplier fits: the whole recipe then stays in int32 (§6: a value may be formed in
-    any width that holds its certified interval); int64 otherwise."""
+    any width that holds its certified interval); int64 otherwise. On an ``acc32`` model for
+    a runtime without exact int64 (``e``'s target, :func:`has_int64`), int32: every value
+    but the product fits i32 (§7.2), and :func:`requantise` forms that from limbs."""
+    if e is not None and product_type(e) == I32:
+        return I32
     if result is None:
         return I64
     lo, hi = -(1 << 31), (1 << 31) - 1
@@ -302,12 +311,14 @@ def span(result, key: str = "rq.p"):
 
 def rq_args(rq, channels: int, result=None) -> dict:
     """An ``RQ`` block as :func:`requantise`'s keywords, one value per channel, with the
-    certified ``rq.p`` interval of ``result`` (the operator's certificate) when given."""
+    certified ``rq.p`` and ``rq.t`` intervals of ``result`` (the operator's certificate)
+    when given."""
     bias = [int(b) for b in rq.bias]
     return dict(
         round=rq.round,
         shifts=rq.shifts(channels),
         span=span(result),
+        operand=span(result, "rq.t"),
         mult=rq.mults(channels) if rq.m_kind else None,
         pre=bias if rq.bias_kind == "pre" else None,
         post=bias if rq.bias_kind == "post" else None,

@@ -65,9 +65,10 @@ def shuffled_alone(g, t: int):
     return readers[0] if len(readers) == 1 and readers[0].name == "pixel_shuffle" else None
 
 
-def wide(e: Emitter, x: str) -> str:
-    """A graph tensor as int64, for arithmetic whose intermediates pass i32."""
-    return x if e.storage == I64 else e.cast(x, I64)
+def wide(e: Emitter, x: str, dtype: int = I64) -> str:
+    """A graph tensor as ``dtype`` (int64 unless said), for arithmetic whose intermediates
+    pass i32 (int32 where they are formed from limbs, :func:`..requant.product_type`)."""
+    return x if e.storage == dtype else e.cast(x, dtype)
 
 
 def narrow(e: Emitter, x: str) -> str:

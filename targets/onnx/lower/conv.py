@@ -41,7 +41,7 @@ def lower(e: Emitter, op: Op, ins: Names, ctx: LowerCtx) -> Names:
         k: [v[i] for i in perm] if isinstance(v, list) else v
         for k, v in rq_args(p.rq, p.cout, ctx.nodes.get(op.index)).items()
     }
-    dtype = width(ctx.nodes.get(op.index), args)
+    dtype = width(ctx.nodes.get(op.index), args, e)
     acc = mac_sum(
         e,
         ins[0],

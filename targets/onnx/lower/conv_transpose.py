@@ -109,7 +109,7 @@ def lower(e: Emitter, op: Op, ins: Names, ctx: LowerCtx) -> Names:
         k: [x for x in v for _ in range(rh * rw)] if isinstance(v, list) else v
         for k, v in rq_args(p.rq, p.cout, ctx.nodes.get(op.index)).items()
     }
-    dtype = width(ctx.nodes.get(op.index), rq)
+    dtype = width(ctx.nodes.get(op.index), rq, e)
     acc = mac_sum(
         e,
         ins[0],

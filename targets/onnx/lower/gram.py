@@ -1,30 +1,29 @@
-"""``gram`` (§5.9): per group, ``A·Bᵀ`` over every position as an int64 ``MatMul`` (exact on
+"""``gram`` (§5.9): per group, ``A·Bᵀ`` over every position as an integer ``MatMul`` (exact on
 integers, measured; never ``ReduceSum``, which goes through double), then the rounding
-shift. The sums fit i32 (the graph meets acc32), so int64 never wraps."""
+shift. The sums fit i32 (the graph meets acc32): the ``MatMul`` is int64, so it never wraps,
+or int32 where the runtime has no exact int64 (:func:`..requant.product_type`)."""
 
 from waiexport.graph import Op
 
 from ...lowering import Names
 from ..emit import Emitter
-from ..requant import requantise, span
-from ._common import LowerCtx, narrow, wide
+from ..requant import product_type, requantise, span
+from ._common import LowerCtx, stored, wide
 
 
 def lower(e: Emitter, op: Op, ins: Names, ctx: LowerCtx) -> Names:
     c = ctx.graph.tensor(op.inputs[0]).channels
     g, d = op.params.groups, c // op.params.groups
-    a, b = (e.reshape(wide(e, x), [g, d, -1]) for x in ins)
+    dtype = product_type(e)
+    a, b = (e.reshape(wide(e, x, dtype), [g, d, -1]) for x in ins)
     acc = e.node("MatMul", [a, e.node("Transpose", [b], perm=[0, 2, 1])])
     acc = e.reshape(acc, [1, c, 1, d])
-    return [
-        narrow(
-            e,
-            requantise(
-                e,
-                acc,
-                round=op.params.rq.round,
-                shifts=[int(op.params.rq.shift[0])] * c,
-                span=span(ctx.nodes.get(op.index)),
-            ),
-        )
-    ]
+    y = requantise(
+        e,
+        acc,
+        round=op.params.rq.round,
+        shifts=[int(op.params.rq.shift[0])] * c,
+        dtype=dtype,
+        span=span(ctx.nodes.get(op.index)),
+    )
+    return [stored(e, y, dtype)]

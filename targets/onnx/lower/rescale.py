@@ -11,6 +11,6 @@ from ._common import LowerCtx, narrow, wide
 def lower(e: Emitter, op: Op, ins: Names, ctx: LowerCtx) -> Names:
     c = ctx.graph.tensor(op.inputs[0]).channels
     args = rq_args(op.params.rq, c, ctx.nodes.get(op.index))
-    if e.storage == I32 and width(ctx.nodes.get(op.index), args) == I32:
+    if e.storage == I32 and width(ctx.nodes.get(op.index), args, e) == I32:
         return [requantise(e, ins[0], **args, dtype=I32)]
     return [narrow(e, requantise(e, wide(e, ins[0]), **args))]

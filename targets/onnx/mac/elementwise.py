@@ -9,7 +9,13 @@ import numpy as np
 from ..emit import I32, I64, U8, Emitter
 from .common import I32_MAX, im2cols, tap_window, typed
 
-__all__ = ["subset_sums_fit_i32", "im2col_i32_sum", "gemm_exact", "elementwise_sum"]
+__all__ = [
+    "subset_sums_fit_i32",
+    "im2col_i32_sum",
+    "gemm_exact",
+    "elementwise_sum",
+    "halves",
+]
 
 
 def subset_sums_fit_i32(x_range: tuple[int, int], w: np.ndarray) -> bool:
@@ -87,7 +93,7 @@ def elementwise_sum(
         for k0 in range(0, k, kc):
             part = w2[o0 : o0 + oc, k0 : k0 + kc]
             window = cols if part.shape[1] == k else e.slice(cols, [k0], [k0 + kc], [2])
-            t = _halves(
+            t = halves(
                 e,
                 e.node("Mul", [window, e.const(part[None, :, :, None, None], I32, "w")]),
                 part.shape[1],
@@ -99,7 +105,7 @@ def elementwise_sum(
     return typed(e, total, I32, dtype)
 
 
-def _halves(e: Emitter, t: str, n: int) -> str:
+def halves(e: Emitter, t: str, n: int) -> str:
     """The sum over axis 2 (of ``n``) of ``t`` by a tree of ``Slice`` halves and ``Add``."""
     while n > 1:
         h = n // 2
