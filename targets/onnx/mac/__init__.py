@@ -26,6 +26,7 @@ import functools
 import numpy as np
 
 from ..emit import I8, I32, I64, U8, Emitter, fits_i8
+from ..requant import has_int64
 from .common import I32_MAX, by_trim, joined, signs_join, support, trimmed, typed
 from .digits import conv_sum
 from .elementwise import elementwise_sum, gemm_exact, im2col_i32_sum, subset_sums_fit_i32
@@ -129,7 +130,7 @@ def matmul_path(
             nhwc_read
             and (target is None or target.options.nhwc_sums)
             and signs_join(w, 128)
-            and all(e.exact(op, I64) for op in ("Add", "Mul", "Div"))
+            and has_int64(e)
         )
     ):
         return "weights-first"

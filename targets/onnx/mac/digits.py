@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import limbs
 from ..emit import I32, I64, U8, Emitter
+from ..requant import has_int64
 from .common import gemm_channels, digits_of, typed
 
 __all__ = ["conv_sum"]
@@ -20,6 +22,8 @@ def _x_parts(e: Emitter, x: str, lo: int, hi: int) -> list[tuple[int, int, str, 
     if lo < -(1 << 31) or hi >= 1 << 31:
         pos = e.node("Where", [e.node("Greater", [x, e.const(0, I64)]), x, e.const(0, I64)])
         split = {1: pos, -1: e.node("Sub", [pos, x])}
+    elif not has_int64(e):
+        return _x_digits_i32(e, x, lo, hi)
     else:
         pos = e.node("Max", [x, e.const(0, I32)])
         split = {1: e.cast(pos, I64)}
@@ -38,6 +42,28 @@ def _x_parts(e: Emitter, x: str, lo: int, hi: int) -> list[tuple[int, int, str, 
                 )
             )
             parts.append((sign, d, e.cast(digit, U8), bound if n == 1 else 255))
+    return parts
+
+
+def _x_digits_i32(e: Emitter, x: str, lo: int, hi: int) -> list[tuple[int, int, str, int]]:
+    """:func:`_x_parts` in int32 alone, for a runtime without exact int64 (``x⁻ = −x`` has
+    no int32 at ``−2^31``): ``x``'s own base-256 digits, the low ones in ``[0, 255]`` by floor
+    modulo and exact division, the top one signed and split by sign (each part at most 128)."""
+    n = 1
+    while not (-128 << (8 * (n - 1))) <= lo <= hi < 128 << (8 * (n - 1)):
+        n += 1
+    parts, rest = [], x
+    for d in range(n - 1):
+        digit = e.node("Mod", [rest, e.const(256, I32)], fmod=0)
+        rest = e.node("Div", [e.node("Sub", [rest, digit]), e.const(256, I32)])
+        parts.append((1, d, e.cast(digit, U8), 255))
+    top_lo, top_hi = lo >> (8 * (n - 1)), hi >> (8 * (n - 1))
+    if top_hi > 0:
+        pos = e.node("Max", [rest, e.const(0, I32)])
+        parts.append((1, n - 1, e.cast(pos, U8), top_hi))
+    if top_lo < 0:
+        neg = e.node("Max", [e.node("Neg", [rest]), e.const(0, I32)])
+        parts.append((-1, n - 1, e.cast(neg, U8), -top_lo))
     return parts
 
 
@@ -107,6 +133,8 @@ def conv_sum(
                 )
             )
         return typed(e, total, I32, dtype)
+    if not has_int64(e):
+        return typed(e, limbs.combined(e, sums), I32, dtype)
     total = None
     for scale, acc in sums:
         term = e.cast(acc, I64)
