@@ -1,6 +1,7 @@
 """tract (Sonos' Rust runtime) as an engine (extra ``tract``): a target's ONNX model (its own
 target ``tract``'s unless ``--target`` names another, ``ort-cpu`` say), loaded with concrete
-input shapes for each decode shape (with symbolic sizes tract loads fewer of our models). A
+input shapes for each decode shape (with symbolic sizes tract loads fewer of our models) and
+each scalar bound to its decode's value (:func:`_bound`). A
 Rust panic aborts the process: tract runs in a worker (:mod:`.worker`), so a panic is that
 decode's result."""
 
@@ -21,7 +22,7 @@ REGISTRY = (
     {
         "name": "tract",
         "help": "the tract export (or --target's) on tract, concrete shapes "
-        "per decode (extra tract)",
+        "and scalars per decode (extra tract)",
         "cls": "TractEngine",
         "isolated": True,
         "aborts": True,
@@ -45,7 +46,8 @@ class TractEngine(ModelEngine):
 
     def describe(self) -> dict:
         return {
-            "runs_on": "tract (Sonos' Rust ONNX runtime), concrete input shapes per decode",
+            "runs_on": "tract (Sonos' Rust ONNX runtime), concrete input shapes and scalars "
+            "per decode",
             "packages": versions("tract", "waiexport", "numpy"),
             "probed": self.probed(),
         }
@@ -56,9 +58,13 @@ class TractEngine(ModelEngine):
         runnables: dict = {}
 
         def run(feed):
-            key = tuple((k, v.shape, v.dtype.str) for k, v in feed.items())
+            scalars = {k: v for k, v in feed.items() if k.startswith("scalar")}
+            feed = {k: v for k, v in feed.items() if k not in scalars}
+            key = tuple((k, v.shape, v.dtype.str) for k, v in feed.items()) + tuple(
+                (k, int(v[0])) for k, v in scalars.items()
+            )
             if key not in runnables:
-                runnables[key] = _runnable(tract, model.data, feed)
+                runnables[key] = _runnable(tract, _bound(model.data, scalars), feed)
             names, runnable = runnables[key]
             try:
                 out = runnable.run(list(feed.values()))
@@ -69,6 +75,24 @@ class TractEngine(ModelEngine):
             return {n: np.asarray(o.to_numpy()) for n, o in zip(names, out)}
 
         return run
+
+
+def _bound(data: bytes, scalars: dict) -> bytes:
+    """The model with each scalar input (``scalar<j>``, a crop's offset or a table's row)
+    made a constant of its value in this decode: tract fails a ``Slice`` whose bounds come
+    from a run-time input ("Symbol points to an invalid SymbolScope", measured, in int32 and
+    int64 alike) and computes one of constant bounds."""
+    if not scalars:
+        return data
+    import onnx
+    from onnx import numpy_helper
+
+    m = onnx.load_from_string(data)
+    kept = [i for i in m.graph.input if i.name not in scalars]
+    del m.graph.input[:]
+    m.graph.input.extend(kept)
+    m.graph.initializer.extend(numpy_helper.from_array(v, k) for k, v in scalars.items())
+    return m.SerializeToString()
 
 
 def _runnable(tract, data: bytes, feed: dict):

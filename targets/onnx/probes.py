@@ -16,6 +16,8 @@ a node's precision is not proof (OpenVINO 2026.4.1 reports ``i32`` for ``ReduceS
   bounds) past 2^24 where a bound is no float32 value (OpenVINO 2026.4.1 fuses the pair
   into one Clamp whose bounds go through float32), and the same pair split by a
   ``BitwiseOr`` with 0, the form the export takes where the pair is not exact;
+- **a floor shift by bits fused into float32** (:data:`BIT_FLOOR`): the int32 limbs'
+  division where int32 ``Div`` goes through float, at the int32 ends;
 - **int16 pair saturation** (:data:`SATURATION`): ``MatMulInteger`` u8×s8 at the worst cases
   of our digits (128 × ±128, 255 × ±64) and weight sign parts, either operand the constant;
   where it is wrong the export takes u8×u8 ``ConvInteger`` instead.
@@ -46,6 +48,7 @@ __all__ = [
     "SPLIT_CLAMP",
     "FOLDED",
     "SUM_TREE",
+    "BIT_FLOOR",
     "folded_patterns",
 ]
 
@@ -67,6 +70,10 @@ FOLDED = "Expand-BitwiseOr"
 #: A product then a tree of sums, the runtime targets' convolution (``Mul`` of strided
 #: windows and ``Add``), as a compiler fuses its neighbours.
 SUM_TREE = "Mul-Add-Add"
+#: A floor shift by bits (:func:`.limbs.bit_floor_shift`: each bit by ``BitwiseAnd``, capped
+#: at its weight by ``Min``, the sign's by ``Max``, summed by ``Add``), the int32 limbs'
+#: division on a runtime whose int32 ``Div`` goes through float, as its compiler fuses it.
+BIT_FLOOR = "BitwiseAnd-Min-Add"
 #: numpy's types by ONNX's names for them (``TensorProto``'s, looked up when a model is built:
 #: a load whose probes' models are kept on disk imports no onnx, targets/stored.py).
 _TYPES = {
@@ -363,6 +370,7 @@ def _probes() -> tuple:
     out += _clamps()
     out.append(_folded())
     out.append(_sum_tree())
+    out.append(_bit_floor())
     # MatMulInteger → Add → Div, the requantisation's shape: 7 // 2 is 3, nearest gives 4
     out.append(
         Probe(
@@ -425,6 +433,31 @@ def _sum_tree() -> Probe:
         {"w": w, "z": z},
         {"x": x, "y": y},
         want,
+    )
+
+
+def _bit_floor() -> Probe:
+    """``⌊x / 2^7⌋`` by bits (:data:`BIT_FLOOR`) on the int32 ends and values past 2^24 that
+    are no float32 values: a runtime that fuses the chain into float32 rounds them."""
+    x = np.array(
+        [-(1 << 31), -(1 << 31) + 1, -1, 0, 1, (1 << 31) - 1, (1 << 30) + 1, -(1 << 24) - 3],
+        np.int32,
+    )
+    nodes, consts, total = [], {"sign": np.array(-(1 << 31), np.int32)}, None
+    for j in range(7, 32):
+        bit, cap, out = f"b{j}", f"c{j}", f"t{j}"
+        if j < 31:
+            consts[bit] = np.array(1 << j, np.int32)
+            consts[cap] = np.array(1 << (j - 7), np.int32)
+            nodes += [("BitwiseAnd", ["x", bit], [f"a{j}"]), ("Min", [f"a{j}", cap], [out])]
+        else:
+            consts[cap] = np.array(-(1 << 24), np.int32)
+            nodes += [("BitwiseAnd", ["x", "sign"], ["a31"]), ("Max", ["a31", cap], [out])]
+        if total is not None:
+            nodes.append(("Add", [total, out], ["out0" if j == 31 else f"s{j}"]))
+        total = f"s{j}" if total is not None else out
+    return Probe(
+        FLOAT32, BIT_FLOOR, "int32", tuple(nodes), consts, {"x": x}, (x >> 7).astype(np.int32)
     )
 
 
@@ -496,7 +529,9 @@ def typed_nodes(model) -> list[tuple[str, str, str]]:
     """Each node of an ONNX model (and of its ``If`` branches) that computes a graph value,
     as ``(name, operator, its first input's type)``, the types inferred; a node of sizes
     alone (from ``Shape`` or ``Size`` and constants, a tensor's dimensions, each below 2^31)
-    is left out, since no runtime's narrowing of those can change a value."""
+    is left out, since no runtime's narrowing of those can change a value; so is a node
+    whose results only address a tensor (:func:`_addressing`: a crop's window from scalars,
+    within the tensor's sides, §5.10; a gather's positions)."""
     import onnx  # onnx: a load whose probe models are kept imports none
     from onnx import helper
     from .emit import graphs, subgraph_nodes
@@ -510,7 +545,7 @@ def typed_nodes(model) -> list[tuple[str, str, str]]:
     }
     types.update({t.name: t.data_type for t in inferred.graph.initializer})
     names = {v: np.dtype(helper.tensor_dtype_to_np_dtype(v)).name for v in set(types.values()) if v}
-    out, sizes = [], set()
+    out, sizes, addressing = [], set(), _addressing(inferred)
     constant = {t.name for t in inferred.graph.initializer} | {
         o for n in subgraph_nodes(inferred.graph.node) if n.op_type == "Constant" for o in n.output
     }
@@ -522,9 +557,57 @@ def typed_nodes(model) -> list[tuple[str, str, str]]:
             and all(i in sizes or i in constant for i in given)
         ):
             sizes.update(n.output)
-        elif given:
+        elif given and n.name not in addressing:
             out.append((n.name, n.op_type, names.get(types.get(n.input[0]), "")))
     return out
+
+
+#: The inputs of an operator that address a tensor (its bounds, shape or pads), by position.
+_ADDRESS = {
+    "Gather": {1},
+    "Slice": {1, 2, 3, 4},
+    "Reshape": {1},
+    "Expand": {1},
+    "Tile": {1},
+    "Pad": {1},
+    "Squeeze": {1},
+    "Unsqueeze": {1},
+}
+
+
+def _addressing(model) -> set[str]:
+    """The names of the nodes whose every result is read only where an operator addresses a
+    tensor (:data:`_ADDRESS`) or by another such node, and whose constants fit int32: a
+    value there is a position or a size, below 2^31 (the host refuses a window past the
+    tensor's sides, §4 run step 3), so neither a runtime that narrows int64 to int32 nor
+    one that narrows its int64 constants changes it. Graph outputs address nothing."""
+    from onnx import numpy_helper  # onnx: a load whose probe models are kept imports none
+
+    small = {
+        t.name
+        for t in model.graph.initializer
+        if np.all(np.abs(numpy_helper.to_array(t).astype(object)) < 1 << 31)
+    }
+    consts = {t.name for t in model.graph.initializer}
+    readers: dict = {}
+    for n in model.graph.node:
+        for k, i in enumerate(n.input):
+            readers.setdefault(i, []).append((n, k))
+    outputs = {o.name for o in model.graph.output}
+    found: set = set()
+    for n in reversed(model.graph.node):
+        if (
+            n.output
+            and all(i in small or i not in consts for i in n.input if i)
+            and all(
+                o not in outputs
+                and readers.get(o)
+                and all(k in _ADDRESS.get(r.op_type, ()) or r.name in found for r, k in readers[o])
+                for o in n.output
+            )
+        ):
+            found.add(n.name)
+    return found
 
 
 #: Operators that make data from sizes (a tensor of the model's values, not a size).
@@ -538,7 +621,19 @@ def used(model) -> set[tuple[str, str]]:
         {(op, dtype) for _, op, dtype in typed_nodes(model)}
         | clamp_patterns(model)
         | folded_patterns(model)
+        | bit_patterns(model)
     )
+
+
+def bit_patterns(model) -> set[tuple[str, str]]:
+    """``{(BIT_FLOOR, "int32")}`` where a ``Min`` or ``Max`` of ``model`` reads a
+    ``BitwiseAnd`` (:data:`BIT_FLOOR`), else nothing."""
+    from .emit import subgraph_nodes
+
+    nodes = list(subgraph_nodes(model.graph.node))
+    anded = {o for n in nodes if n.op_type == "BitwiseAnd" for o in n.output}
+    reads = any(n.op_type in ("Min", "Max") and anded & set(n.input) for n in nodes)
+    return {(BIT_FLOOR, "int32")} if reads else set()
 
 
 def folded_patterns(model) -> set[tuple[str, str]]:
