@@ -343,3 +343,79 @@ def test_openvino_still_writes_into_a_folded_constant_a_bitwise_operator_reads()
         for _ in range(3)
     ]
     assert got == [107, 207, 307]  # 107 each time, were it exact
+
+
+LIMB_SHIFTS = [0, 1, 14, 15, 16, 29, 30, 31, 32, 45, 46, 62, 63]
+
+
+@st.composite
+def _past_32_bits(draw):
+    """A ``rescale`` (or ``mul``, or ``leaky``) whose product passes 32 bits: int32 operands
+    at their ends, multipliers up to ``2^31 − 1`` or as large as the shift lets ``rq.q`` fit
+    i32, shifts at and past each 15-bit limb's edge, every rounding, both bias placements,
+    per-channel multipliers and shifts; inputs at the ends and on the ties."""
+    from waiexport import params as P
+    from waiexport.builder import GraphBuilder, rq
+
+    top = (1 << 31) - 1
+    kind = draw(st.sampled_from(["rescale", "rescale", "mul", "leaky"]))
+    shifts = [draw(st.sampled_from(LIMB_SHIFTS)) for _ in range(2)]
+    if draw(st.booleans()):
+        shifts[1] = shifts[0]
+    mults = [draw(st.integers(0, min(top, 1 << s))) for s in shifts]
+    mults = [
+        draw(st.sampled_from([m, min(top, 1 << s), 1 << min(s, 30)])) for m, s in zip(mults, shifts)
+    ]
+    bias = draw(st.integers(-(1 << 12), 1 << 12))
+    b = GraphBuilder()
+    # the product of mul (and leaky's) is class acc, in i32: a narrower x, for a wider other
+    lo, hi = (
+        (-(1 << 31) + abs(bias), top - abs(bias)) if kind == "rescale" else (-(1 << 16), 1 << 16)
+    )
+    x = b.input(2, lo, hi, max_h=2, max_w=3)
+    if kind == "leaky":
+        a, f = draw(st.integers(-(1 << 14), 1 << 14)), draw(st.sampled_from(LIMB_SHIFTS))
+        y = b.op("leaky", x, P.Leaky(a, f))
+    else:
+        block = rq(
+            shift=shifts,
+            mult=mults,
+            bias=None if kind == "mul" else [bias, -bias],
+            bias_kind=None if kind == "mul" else draw(st.sampled_from(["pre", "post"])),
+            round=draw(st.sampled_from(["floor", "half_up", "half_even"])),
+        )
+        if kind == "mul":
+            z = b.input(1, -(1 << 14), 1 << 14, max_h=2, max_w=3)
+            y = b.op("mul", [x, z], P.Mul(block))
+        else:
+            y = b.op("rescale", x, P.Rescale(block))
+    b.output(y)
+    halves = [1 << (s - 1) for s in shifts if s]
+    ties = [
+        v
+        for h in halves
+        for m in mults
+        if m
+        for v in (h // m, -h // m, h // m + 1)
+        if lo <= v <= hi
+    ]
+    values = (ties + [lo, hi, 0, 1, -1, lo + 1, hi - 1] * 2)[:12]
+    extra = [[np.full((1, 2, 3), k)] for k in (-(1 << 14), 1 << 14)] if kind == "mul" else [[]]
+    decodes = [([np.full((2, 2, 3), v)] + z_, []) for v in (lo, hi) for z_ in extra] + [
+        ([np.array(values).reshape(2, 2, 3)] + extra[-1], [])
+    ]
+    return b.build(), decodes
+
+
+@pytest.mark.parametrize("runtime, n", RUNTIMES)
+def test_products_past_32_bits_run_exactly_on_the_runtime(runtime, n):
+    """The int32 limbs (:mod:`waiexport.targets.onnx.limbs`) at their worst cases, on the
+    runtime as it compiles them: every graph of ``acc32`` exports and runs bit-exactly."""
+
+    @given(_past_32_bits())
+    def body(drawn):
+        g, decodes = drawn
+        assume(verdict(g)["acc32"])
+        assert exact_or_refused(g, decodes, lambda: _engine(runtime)), "refused"
+
+    _run(runtime, n * 2, body)
