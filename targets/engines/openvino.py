@@ -13,6 +13,7 @@ runtime's error is that decode's ``EngineFailure``, one line."""
 
 from __future__ import annotations
 
+from ..onnx.format import bound_scalars, decode_key
 from ..errors import EngineFailure, EngineUnavailable
 from .base import ModelEngine, versions
 
@@ -60,12 +61,13 @@ class OpenVinoEngine(ModelEngine):
 
     def open(self, model):
         """The model compiled as it is, where what OpenVINO runs in floating point is read,
-        and compiled again with each decode's input shapes fixed, on which that decode runs
-        (a node in floating point there that was not in the first fails it). On dynamic
-        shapes OpenVINO's sizes went wrong: a reshape read a side of 1 where it was 7 (the
-        interleave of a k4 s4 ``conv_transpose``, every decode failed), and a 1x1 conv of
-        side 2^24 + 1 computed its last column wrong; on fixed shapes both are exact
-        (measured)."""
+        and compiled again with each decode's input shapes and scalars fixed
+        (:func:`..onnx.format.bound_scalars`), on which that decode runs (a node in floating
+        point there that was not in the first fails it). On dynamic shapes OpenVINO's sizes
+        went wrong: a reshape read a side of 1 where it was 7 (the interleave of a k4 s4
+        ``conv_transpose``, every decode failed), a 1x1 conv of side 2^24 + 1 computed its
+        last column wrong, and a side of 6 was padded to 6, not 8, after a crop whose width
+        is a scalar; on fixed shapes and scalars all are exact (measured)."""
         compiled = self._compiled(self.core.read_model(model=model.data, weights=b""))
         floating = _floating(compiled)
         kept = {n for port in compiled.inputs for n in port.get_names()}
@@ -73,19 +75,21 @@ class OpenVinoEngine(ModelEngine):
 
         def run(feed):
             feed = {k: v for k, v in feed.items() if k in kept}
-            shapes = tuple(sorted((k, tuple(v.shape)) for k, v in feed.items()))
+            key = decode_key(feed)
             try:
-                if shapes not in fixed:
-                    m = self.core.read_model(model=model.data, weights=b"")
-                    m.reshape({k: list(shape) for k, shape in shapes})
+                if key not in fixed:
+                    data, fed = bound_scalars(model.data, feed)
+                    m = self.core.read_model(model=data, weights=b"")
+                    m.reshape({k: list(v.shape) for k, v in fed.items()})
                     at_shapes = self._compiled(m)
                     new = [] if floating else _floating(at_shapes)
                     if new:
                         raise EngineFailure(
                             f"OpenVINO runs {new[0]} in floating point at these input shapes (§6)"
                         )
-                    fixed[shapes] = at_shapes.create_infer_request()
-                said = fixed[shapes].infer(feed)
+                    fixed[key] = at_shapes.create_infer_request(), list(fed)
+                request, names = fixed[key]
+                said = request.infer({k: feed[k] for k in names})
             except RuntimeError as e:
                 raise EngineFailure.said("OpenVINO", str(e).strip().splitlines()[-1]) from None
             return {_name(port): value for port, value in said.items()}

@@ -1,7 +1,7 @@
 """tract (Sonos' Rust runtime) as an engine (extra ``tract``): a target's ONNX model (its own
 target ``tract``'s unless ``--target`` names another, ``ort-cpu`` say), loaded with concrete
 input shapes for each decode shape (with symbolic sizes tract loads fewer of our models) and
-each scalar bound to its decode's value (:func:`_bound`). A
+each scalar bound to its decode's value (:func:`..onnx.format.bound_scalars`). A
 Rust panic aborts the process: tract runs in a worker (:mod:`.worker`), so a panic is that
 decode's result."""
 
@@ -13,6 +13,7 @@ import tempfile
 import numpy as np
 
 from ..errors import EngineFailure, EngineUnavailable, NotForEngine
+from ..onnx.format import bound_scalars
 from .base import ModelEngine, versions
 
 __all__ = ["TractEngine"]
@@ -58,13 +59,13 @@ class TractEngine(ModelEngine):
         runnables: dict = {}
 
         def run(feed):
-            scalars = {k: v for k, v in feed.items() if k.startswith("scalar")}
-            feed = {k: v for k, v in feed.items() if k not in scalars}
-            key = tuple((k, v.shape, v.dtype.str) for k, v in feed.items()) + tuple(
-                (k, int(v[0])) for k, v in scalars.items()
+            key = tuple(
+                (k, v.shape, v.dtype.str, v.tobytes() * k.startswith("scalar"))
+                for k, v in feed.items()
             )
+            data, feed = bound_scalars(model.data, feed)
             if key not in runnables:
-                runnables[key] = _runnable(tract, _bound(model.data, scalars), feed)
+                runnables[key] = _runnable(tract, data, feed)
             names, runnable = runnables[key]
             try:
                 out = runnable.run(list(feed.values()))
@@ -75,24 +76,6 @@ class TractEngine(ModelEngine):
             return {n: np.asarray(o.to_numpy()) for n, o in zip(names, out)}
 
         return run
-
-
-def _bound(data: bytes, scalars: dict) -> bytes:
-    """The model with each scalar input (``scalar<j>``, a crop's offset or a table's row)
-    made a constant of its value in this decode: tract fails a ``Slice`` whose bounds come
-    from a run-time input ("Symbol points to an invalid SymbolScope", measured, in int32 and
-    int64 alike) and computes one of constant bounds."""
-    if not scalars:
-        return data
-    import onnx
-    from onnx import numpy_helper
-
-    m = onnx.load_from_string(data)
-    kept = [i for i in m.graph.input if i.name not in scalars]
-    del m.graph.input[:]
-    m.graph.input.extend(kept)
-    m.graph.initializer.extend(numpy_helper.from_array(v, k) for k, v in scalars.items())
-    return m.SerializeToString()
 
 
 def _runnable(tract, data: bytes, feed: dict):

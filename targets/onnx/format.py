@@ -230,6 +230,36 @@ def _runtime_fits(exp) -> None:
         )
 
 
+def decode_key(feed: dict) -> tuple:
+    """What a model compiled per decode is kept by: each input's name, shape and type, and
+    each scalar's value (:func:`bound_scalars`)."""
+    return tuple(
+        (k, v.shape, v.dtype.str, int(v[0]) if k.startswith("scalar") else None)
+        for k, v in sorted(feed.items())
+    )
+
+
+def bound_scalars(data: bytes, feed: dict) -> tuple[bytes, dict]:
+    """The model ``data`` with each scalar input of ``feed`` (``scalar<j>``, a crop's
+    offset or size, a table's row) made a constant of its value in this decode, and the
+    feed without them: for an engine that compiles per decode, whose runtime goes wrong
+    where a size comes from a run-time input (tract fails a ``Slice`` of run-time bounds,
+    "Symbol points to an invalid SymbolScope", in int32 and int64 alike; OpenVINO padded a
+    side of 6 to 6, not 8, after a crop whose width is a scalar; measured)."""
+    scalars = {k: v for k, v in feed.items() if k.startswith("scalar")}
+    if not scalars:
+        return data, feed
+    import onnx
+    from onnx import numpy_helper
+
+    m = onnx.load_from_string(data)
+    kept = [i for i in m.graph.input if i.name not in scalars]
+    del m.graph.input[:]
+    m.graph.input.extend(kept)
+    m.graph.initializer.extend(numpy_helper.from_array(v, k) for k, v in scalars.items())
+    return m.SerializeToString(), {k: v for k, v in feed.items() if k not in scalars}
+
+
 def quiet(ort, provider: str = "CPUExecutionProvider", fallback: bool = False):
     """Session options that keep onnxruntime's own log lines (its errors too: each one is
     raised, and reported, as an exception) off the terminal, that keep every node on

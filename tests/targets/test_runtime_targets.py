@@ -419,3 +419,36 @@ def test_products_past_32_bits_run_exactly_on_the_runtime(runtime, n):
         assert exact_or_refused(g, decodes, lambda: _engine(runtime)), "refused"
 
     _run(runtime, n * 2, body)
+
+
+@pytest.mark.parametrize(
+    "runtime",
+    [
+        pytest.param("openvino-cpu", marks=with_extra("openvino", "openvino")),
+        pytest.param("tract", marks=with_extra("tract", "tract")),
+    ],
+)
+def test_a_crop_sized_by_a_scalar_then_a_padded_conv_and_a_pad_rep_is_exact(runtime):
+    """A fuzz campaign's bundle (seed 0, graph 1811): a crop whose width is a scalar, a 1x1
+    conv padded at the sides, a ``pad_rep`` to a multiple of 4. OpenVINO padded the conv's
+    width of 6 to 6, not 8 (its sizes from the scalar went wrong, the output's shape with
+    them); tract fails a ``Slice`` of run-time bounds. Each engine binds the scalars per
+    decode."""
+    from waiexport import params as P
+    from waiexport.builder import GraphBuilder, conv, crop, rq
+    from waiexport.reference import decode
+
+    b = GraphBuilder()
+    y0, width = b.scalar(0, 2), b.scalar(1, 3)
+    x = b.input(1, -1000, 1000, max_h=4, max_w=4)
+    c = b.op("crop", x, crop(("scalar", y0), 1, 1, ("scalar", width)))
+    w = np.array([1, 5, 82]).reshape(3, 1, 1, 1)
+    y = b.op("conv", c, conv(w, stride=(3, 1), pad=(0, 2), rq=rq(shift=3, round="half_even")))
+    b.output(b.op("pad_rep", y, P.PadRep(4)))
+    g = b.build()
+    loaded = _engine(runtime).load(write(g))
+    feed = np.arange(-8, 8).reshape(1, 4, 4) * 97
+    for scalars in ([0, 2], [2, 3], [1, 1], [0, 2]):
+        want = decode(g, [feed], scalars)
+        got = loaded.decode([feed], scalars)
+        assert [np.asarray(a).tolist() for a in got] == [a.tolist() for a in want], scalars

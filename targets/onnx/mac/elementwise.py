@@ -9,13 +9,7 @@ import numpy as np
 from ..emit import I32, I64, U8, Emitter
 from .common import I32_MAX, im2cols, tap_window, typed
 
-__all__ = [
-    "subset_sums_fit_i32",
-    "im2col_i32_sum",
-    "gemm_exact",
-    "elementwise_sum",
-    "halves",
-]
+__all__ = ["subset_sums_fit_i32", "im2col_i32_sum", "gemm_exact", "elementwise_sum", "halves"]
 
 
 def subset_sums_fit_i32(x_range: tuple[int, int], w: np.ndarray) -> bool:
