@@ -20,7 +20,23 @@ from dataclasses import dataclass
 from ..errors import ExportError
 from .emit import I32, Emitter, channel_const
 
-__all__ = ["Limb", "bit_floor_shift", "split", "constants", "product", "combined", "rounded"]
+#: A model of int32 limbs and a GEMM, as a runtime's optimiser meets it (a target's
+#: description may lack it: tract's does not finish, measured); limbs' nodes are named by
+#: :data:`HINT`.
+AFTER_GEMM = "GEMM-limbs"
+HINT = "limb"
+
+__all__ = [
+    "AFTER_GEMM",
+    "HINT",
+    "Limb",
+    "bit_floor_shift",
+    "split",
+    "constants",
+    "product",
+    "combined",
+    "rounded",
+]
 
 BITS = 15
 BASE = 1 << BITS
@@ -81,7 +97,7 @@ def _checked(e: Emitter, op: str, a: Limb, b: Limb, lo: int, hi: int) -> Limb:
     """The node ``op(a, b)``, whose every value lies in ``[lo, hi]``, which must fit int32."""
     if lo < LO or hi > HI:
         raise ExportError(f"an int32 limb of [{lo}, {hi}] would wrap (an exporter fault)")
-    return Limb(e.node(op, [a.name, b.name]), lo, hi)
+    return Limb(e.node(op, [a.name, b.name], hint=HINT), lo, hi)
 
 
 def _add(e: Emitter, a: Limb, b: Limb) -> Limb:
@@ -111,27 +127,35 @@ def _low(e: Emitter, x: Limb, k: int) -> Limb:
     if x.name is None or (0 <= x.lo and x.hi < 1 << k):
         return x
     if e.exact("Mod", I32):
-        return Limb(e.node("Mod", [x.name, e.const(1 << k, I32)], fmod=0), 0, (1 << k) - 1)
-    return Limb(e.node("BitwiseAnd", [x.name, e.const((1 << k) - 1, I32)]), 0, (1 << k) - 1)
+        return Limb(
+            e.node("Mod", [x.name, e.const(1 << k, I32)], hint=HINT, fmod=0), 0, (1 << k) - 1
+        )
+    return Limb(
+        e.node("BitwiseAnd", [x.name, e.const((1 << k) - 1, I32)], hint=HINT), 0, (1 << k) - 1
+    )
 
 
-def _floor(e: Emitter, x: Limb, k: int) -> Limb:
-    """``⌊x / 2^k⌋`` for any ``k ≥ 0`` (past 31, the sign of an int32)."""
+def _floor(e: Emitter, x: Limb, k: int, low: Limb | None = None) -> Limb:
+    """``⌊x / 2^k⌋`` for any ``k ≥ 0`` (past 31, the sign of an int32); ``low`` is
+    ``x mod 2^k`` where the caller has it."""
     lo, hi = x.lo >> k, x.hi >> k
     if x.name is None or lo == hi == 0:
         return ZERO
     if k == 0:
         return x
-    if k <= 30 and e.exact("Div", I32) and e.exact("Mod", I32):
-        low = _low(e, x, k)
+    if e.exact("Div", I32) and e.exact("Mod", I32):
+        if k > 30:  # 2^k has no int32: two floors
+            return _floor(e, _floor(e, x, 30), k - 30)
+        low = _low(e, x, k) if low is None else low
         whole = _checked(e, "Sub", x, low, lo << k, hi << k)
-        return Limb(e.node("Div", [whole.name, e.const(1 << k, I32)]), lo, hi)
+        return Limb(e.node("Div", [whole.name, e.const(1 << k, I32)], hint=HINT), lo, hi)
     return Limb(bit_floor_shift(e, x.name, [min(k, 31)], (x.lo, x.hi)), lo, hi)
 
 
 def _split(e: Emitter, x: Limb) -> tuple[Limb, Limb]:
     """``(x mod 2^15, ⌊x / 2^15⌋)``."""
-    return _low(e, x, BITS), _floor(e, x, BITS)
+    low = _low(e, x, BITS)
+    return low, _floor(e, x, BITS, low)
 
 
 def normalised(e: Emitter, columns: list[list[Limb]]) -> list[Limb]:
@@ -241,14 +265,24 @@ def _shifted(e: Emitter, v: list[Limb], s: int) -> list[Limb]:
 
 def _narrow(e: Emitter, v: list[Limb], like: str) -> str:
     """``V`` as one int32 tensor shaped as ``like``, where the certificate fits it in i32:
-    Horner from the top limb, each partial value ``⌊V / 2^(15k)⌋`` no larger than ``V``."""
-    acc = None
-    for limb in reversed(v):
-        if acc is not None:
-            acc = e.node("Mul", [acc, e.const(BASE, I32)])
+    ``⌊V / 2^30⌋`` by Horner from the top limb (each partial value ``⌊V / 2^(15k)⌋`` no
+    larger than ``V``), then ``⌊V / 2^30⌋·2^30 + l₁·2^15 + l₀``, each partial sum
+    ``⌊V / 2^(15k)⌋·2^(15k)`` within i32 (a chain of ``Mul`` and ``Add`` as deep as the limbs
+    took tract minutes to compile, measured)."""
+    top = None
+    for limb in reversed(v[2:]):
+        if top is not None:
+            top = e.node("Mul", [top, e.const(BASE, I32)], hint=HINT)
         if limb.name is not None:
-            acc = limb.name if acc is None else e.node("Add", [acc, limb.name])
-    return acc if acc is not None else e.node("Mul", [like, e.const(0, I32)])
+            top = limb.name if top is None else e.node("Add", [top, limb.name], hint=HINT)
+    acc = None
+    for k, part in ((2, top), (1, v[1].name if len(v) > 1 else None), (0, v[0].name)):
+        if part is not None:
+            term = (
+                part if not k else e.node("Mul", [part, e.const(1 << (BITS * k), I32)], hint=HINT)
+            )
+            acc = term if acc is None else e.node("Add", [acc, term], hint=HINT)
+    return acc if acc is not None else e.node("Mul", [like, e.const(0, I32)], hint=HINT)
 
 
 def _bit(e: Emitter, v: list[Limb], j: int) -> Limb:
@@ -278,7 +312,7 @@ def _min1(e: Emitter, x: Limb) -> Limb:
     """``min(x, 1)`` of a non-negative limb."""
     if x.name is None or x.hi <= 1:
         return x
-    return Limb(e.node("Min", [x.name, e.const(1, I32)]), 0, 1)
+    return Limb(e.node("Min", [x.name, e.const(1, I32)], hint=HINT), 0, 1)
 
 
 def rounded(e: Emitter, a: list[Limb], b, s: int, mode: str, like: str) -> str:
@@ -296,4 +330,4 @@ def rounded(e: Emitter, a: list[Limb], b, s: int, mode: str, like: str) -> str:
         return out
     sticky = _add(e, _any_below(e, p, s - 1), _low(e, q[0], 1))
     up = _mul(e, _bit(e, p, s - 1), _min1(e, sticky))
-    return out if up.name is None else e.node("Add", [out, up.name])
+    return out if up.name is None else e.node("Add", [out, up.name], hint=HINT)

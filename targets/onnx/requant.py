@@ -223,6 +223,12 @@ def _limbs_round(e: Emitter, v: str, shifts: list[int], mode: str, mult, operand
     return out
 
 
+def _needs_limbs(dtype: int, shifts: list[int], span, mult=None) -> bool:
+    """Whether :func:`requantise` forms this recipe from int32 limbs (:mod:`.limbs`): on
+    int32, for a multiplier tensor, or a product or shift past the int32 recipe."""
+    return dtype == I32 and (isinstance(mult, str) or not _in_i32(shifts, span))
+
+
 def _in_i32(shifts: list[int], span) -> bool:
     """Whether the int32 recipe holds: a certified ``rq.p`` within i32, shifts up to 30."""
     return span is not None and -(1 << 31) <= span[0] and span[1] < 1 << 31 and max(shifts) <= 30
@@ -250,7 +256,7 @@ def requantise(
     the int32 recipe is formed from limbs (:mod:`.limbs`). Without a multiplier, ``pre`` is
     added with the rounding's half and lift, one constant where it fits."""
     wide_ = _needs_wide(shifts, span, dtype)
-    limbed = dtype == I32 and (isinstance(mult, str) or not _in_i32(shifts, span))
+    limbed = _needs_limbs(dtype, shifts, span, mult)
     if pre is not None and (wide_ or limbed or mult is not None):
         v, pre = _plus(e, v, pre, dtype), None
     if wide_:

@@ -9,7 +9,7 @@ import numpy as np
 from .. import limbs
 from ..emit import I32, I64, U8, Emitter
 from ..requant import has_int64
-from .common import gemm_channels, digits_of, typed
+from .common import I32_MAX, gemm_channels, digits_of, typed
 
 __all__ = ["conv_sum"]
 
@@ -90,10 +90,13 @@ def conv_sum(
     pads: tuple,
     dtype: int = I64,
 ) -> str:
-    """``Σ w·x̃`` of a (grouped) convolution as an int64 ``[1, cout, Ho, Wo]`` tensor.
-    ``w`` is ``[cout, cin/groups, kh, kw]``; ``pads`` are ONNX's (top, left, bottom, right)."""
+    """``Σ w·x̃`` of a (grouped) convolution as a ``dtype`` ``[1, cout, Ho, Wo]`` tensor.
+    ``w`` is ``[cout, cin/groups, kh, kw]``; ``pads`` are ONNX's (top, left, bottom, right).
+    The digit sums are recombined in int64; where the runtime has no exact int64, in int32
+    where the sum of every term's bound fits (any partial sum does), else from limbs
+    (:func:`..limbs.combined`, which the certificate's sum in i32 narrows)."""
     cout, cg, kh, kw = w.shape
-    sums, chunks = [], set()
+    sums, chunks, bound = [], set(), 0  # bound: the largest |scale·acc|, summed
     for xs, xd, xpart, x_top in _x_parts(e, x, *x_range):
         for ws, wd, wpart in _w_parts(w):
             chunk = cg if groups > 1 else gemm_channels(cg, kh * kw, x_top, int(wpart.max()))
@@ -109,6 +112,7 @@ def conv_sum(
                     kernel_shape=[kh, kw],
                 )
                 sums.append((xs * ws * 256 ** (xd + wd), acc))
+                bound += x_top * int(wpart.max()) * chunk * kh * kw * 256 ** (xd + wd)
     if not sums:  # every weight is 0, or x is identically 0: the sum is 0
         zero = e.node(
             "ConvInteger",
@@ -133,12 +137,13 @@ def conv_sum(
                 )
             )
         return typed(e, total, I32, dtype)
-    if not has_int64(e):
+    if not has_int64(e) and bound > I32_MAX:
         return typed(e, limbs.combined(e, sums), I32, dtype)
+    wide = I64 if has_int64(e) else I32  # int32: every partial sum is within ``bound``
     total = None
     for scale, acc in sums:
-        term = e.cast(acc, I64)
+        term = e.cast(acc, wide) if wide == I64 else acc
         if scale != 1:
-            term = e.node("Mul", [term, e.const(scale, I64)])
+            term = e.node("Mul", [term, e.const(scale, wide)])
         total = term if total is None else e.node("Add", [total, term])
-    return typed(e, total, I64, dtype)
+    return typed(e, total, wide, dtype)
