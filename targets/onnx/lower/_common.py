@@ -9,12 +9,14 @@ from waiexport.descriptions import DCR
 from ...errors import DoesNotFit, ExportError
 from ..emit import I8, I32, I64, Emitter, fits_i8
 from ..probes import CLAMP
+from ..requant import requantise, span
 
 __all__ = [
     "LowerCtx",
     "wide",
     "narrow",
     "stored",
+    "rounding_shift",
     "clip",
     "depth_to_space",
     "fits_i8",
@@ -75,6 +77,20 @@ def narrow(e: Emitter, x: str) -> str:
     """An int64 result back to the type every graph tensor is stored in (it fits: the graph
     meets the storage's profile, int32 for ``acc32`` and int64 for ``acc64``)."""
     return x if e.storage == I64 else e.cast(x, I32)
+
+
+def rounding_shift(e: Emitter, acc: str, op, ctx: LowerCtx, channels: int, dtype: int) -> str:
+    """``gram``'s and ``apply``'s rounding shift of their sums ``acc`` (a ``dtype`` tensor;
+    §5.9: one shift for every channel, no multiplier or bias), as a graph tensor."""
+    y = requantise(
+        e,
+        acc,
+        round=op.params.rq.round,
+        shifts=[int(op.params.rq.shift[0])] * channels,
+        dtype=dtype,
+        span=span(ctx.nodes.get(op.index)),
+    )
+    return stored(e, y, dtype)
 
 
 def stored(e: Emitter, x: str, dtype: int) -> str:

@@ -9,8 +9,8 @@ from waiexport.graph import Op
 from ...lowering import Names
 from ..emit import I64, Emitter
 from ..mac.elementwise import halves
-from ..requant import product_type, requantise, span
-from ._common import LowerCtx, stored, wide
+from ..requant import product_type
+from ._common import LowerCtx, rounding_shift, wide
 
 
 def lower(e: Emitter, op: Op, ins: Names, ctx: LowerCtx) -> Names:
@@ -31,12 +31,4 @@ def lower(e: Emitter, op: Op, ins: Names, ctx: LowerCtx) -> Names:
         )
         acc = e.node("Squeeze", [halves(e, terms, d), e.const([2], I64)])
     acc = e.node("Reshape", [acc, e.dims(ins[1])])
-    y = requantise(
-        e,
-        acc,
-        round=op.params.rq.round,
-        shifts=[int(op.params.rq.shift[0])] * c,
-        dtype=dtype,
-        span=span(ctx.nodes.get(op.index)),
-    )
-    return [stored(e, y, dtype)]
+    return [rounding_shift(e, acc, op, ctx, c, dtype)]

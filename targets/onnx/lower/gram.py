@@ -7,8 +7,8 @@ from waiexport.graph import Op
 
 from ...lowering import Names
 from ..emit import Emitter
-from ..requant import product_type, requantise, span
-from ._common import LowerCtx, stored, wide
+from ..requant import product_type
+from ._common import LowerCtx, rounding_shift, wide
 
 
 def lower(e: Emitter, op: Op, ins: Names, ctx: LowerCtx) -> Names:
@@ -18,12 +18,4 @@ def lower(e: Emitter, op: Op, ins: Names, ctx: LowerCtx) -> Names:
     a, b = (e.reshape(wide(e, x, dtype), [g, d, -1]) for x in ins)
     acc = e.node("MatMul", [a, e.node("Transpose", [b], perm=[0, 2, 1])])
     acc = e.reshape(acc, [1, c, 1, d])
-    y = requantise(
-        e,
-        acc,
-        round=op.params.rq.round,
-        shifts=[int(op.params.rq.shift[0])] * c,
-        dtype=dtype,
-        span=span(ctx.nodes.get(op.index)),
-    )
-    return [stored(e, y, dtype)]
+    return [rounding_shift(e, acc, op, ctx, c, dtype)]
