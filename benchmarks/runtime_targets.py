@@ -58,7 +58,7 @@ def main() -> None:
     t = g.tensor(g.inputs[0].tensor)
     x = np.random.default_rng(0).integers(t.lo, t.hi + 1, (t.channels, h, w))
     exact = export(write(g), target("ort-cpu"), "synth")
-    ours, peer = _session(exact.model.SerializeToString()), _session(_float_model(g))
+    ours, peer = _session(exact.prepared.SerializeToString()), _session(_float_model(g))
     fx = x[None].astype(np.float32)
     fns = {
         "ort-cpu": lambda: run_session(exact.graph, ours, [x], []),
