@@ -16,7 +16,6 @@ from waiexport.caches import cpu_key
 
 from ..errors import DoesNotFit, EngineFailure, EngineUnavailable
 from ..format import Format, Model, host_feed
-from .limbs import AFTER_GEMM, HINT
 from ..stored import optimised
 
 __all__ = ["ONNX", "OnnxFormat", "CpuSession", "THREADED", "ort_failure"]
@@ -204,30 +203,22 @@ class OnnxFormat(Format):
         return [1, *chw]
 
 
-#: The GEMMs of our ONNX models, for :data:`.limbs.AFTER_GEMM`.
-_GEMMS = frozenset({"ConvInteger", "MatMulInteger", "MatMul"})
-
-
 def _runtime_fits(exp) -> None:
     """Raise :class:`DoesNotFit` naming each node (by our graph's label) whose lowering uses
     an ONNX operator the target's runtime cannot compute exactly, or does not take (its
-    description's ONNX options: ``inexact`` and ``lacks``), or int32 limbs in a model that
-    holds a GEMM where the description lacks that (:data:`.limbs.AFTER_GEMM`)."""
+    description's ONNX options: ``inexact`` and ``lacks``)."""
     from .probes import typed_nodes  # onnx: at export alone (a warm load needs none)
 
     t = exp.target
     if not (t.options.inexact or t.options.lacks):
         return
     found: dict = {}
-    typed = typed_nodes(exp.prepared)
-    gemm = any(op in _GEMMS for _, op, _ in typed)
-    for name, op, dtype in typed:
-        limbed = gemm and name.split("/")[-1].startswith(f"{HINT}_")
-        for why in (t.options.cannot(op, dtype), limbed and t.options.cannot(AFTER_GEMM, "int32")):
-            if why and name.startswith("op"):
-                reasons = found.setdefault(int(name[2:].split("/")[0]), [])
-                if why not in reasons:
-                    reasons.append(why)
+    for name, op, dtype in typed_nodes(exp.prepared):
+        why = t.options.cannot(op, dtype)
+        if why and name.startswith("op"):
+            reasons = found.setdefault(int(name[2:].split("/")[0]), [])
+            if why not in reasons:
+                reasons.append(why)
     if found:
         raise DoesNotFit(
             f"does not fit {t.name}: "

@@ -1,5 +1,5 @@
 """Exact values past 32 bits in ONNX int32 arithmetic, for a runtime that computes no int64
-exactly (OpenVINO narrows it to int32; tract narrows int64 constants after a ``Cast``).
+exactly (OpenVINO narrows it to int32) and no int32 division either (through float32).
 Under ``acc32`` the only values past i32 are the ``product`` intermediates, each of two
 int32 operands (§7.1, §7.2), and a rounding shift of one ends in i32: so a requantisation
 forms its product from limbs, rounds and shifts them, and narrows the certified result.
@@ -9,8 +9,7 @@ int32 tensor whose interval is known here, so a carry is taken only where a sum 
 int32, and a division reads only the bits a limb's interval can set. A normalised value has
 every limb but the top in ``[0, 2^15)``. A product of two such limbs is below ``2^30``; every
 node's interval is checked against int32 as it is formed (an :class:`~..errors.ExportError`,
-never a wrap, §6). A division by ``2^k`` is ``Div`` of a multiple of ``2^k`` where the
-runtime computes int32 ``Div`` exactly, else by bits (:func:`bit_floor_shift`).
+never a wrap, §6). A division by ``2^k`` is by bits (:func:`bit_floor_shift`).
 """
 
 from __future__ import annotations
@@ -20,15 +19,12 @@ from dataclasses import dataclass
 from ..errors import ExportError
 from .emit import I32, Emitter, channel_const
 
-#: A model of int32 limbs and a GEMM, as a runtime's optimiser meets it (a target's
-#: description may lack it: tract's does not finish, measured); limbs' nodes are named by
-#: :data:`HINT`.
-AFTER_GEMM = "GEMM-limbs"
-HINT = "limb"
+#: What a target's description lacks where its runtime cannot take int32 limbs (tract's
+#: optimiser does not finish on them, measured).
+LIMBS = "limbs"
 
 __all__ = [
-    "AFTER_GEMM",
-    "HINT",
+    "LIMBS",
     "Limb",
     "bit_floor_shift",
     "split",
@@ -97,7 +93,7 @@ def _checked(e: Emitter, op: str, a: Limb, b: Limb, lo: int, hi: int) -> Limb:
     """The node ``op(a, b)``, whose every value lies in ``[lo, hi]``, which must fit int32."""
     if lo < LO or hi > HI:
         raise ExportError(f"an int32 limb of [{lo}, {hi}] would wrap (an exporter fault)")
-    return Limb(e.node(op, [a.name, b.name], hint=HINT), lo, hi)
+    return Limb(e.node(op, [a.name, b.name]), lo, hi)
 
 
 def _add(e: Emitter, a: Limb, b: Limb) -> Limb:
@@ -126,36 +122,22 @@ def _low(e: Emitter, x: Limb, k: int) -> Limb:
     """``x mod 2^k``."""
     if x.name is None or (0 <= x.lo and x.hi < 1 << k):
         return x
-    if e.exact("Mod", I32):
-        return Limb(
-            e.node("Mod", [x.name, e.const(1 << k, I32)], hint=HINT, fmod=0), 0, (1 << k) - 1
-        )
-    return Limb(
-        e.node("BitwiseAnd", [x.name, e.const((1 << k) - 1, I32)], hint=HINT), 0, (1 << k) - 1
-    )
+    return Limb(e.node("BitwiseAnd", [x.name, e.const((1 << k) - 1, I32)]), 0, (1 << k) - 1)
 
 
-def _floor(e: Emitter, x: Limb, k: int, low: Limb | None = None) -> Limb:
-    """``⌊x / 2^k⌋`` for any ``k ≥ 0`` (past 31, the sign of an int32); ``low`` is
-    ``x mod 2^k`` where the caller has it."""
+def _floor(e: Emitter, x: Limb, k: int) -> Limb:
+    """``⌊x / 2^k⌋`` for any ``k ≥ 0`` (past 31, the sign of an int32), by bits."""
     lo, hi = x.lo >> k, x.hi >> k
     if x.name is None or lo == hi == 0:
         return ZERO
     if k == 0:
         return x
-    if e.exact("Div", I32) and e.exact("Mod", I32):
-        if k > 30:  # 2^k has no int32: two floors
-            return _floor(e, _floor(e, x, 30), k - 30)
-        low = _low(e, x, k) if low is None else low
-        whole = _checked(e, "Sub", x, low, lo << k, hi << k)
-        return Limb(e.node("Div", [whole.name, e.const(1 << k, I32)], hint=HINT), lo, hi)
     return Limb(bit_floor_shift(e, x.name, [min(k, 31)], (x.lo, x.hi)), lo, hi)
 
 
 def _split(e: Emitter, x: Limb) -> tuple[Limb, Limb]:
     """``(x mod 2^15, ⌊x / 2^15⌋)``."""
-    low = _low(e, x, BITS)
-    return low, _floor(e, x, BITS, low)
+    return _low(e, x, BITS), _floor(e, x, BITS)
 
 
 def normalised(e: Emitter, columns: list[list[Limb]]) -> list[Limb]:
@@ -272,17 +254,15 @@ def _narrow(e: Emitter, v: list[Limb], like: str) -> str:
     top = None
     for limb in reversed(v[2:]):
         if top is not None:
-            top = e.node("Mul", [top, e.const(BASE, I32)], hint=HINT)
+            top = e.node("Mul", [top, e.const(BASE, I32)])
         if limb.name is not None:
-            top = limb.name if top is None else e.node("Add", [top, limb.name], hint=HINT)
+            top = limb.name if top is None else e.node("Add", [top, limb.name])
     acc = None
     for k, part in ((2, top), (1, v[1].name if len(v) > 1 else None), (0, v[0].name)):
         if part is not None:
-            term = (
-                part if not k else e.node("Mul", [part, e.const(1 << (BITS * k), I32)], hint=HINT)
-            )
-            acc = term if acc is None else e.node("Add", [acc, term], hint=HINT)
-    return acc if acc is not None else e.node("Mul", [like, e.const(0, I32)], hint=HINT)
+            term = part if not k else e.node("Mul", [part, e.const(1 << (BITS * k), I32)])
+            acc = term if acc is None else e.node("Add", [acc, term])
+    return acc if acc is not None else e.node("Mul", [like, e.const(0, I32)])
 
 
 def _bit(e: Emitter, v: list[Limb], j: int) -> Limb:
@@ -312,7 +292,7 @@ def _min1(e: Emitter, x: Limb) -> Limb:
     """``min(x, 1)`` of a non-negative limb."""
     if x.name is None or x.hi <= 1:
         return x
-    return Limb(e.node("Min", [x.name, e.const(1, I32)], hint=HINT), 0, 1)
+    return Limb(e.node("Min", [x.name, e.const(1, I32)]), 0, 1)
 
 
 def rounded(e: Emitter, a: list[Limb], b, s: int, mode: str, like: str) -> str:
@@ -330,4 +310,4 @@ def rounded(e: Emitter, a: list[Limb], b, s: int, mode: str, like: str) -> str:
         return out
     sticky = _add(e, _any_below(e, p, s - 1), _low(e, q[0], 1))
     up = _mul(e, _bit(e, p, s - 1), _min1(e, sticky))
-    return out if up.name is None else e.node("Add", [out, up.name], hint=HINT)
+    return out if up.name is None else e.node("Add", [out, up.name])

@@ -280,8 +280,10 @@ def has_int64(e: Emitter) -> bool:
 
 def product_type(e: Emitter) -> int:
     """The type an operator's values past i32 are formed in: int32 limbs on an ``acc32``
-    model for a runtime without exact int64 (:func:`has_int64`, :mod:`.limbs`), else int64."""
-    return I32 if e.storage == I32 and not has_int64(e) else I64
+    model for a runtime without exact int64 (:func:`has_int64`, :mod:`.limbs`) that takes
+    them (its description does not lack :data:`.limbs.LIMBS`), else int64."""
+    limbed = e.storage == I32 and not has_int64(e) and e.exact(limbs.LIMBS, I32)
+    return I32 if limbed else I64
 
 
 def width(result, args: dict, e: Emitter | None = None) -> int:

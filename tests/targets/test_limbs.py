@@ -1,21 +1,17 @@
 """The int32 limbs of :mod:`waiexport.targets.onnx.limbs` against Python's integers, the
 second, literal implementation: a requantisation ``R_mode(t·m, s)`` of int32 operands (§5.1,
-§7.1's ``product``), and a sum of digit GEMMs ``Σ scale·t``, each formed with the divisions a
-runtime without exact int32 ``Div`` takes (by bits: OpenVINO's description) and with those of
-one that has it (tract's), run on onnxruntime, whose int32 arithmetic is exact where nothing
-wraps (and every limb's interval is checked not to). Worst cases: the int32 ends, shifts
-at and past each limb's edge, every tie."""
-
-from dataclasses import replace
+§7.1's ``product``), and a sum of digit GEMMs ``Σ scale·t``, each formed with the operators
+OpenVINO's description allows (divisions by bits), run on onnxruntime, whose int32
+arithmetic is exact where nothing wraps (and every limb's interval is checked not to).
+Worst cases: the int32 ends, shifts at and past each limb's edge, every tie."""
 
 import numpy as np
 import onnxruntime as ort
-import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from onnx import helper
 
-from waiexport.descriptions import OnnxOptions, target
+from waiexport.descriptions import target
 from waiexport.targets.onnx import limbs
 from waiexport.targets.onnx.emit import I32, Emitter
 from waiexport.targets.onnx.probes import typed_nodes
@@ -26,17 +22,8 @@ from _helpers import examples
 LO, HI = -(1 << 31), (1 << 31) - 1
 ENDS = [LO, LO + 1, -(1 << 30), -(1 << 15) - 1, -(1 << 15), -1, 0, 1, (1 << 15) - 1, 1 << 15]
 ENDS += [(1 << 30) + 1, HI - 1, HI]
-#: Runtimes' facts for the two division forms: OpenVINO's (int32 Div and Mod through float,
-#: int64 narrowed) and one with exact int32 division and no exact int64 (tract's own facts).
-FACTS = {
-    "bits": target("openvino-cpu"),
-    "div": replace(
-        target("tract"),
-        options=OnnxOptions(
-            inexact=tuple(((op, "int64"), "narrowed") for op in ("Mul", "Add", "Div"))
-        ),
-    ),
-}
+#: A runtime's facts: OpenVINO's (int32 Div and Mod through float, int64 narrowed).
+FACTS = target("openvino-cpu")
 SHIFTS = [0, 1, 14, 15, 16, 29, 30, 31, 32, 44, 45, 46, 47, 62, 63]
 
 
@@ -57,9 +44,9 @@ def _run(e: Emitter, x: str, out: str, feed: np.ndarray) -> np.ndarray:
     return session.run([out], {x: feed})[0]
 
 
-def _emitter(form: str) -> Emitter:
+def _emitter() -> Emitter:
     e = Emitter()
-    e.target = FACTS[form]
+    e.target = FACTS
     return e
 
 
@@ -67,10 +54,9 @@ def _values(draw_list) -> np.ndarray:
     return np.array(draw_list, dtype=np.int32).reshape(1, 1, 1, -1)
 
 
-@pytest.mark.parametrize("form", sorted(FACTS))
 @settings(max_examples=examples(60), deadline=None, suppress_health_check=list(HealthCheck))
 @given(data=st.data())
-def test_a_product_past_32_bits_rounds_as_python_s_integers(form, data):
+def test_a_product_past_32_bits_rounds_as_python_s_integers(data):
     ints = st.one_of(st.sampled_from(ENDS), st.integers(LO, HI))
     m = data.draw(ints, label="m")
     s = data.draw(st.one_of(st.sampled_from(SHIFTS), st.integers(0, 63)), label="s")
@@ -86,16 +72,15 @@ def test_a_product_past_32_bits_rounds_as_python_s_integers(form, data):
     t, want = [v for v, f in zip(t, fits) if f], [w for w, f in zip(want, fits) if f]
     if not t:
         return
-    e = _emitter(form)
+    e = _emitter()
     out = limbs.rounded(e, limbs.split(e, "x"), limbs.constants(e, [m]), s, mode, "x")
     got = _run(e, "x", out, _values(t))
     assert got.reshape(-1).tolist() == want
 
 
-@pytest.mark.parametrize("form", sorted(FACTS))
 @settings(max_examples=examples(40), deadline=None, suppress_health_check=list(HealthCheck))
 @given(data=st.data())
-def test_digit_sums_recombine_as_python_s_integers(form, data):
+def test_digit_sums_recombine_as_python_s_integers(data):
     """``Σ scale·t`` where each ``t`` and the total fit int32 and a scale reaches ``256^6``."""
     n = data.draw(st.integers(1, 4), label="terms")
     scales = [data.draw(st.sampled_from([1, -1]), label="first")] + [
@@ -115,7 +100,7 @@ def test_digit_sums_recombine_as_python_s_integers(form, data):
             t[1:, j] = 0
             t[0, j] = total * scales[0]
     want = [int(sum(t[i, j] * scales[i] for i in range(n))) for j in range(cols)]
-    e = _emitter(form)
+    e = _emitter()
     terms = [(scales[i], e.node("Gather", ["x", e.const(i, I32)], axis=2)) for i in range(n)]
     out = limbs.combined(e, terms)
     got = _run(e, "x", out, np.array(t, dtype=np.int64).astype(np.int32).reshape(1, 1, n, cols))

@@ -409,14 +409,17 @@ def _past_32_bits(draw):
 
 @pytest.mark.parametrize("runtime, n", RUNTIMES)
 def test_products_past_32_bits_run_exactly_on_the_runtime(runtime, n):
-    """The int32 limbs (:mod:`waiexport.targets.onnx.limbs`) at their worst cases, on the
-    runtime as it compiles them: every graph of ``acc32`` exports and runs bit-exactly."""
+    """The int32 limbs (:mod:`waiexport.targets.onnx.limbs`, OpenVINO's) and int64 (TVM's) at
+    their worst cases, on the runtime as it compiles them: every graph of ``acc32`` exports
+    and runs bit-exactly; on tract, whose optimiser does not finish on limbs, exact or
+    declined by node."""
 
     @given(_past_32_bits())
     def body(drawn):
         g, decodes = drawn
         assume(verdict(g)["acc32"])
-        assert exact_or_refused(g, decodes, lambda: _engine(runtime)), "refused"
+        done = exact_or_refused(g, decodes, lambda: _engine(runtime))
+        assert done or runtime == "tract", "refused"
 
     _run(runtime, n * 2, body)
 

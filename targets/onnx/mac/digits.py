@@ -8,7 +8,7 @@ import numpy as np
 
 from .. import limbs
 from ..emit import I32, I64, U8, Emitter
-from ..requant import has_int64
+from ..requant import has_int64, product_type
 from .common import I32_MAX, gemm_channels, digits_of, typed
 
 __all__ = ["conv_sum"]
@@ -137,9 +137,10 @@ def conv_sum(
                 )
             )
         return typed(e, total, I32, dtype)
-    if not has_int64(e) and bound > I32_MAX:
+    if not has_int64(e) and bound > I32_MAX and product_type(e) == I32:
         return typed(e, limbs.combined(e, sums), I32, dtype)
-    wide = I64 if has_int64(e) else I32  # int32: every partial sum is within ``bound``
+    # int32 where every partial sum is within ``bound``
+    wide = I32 if not has_int64(e) and bound <= I32_MAX else I64
     total = None
     for scale, acc in sums:
         term = e.cast(acc, wide) if wide == I64 else acc
