@@ -13,7 +13,7 @@ runtime's error is that decode's ``EngineFailure``, one line."""
 
 from __future__ import annotations
 
-from ..onnx.format import bound_scalars, decode_key
+from ..onnx.format import addressing_scalars, bound_scalars, decode_key
 from ..errors import EngineFailure, EngineUnavailable
 from .base import ModelEngine, versions
 
@@ -72,13 +72,14 @@ class OpenVinoEngine(ModelEngine):
         floating = _floating(compiled)
         kept = {n for port in compiled.inputs for n in port.get_names()}
         fixed: dict = {}
+        bound = addressing_scalars(model.data)
 
         def run(feed):
             feed = {k: v for k, v in feed.items() if k in kept}
-            key = decode_key(feed)
+            key = decode_key(feed, bound)
             try:
                 if key not in fixed:
-                    data, fed = bound_scalars(model.data, feed)
+                    data, fed = bound_scalars(model.data, feed, bound)
                     m = self.core.read_model(model=data, weights=b"")
                     m.reshape({k: list(v.shape) for k, v in fed.items()})
                     at_shapes = self._compiled(m)

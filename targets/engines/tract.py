@@ -1,7 +1,8 @@
 """tract (Sonos' Rust runtime) as an engine (extra ``tract``): a target's ONNX model (its own
 target ``tract``'s unless ``--target`` names another, ``ort-cpu`` say), loaded with concrete
 input shapes for each decode shape (with symbolic sizes tract loads fewer of our models) and
-each scalar bound to its decode's value (:func:`..onnx.format.bound_scalars`). A
+each scalar that places or sizes a window bound to its decode's value
+(:func:`..onnx.format.bound_scalars`). A
 Rust panic aborts the process: tract runs in a worker (:mod:`.worker`), so a panic is that
 decode's result."""
 
@@ -13,7 +14,7 @@ import tempfile
 import numpy as np
 
 from ..errors import EngineFailure, EngineUnavailable, NotForEngine
-from ..onnx.format import bound_scalars
+from ..onnx.format import addressing_scalars, bound_scalars, decode_key
 from .base import ModelEngine, versions
 
 __all__ = ["TractEngine"]
@@ -57,18 +58,16 @@ class TractEngine(ModelEngine):
         import tract
 
         runnables: dict = {}
+        bound = addressing_scalars(model.data)
 
         def run(feed):
-            key = tuple(
-                (k, v.shape, v.dtype.str, v.tobytes() * k.startswith("scalar"))
-                for k, v in feed.items()
-            )
-            data, feed = bound_scalars(model.data, feed)
+            key = decode_key(feed, bound)
             if key not in runnables:
-                runnables[key] = _runnable(tract, data, feed)
-            names, runnable = runnables[key]
+                data, fed = bound_scalars(model.data, feed, bound)
+                runnables[key] = (*_runnable(tract, data, fed), list(fed))
+            names, runnable, fed = runnables[key]
             try:
-                out = runnable.run(list(feed.values()))
+                out = runnable.run([feed[k] for k in fed])
             except tract.TractError as e:
                 raise EngineFailure.said("tract", e) from None
             if len(names) == len(model.outputs):  # tract renames what it folds; the order

@@ -230,23 +230,37 @@ def _runtime_fits(exp) -> None:
         )
 
 
-def decode_key(feed: dict) -> tuple:
+def addressing_scalars(data: bytes) -> frozenset:
+    """The scalar inputs (``scalar<j>``) of the model ``data`` that only address a tensor
+    (a crop's offset or size, :func:`.probes.addressing`), which :func:`bound_scalars`
+    binds; a scalar that is a value (a ``fill``'s) stays an input, since a runtime may fold
+    a constant where it would not fold an input (OpenVINO writes into a folded ``fill``,
+    :data:`.probes.FOLDED`)."""
+    import onnx
+
+    from .probes import addressing
+
+    m = onnx.load_from_string(data)
+    return frozenset(addressing(m, [i.name for i in m.graph.input if i.name.startswith("scalar")]))
+
+
+def decode_key(feed: dict, bound: frozenset) -> tuple:
     """What a model compiled per decode is kept by: each input's name, shape and type, and
-    each scalar's value (:func:`bound_scalars`)."""
+    the value of each scalar it binds (``bound``, :func:`bound_scalars`)."""
     return tuple(
-        (k, v.shape, v.dtype.str, int(v[0]) if k.startswith("scalar") else None)
+        (k, v.shape, v.dtype.str, int(v[0]) if k in bound else None)
         for k, v in sorted(feed.items())
     )
 
 
-def bound_scalars(data: bytes, feed: dict) -> tuple[bytes, dict]:
-    """The model ``data`` with each scalar input of ``feed`` (``scalar<j>``, a crop's
-    offset or size, a table's row) made a constant of its value in this decode, and the
-    feed without them: for an engine that compiles per decode, whose runtime goes wrong
-    where a size comes from a run-time input (tract fails a ``Slice`` of run-time bounds,
-    "Symbol points to an invalid SymbolScope", in int32 and int64 alike; OpenVINO padded a
-    side of 6 to 6, not 8, after a crop whose width is a scalar; measured)."""
-    scalars = {k: v for k, v in feed.items() if k.startswith("scalar")}
+def bound_scalars(data: bytes, feed: dict, bound: frozenset) -> tuple[bytes, dict]:
+    """The model ``data`` with each scalar input of ``bound`` (:func:`addressing_scalars`)
+    made a constant of its value in ``feed``, and the feed without them: for an engine that
+    compiles per decode, whose runtime goes wrong where a size comes from a run-time input
+    (tract fails a ``Slice`` of run-time bounds, "Symbol points to an invalid SymbolScope",
+    in int32 and int64 alike; OpenVINO padded a side of 6 to 6, not 8, after a crop whose
+    width is a scalar; measured)."""
+    scalars = {k: v for k, v in feed.items() if k in bound}
     if not scalars:
         return data, feed
     import onnx

@@ -50,6 +50,7 @@ __all__ = [
     "SUM_TREE",
     "BIT_FLOOR",
     "folded_patterns",
+    "addressing",
 ]
 
 FLOAT32, NARROWED, NEAREST, PAIRS, CAST, FUSED, WRITTEN = (
@@ -573,6 +574,23 @@ _ADDRESS = {
     "Squeeze": {1},
     "Unsqueeze": {1},
 }
+
+
+def addressing(model, names: list[str]) -> list[str]:
+    """Those of the tensors ``names`` (a model's inputs, say) that only address a tensor:
+    every reader reads them where it addresses (:data:`_ADDRESS`) or is itself a node whose
+    results only address (:func:`_addressing`)."""
+    found = _addressing(model)
+    readers: dict = {}
+    for n in model.graph.node:
+        for k, i in enumerate(n.input):
+            readers.setdefault(i, []).append((n, k))
+    return [
+        t
+        for t in names
+        if readers.get(t)
+        and all(k in _ADDRESS.get(r.op_type, ()) or r.name in found for r, k in readers[t])
+    ]
 
 
 def _addressing(model) -> set[str]:

@@ -455,3 +455,34 @@ def test_a_crop_sized_by_a_scalar_then_a_padded_conv_and_a_pad_rep_is_exact(runt
         want = decode(g, [feed], scalars)
         got = loaded.decode([feed], scalars)
         assert [np.asarray(a).tolist() for a in got] == [a.tolist() for a in want], scalars
+
+
+@pytest.mark.parametrize(
+    "runtime",
+    [
+        pytest.param("openvino-cpu", marks=with_extra("openvino", "openvino")),
+        pytest.param("tract", marks=with_extra("tract", "tract")),
+    ],
+)
+def test_a_fill_from_a_scalar_stays_an_input_from_decode_to_decode(runtime):
+    """A fuzz campaign's bundle (seed 0, graph 1640): a fill whose value is a scalar, clamped,
+    added to an input, decoded again with the same scalar. Bound as a constant, OpenVINO
+    folded the fill and wrote each sum into it (:data:`FOLDED`): only the scalars that place
+    or size a window are bound per decode, a value stays an input."""
+    from waiexport import params as P
+    from waiexport.builder import GraphBuilder
+    from waiexport.reference import decode
+
+    b = GraphBuilder()
+    s = b.scalar(-574, 1)
+    x = b.input(1, -4096, 4096, max_h=4, max_w=4)
+    y = b.input(3, -(1 << 20), 1 << 20, max_h=4, max_w=4)
+    f = b.op("fill", x, P.Fill(1, s), channels=3, policy="clamp", lo=-300, hi=-1)
+    b.output(b.op("add", [f, y]))
+    g = b.build()
+    loaded = _engine(runtime).load(write(g))
+    for k in (1, 2, 3, 1):
+        inputs = [np.zeros((1, 4, 4), np.int64), np.full((3, 4, 4), 1000 * k)]
+        want = decode(g, inputs, [-574])
+        got = loaded.decode(inputs, [-574])
+        assert [np.asarray(a).tolist() for a in got] == [a.tolist() for a in want], k
