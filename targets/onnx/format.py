@@ -16,6 +16,7 @@ from waiexport.caches import cpu_key
 
 from ..errors import DoesNotFit, EngineFailure, EngineUnavailable
 from ..format import Format, Model, host_feed
+from .probes import addressing
 from ..stored import optimised
 
 __all__ = ["ONNX", "OnnxFormat", "CpuSession", "THREADED", "ort_failure"]
@@ -236,9 +237,7 @@ def addressing_scalars(data: bytes) -> frozenset:
     binds; a scalar that is a value (a ``fill``'s) stays an input, since a runtime may fold
     a constant where it would not fold an input (OpenVINO writes into a folded ``fill``,
     :data:`.probes.FOLDED`)."""
-    import onnx
-
-    from .probes import addressing
+    import onnx  # onnx: only an engine that compiles per decode reads its model's scalars
 
     m = onnx.load_from_string(data)
     return frozenset(addressing(m, [i.name for i in m.graph.input if i.name.startswith("scalar")]))
@@ -263,8 +262,8 @@ def bound_scalars(data: bytes, feed: dict, bound: frozenset) -> tuple[bytes, dic
     scalars = {k: v for k, v in feed.items() if k in bound}
     if not scalars:
         return data, feed
-    import onnx
-    from onnx import numpy_helper
+    import onnx  # onnx: only a model with a scalar to bind is read
+    from onnx import numpy_helper  # onnx: as above
 
     m = onnx.load_from_string(data)
     kept = [i for i in m.graph.input if i.name not in scalars]

@@ -646,7 +646,7 @@ def used(model) -> set[tuple[str, str]]:
 def bit_patterns(model) -> set[tuple[str, str]]:
     """``{(BIT_FLOOR, "int32")}`` where a ``Min`` or ``Max`` of ``model`` reads a
     ``BitwiseAnd`` (:data:`BIT_FLOOR`), else nothing."""
-    from .emit import subgraph_nodes
+    from .emit import subgraph_nodes  # onnx: a load whose probe models are kept imports none
 
     nodes = list(subgraph_nodes(model.graph.node))
     anded = {o for n in nodes if n.op_type == "BitwiseAnd" for o in n.output}

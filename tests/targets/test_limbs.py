@@ -6,7 +6,6 @@ arithmetic is exact where nothing wraps (and every limb's interval is checked no
 Worst cases: the int32 ends, shifts at and past each limb's edge, every tie."""
 
 import numpy as np
-import onnxruntime as ort
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from onnx import helper
@@ -17,7 +16,9 @@ from waiexport.targets.onnx.emit import I32, Emitter
 from waiexport.targets.onnx.probes import typed_nodes
 from waiexport.reference.integer import r_round
 
-from _helpers import examples
+from _helpers import examples, needs
+
+ort = needs("onnxruntime", "ort")
 
 LO, HI = -(1 << 31), (1 << 31) - 1
 ENDS = [LO, LO + 1, -(1 << 30), -(1 << 15) - 1, -(1 << 15), -1, 0, 1, (1 << 15) - 1, 1 << 15]
