@@ -13,8 +13,8 @@ runtime's error is that decode's ``EngineFailure``, one line."""
 
 from __future__ import annotations
 
-from ..onnx.format import addressing_scalars, bound_scalars, decode_key
 from ..errors import EngineFailure, EngineUnavailable
+from ..onnx.format import addressing_scalars, bound_scalars, decode_key
 from .base import ModelEngine, versions
 
 __all__ = ["OpenVinoEngine", "FLOATING"]

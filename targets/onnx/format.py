@@ -16,8 +16,8 @@ from waiexport.caches import cpu_key
 
 from ..errors import DoesNotFit, EngineFailure, EngineUnavailable
 from ..format import Format, Model, host_feed
-from .probes import addressing
 from ..stored import optimised
+from .probes import addressing
 
 __all__ = ["ONNX", "OnnxFormat", "CpuSession", "THREADED", "ort_failure"]
 

@@ -23,16 +23,7 @@ from .emit import I32, Emitter, channel_const
 #: optimiser does not finish on them, measured).
 LIMBS = "limbs"
 
-__all__ = [
-    "LIMBS",
-    "Limb",
-    "bit_floor_shift",
-    "split",
-    "constants",
-    "product",
-    "combined",
-    "rounded",
-]
+__all__ = ["LIMBS", "Limb", "bit_floor_shift", "split", "constants", "product", "rounded"]
 
 BITS = 15
 BASE = 1 << BITS
@@ -194,38 +185,23 @@ def constants(e: Emitter, values: list[int]) -> list[Limb]:
     ]
 
 
-def _columns(cols: list[list[Limb]], e: Emitter, a: list[Limb], b: list[Limb]) -> None:
-    """Each product of a limb of ``A`` and one of ``B`` into its column of ``cols``."""
-    cols += [[] for _ in range(len(a) + len(b) - 1 - len(cols))]
-    for i, x in enumerate(a):
-        for j, y in enumerate(b):
-            term = _mul(e, x, y)
-            if term.name is not None:
-                cols[i + j].append(term)
-
-
 def product(e: Emitter, a: list[Limb], b: list[Limb] | None, plus: int = 0) -> list[Limb]:
     """``A·B + plus`` normalised (``A + plus`` where ``b`` is None; ``plus`` a power of two
     or 0: a rounding's half)."""
-    cols: list[list[Limb]] = []
     if b is None:
         cols = [[x] for x in a]
     else:
-        _columns(cols, e, a, b)
+        cols = [[] for _ in range(len(a) + len(b) - 1)]
+        for i, x in enumerate(a):
+            for j, y in enumerate(b):
+                term = _mul(e, x, y)
+                if term.name is not None:
+                    cols[i + j].append(term)
     if plus:
         k, r = divmod(plus.bit_length() - 1, BITS)
         cols += [[] for _ in range(k + 1 - len(cols))]
         cols[k].append(_const(e, [1 << r]))
     return normalised(e, cols)
-
-
-def combined(e: Emitter, terms: list[tuple[int, str]]) -> str:
-    """``Σ scale·t`` of int32 tensors ``t`` and integers ``scale``, as one int32 tensor,
-    where the certificate fits the sum in i32 (a convolution's digit sums, :mod:`.mac`)."""
-    cols: list[list[Limb]] = []
-    for scale, t in terms:
-        _columns(cols, e, split(e, t), constants(e, [scale]))
-    return _narrow(e, normalised(e, cols), terms[0][1])
 
 
 def _shifted(e: Emitter, v: list[Limb], s: int) -> list[Limb]:
@@ -247,21 +223,13 @@ def _shifted(e: Emitter, v: list[Limb], s: int) -> list[Limb]:
 
 def _narrow(e: Emitter, v: list[Limb], like: str) -> str:
     """``V`` as one int32 tensor shaped as ``like``, where the certificate fits it in i32:
-    ``⌊V / 2^30⌋`` by Horner from the top limb (each partial value ``⌊V / 2^(15k)⌋`` no
-    larger than ``V``), then ``⌊V / 2^30⌋·2^30 + l₁·2^15 + l₀``, each partial sum
-    ``⌊V / 2^(15k)⌋·2^(15k)`` within i32 (a chain of ``Mul`` and ``Add`` as deep as the limbs
-    took tract minutes to compile, measured)."""
-    top = None
-    for limb in reversed(v[2:]):
-        if top is not None:
-            top = e.node("Mul", [top, e.const(BASE, I32)])
-        if limb.name is not None:
-            top = limb.name if top is None else e.node("Add", [top, limb.name])
+    Horner from the top limb, each partial value ``⌊V / 2^(15k)⌋`` no larger than ``V``."""
     acc = None
-    for k, part in ((2, top), (1, v[1].name if len(v) > 1 else None), (0, v[0].name)):
-        if part is not None:
-            term = part if not k else e.node("Mul", [part, e.const(1 << (BITS * k), I32)])
-            acc = term if acc is None else e.node("Add", [acc, term])
+    for limb in reversed(v):
+        if acc is not None:
+            acc = e.node("Mul", [acc, e.const(BASE, I32)])
+        if limb.name is not None:
+            acc = limb.name if acc is None else e.node("Add", [acc, limb.name])
     return acc if acc is not None else e.node("Mul", [like, e.const(0, I32)])
 
 
@@ -297,10 +265,9 @@ def _min1(e: Emitter, x: Limb) -> Limb:
 
 def rounded(e: Emitter, a: list[Limb], b, s: int, mode: str, like: str) -> str:
     """``R_mode(A·B, s)`` (§5.1; ``R_mode(A, s)`` where ``b`` is None) as one int32 tensor
-    shaped as ``like`` (the certified
-    ``rq.q`` fits i32): ``half_up`` adds the half before the floor shift; ``half_even``
-    floors, then adds 1 where the bit below the cut is set and a lower bit is set or the
-    quotient is odd."""
+    shaped as ``like`` (the certified ``rq.q`` fits i32): ``half_up`` adds the half before
+    the floor shift; ``half_even`` floors, then adds 1 where the bit below the cut is set and
+    a lower bit is set or the quotient is odd."""
     if mode == "half_up" and s:
         return _narrow(e, _shifted(e, product(e, a, b, 1 << (s - 1)), s), like)
     p = product(e, a, b)

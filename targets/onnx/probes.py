@@ -580,17 +580,25 @@ def addressing(model, names: list[str]) -> list[str]:
     """Those of the tensors ``names`` (a model's inputs, say) that only address a tensor:
     every reader reads them where it addresses (:data:`_ADDRESS`) or is itself a node whose
     results only address (:func:`_addressing`)."""
-    found = _addressing(model)
+    readers, found = _readers(model), _addressing(model)
+    return [t for t in names if _addresses(t, readers, found)]
+
+
+def _readers(model) -> dict:
+    """Each tensor's readers: ``(node, the input position it reads the tensor at)``."""
     readers: dict = {}
     for n in model.graph.node:
         for k, i in enumerate(n.input):
             readers.setdefault(i, []).append((n, k))
-    return [
-        t
-        for t in names
-        if readers.get(t)
-        and all(k in _ADDRESS.get(r.op_type, ()) or r.name in found for r, k in readers[t])
-    ]
+    return readers
+
+
+def _addresses(t: str, readers: dict, found: set) -> bool:
+    """Whether ``t`` is read, and only where an operator addresses a tensor or by a node of
+    ``found`` (whose results only address)."""
+    return bool(readers.get(t)) and all(
+        k in _ADDRESS.get(r.op_type, ()) or r.name in found for r, k in readers[t]
+    )
 
 
 def _addressing(model) -> set[str]:
@@ -607,22 +615,13 @@ def _addressing(model) -> set[str]:
         if np.all(np.abs(numpy_helper.to_array(t).astype(object)) < 1 << 31)
     }
     consts = {t.name for t in model.graph.initializer}
-    readers: dict = {}
-    for n in model.graph.node:
-        for k, i in enumerate(n.input):
-            readers.setdefault(i, []).append((n, k))
-    outputs = {o.name for o in model.graph.output}
+    readers, outputs = _readers(model), {o.name for o in model.graph.output}
     found: set = set()
     for n in reversed(model.graph.node):
         if (
             n.output
             and all(i in small or i not in consts for i in n.input if i)
-            and all(
-                o not in outputs
-                and readers.get(o)
-                and all(k in _ADDRESS.get(r.op_type, ()) or r.name in found for r, k in readers[o])
-                for o in n.output
-            )
+            and all(o not in outputs and _addresses(o, readers, found) for o in n.output)
         ):
             found.add(n.name)
     return found

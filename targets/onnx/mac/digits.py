@@ -6,9 +6,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import limbs
 from ..emit import I32, I64, U8, Emitter
-from ..requant import has_int64, product_type
+from ..requant import has_int64
 from .common import I32_MAX, gemm_channels, digits_of, typed
 
 __all__ = ["conv_sum"]
@@ -93,8 +92,8 @@ def conv_sum(
     """``Σ w·x̃`` of a (grouped) convolution as a ``dtype`` ``[1, cout, Ho, Wo]`` tensor.
     ``w`` is ``[cout, cin/groups, kh, kw]``; ``pads`` are ONNX's (top, left, bottom, right).
     The digit sums are recombined in int64; where the runtime has no exact int64, in int32
-    where the sum of every term's bound fits (any partial sum does), else from limbs
-    (:func:`..limbs.combined`, which the certificate's sum in i32 narrows)."""
+    where the sum of every term's bound fits (any partial sum does), else in int64 still,
+    which that runtime's description declines by node."""
     cout, cg, kh, kw = w.shape
     sums, chunks, bound = [], set(), 0  # bound: the largest |scale·acc|, summed
     for xs, xd, xpart, x_top in _x_parts(e, x, *x_range):
@@ -137,8 +136,6 @@ def conv_sum(
                 )
             )
         return typed(e, total, I32, dtype)
-    if not has_int64(e) and bound > I32_MAX and product_type(e) == I32:
-        return typed(e, limbs.combined(e, sums), I32, dtype)
     # int32 where every partial sum is within ``bound``
     wide = I32 if not has_int64(e) and bound <= I32_MAX else I64
     total = None
