@@ -57,6 +57,9 @@ class OnnxOptions(FormatOptions):
     #                             int_synth 0.90x on onnxruntime, 2.2x on TVM untuned, measured)
     skips_digits: bool = False  # the runtime runs ONNX If: the x-first product's high digits
     #                             (gathers, GEMMs) run only where one is not 0 (onnxruntime)
+    spread_scalars: bool = False  # a Mul or Div reads a one-element constant spread to its
+    #                             other operand's shape: tract's optimiser ran for minutes on
+    #                             one after a sum of GEMMs, and folds the spread one at once
     int32_windows: bool = False  # a crop's window from scalars is computed in int32 (a size,
     #                             within the sides): for a runtime that narrows int64
     #                             arithmetic and computes int32 windows exactly (OpenVINO;
@@ -463,7 +466,18 @@ _OPENVINO_INEXACT = tuple(
     ]
     + [
         ((op, "int64"), _OV_NARROW)
-        for op in ("Add", "Sub", "Mul", "Div", "Mod", "Max", "Min", "MatMul", "ReduceSum")
+        for op in (
+            "Add",
+            "Sub",
+            "Mul",
+            "Div",
+            "Mod",
+            "Max",
+            "Min",
+            "MatMul",
+            "ReduceSum",
+            "Constant past int32",
+        )
     ]
     + [(("BitShift", "uint64"), _OV_NARROW)]
 )
@@ -520,22 +534,18 @@ TARGETS.update(
                     inexact=(
                         (("MatMul", "int64"), "by panicking (Can't build a WeightType from TDim)"),
                         (("ReduceSum", "int64"), "in int32 (int64 narrowed, it wraps)"),
-                    )
-                    + tuple(
                         (
-                            (op, "int64"),
-                            "with its int64 constants narrowed to int32 after a "
-                            "Cast from int32 (2^31 becomes -2^31)",
-                        )
-                        for op in ("Mul", "Add", "Div")
-                    ),
-                    lacks=(
+                            ("Mod", "int64"),
+                            "as fmod after a Cast from int32 (the remainder takes the "
+                            "dividend's sign where fmod=0 asks for the floor modulo)",
+                        ),
                         (
-                            "limbs",
-                            "its optimiser does not finish on a requantisation formed from "
-                            "int32 limbs (minutes and gigabytes for one of 170 nodes, measured)",
+                            ("Constant past int32", "int64"),
+                            "narrowed to int32 after a Cast from int32 (2^31 becomes -2^31; "
+                            "its int64 arithmetic on smaller constants is exact)",
                         ),
                     ),
+                    spread_scalars=True,
                 ),
                 measured=f"tract 0.23.9, {_MEASURED}",
             ),

@@ -192,6 +192,38 @@ class Emitter:
         )
         return outs[0] if n_out == 1 else outs
 
+    def spread_scalars(self) -> None:
+        """Each ``Mul`` and ``Div`` that reads a one-element constant beside a computed
+        operand reads it spread to that operand's shape instead (``Expand`` by its
+        ``Shape``): the same values, for a runtime whose optimiser takes minutes on a
+        one-element operand after a sum of GEMMs and folds the spread one at once (tract's
+        description, ``spread_scalars``)."""
+        single = {t.name for t in self.inits if int(np.prod(t.dims)) == 1}
+        constant = {t.name for t in self.inits}
+        nodes = []
+        for n in self.nodes:
+            ins = list(n.input)
+            if n.op_type in ("Mul", "Div") and len(ins) == 2:
+                for k in (1, 0) if n.op_type == "Mul" else (1,):
+                    other = ins[1 - k]
+                    if ins[k] in single and other not in constant:
+                        scope = n.name.rsplit("/", 1)[0]
+                        shape, spread = self.name("shape"), self.name("spread")
+                        nodes.append(
+                            helper.make_node("Shape", [other], [shape], name=f"{scope}/{shape}")
+                        )
+                        nodes.append(
+                            helper.make_node(
+                                "Expand", [ins[k], shape], [spread], name=f"{scope}/{spread}"
+                            )
+                        )
+                        ins[k] = spread
+                        del n.input[:]
+                        n.input.extend(ins)
+                        break
+            nodes.append(n)
+        self.nodes = nodes
+
     def cast(self, x: str, dtype: int) -> str:
         """``x`` as ``dtype``: where ``x`` widened (:meth:`widen`) a ``dtype`` tensor, that
         tensor, with no cast."""

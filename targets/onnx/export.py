@@ -163,6 +163,8 @@ def build_model(
         outputs.append(
             helper.make_tensor_value_info(name, e.storage, [1, g.tensor(t).channels, None, None])
         )
+    if target is not None and getattr(target.options, "spread_scalars", False):
+        e.spread_scalars()
     model = packaged(e, inputs, outputs, metadata, finish=sunk)
     check_integer_only(model)
     return model

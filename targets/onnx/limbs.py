@@ -19,11 +19,7 @@ from dataclasses import dataclass
 from ..errors import ExportError
 from .emit import I32, Emitter, channel_const
 
-#: What a target's description lacks where its runtime cannot take int32 limbs (tract's
-#: optimiser does not finish on them, measured).
-LIMBS = "limbs"
-
-__all__ = ["LIMBS", "Limb", "bit_floor_shift", "split", "constants", "product", "rounded"]
+__all__ = ["Limb", "bit_floor_shift", "split", "constants", "product", "rounded"]
 
 BITS = 15
 BASE = 1 << BITS

@@ -7,7 +7,8 @@ a node's precision is not proof (OpenVINO 2026.4.1 reports ``i32`` for ``ReduceS
   only), from ``MatMulInteger``, ``ConvInteger``, ``MatMul``, ``ReduceSum``, and the
   elementwise operators at ``2^30 + 1``;
 - **int64 narrowed to int32**: int64 products, sums and quotients past 2^31, alone and after
-  a ``Cast`` from int32 (tract 0.23.9 computes that chain in int32);
+  a ``Cast`` from int32 with int64 constants below 2^31; and that chain with constants past
+  int32 (:data:`WIDE_CONSTANT`: tract 0.23.9 narrows them, 2^31 becomes −2^31);
 - **rounding to nearest after fusion**: a ``MatMulInteger`` followed by ``Add`` and ``Div``,
   the requantisation's shape, on a quotient whose fraction is a half or more (a runtime that
   fuses them into a float op and rounds gets one more);
@@ -49,6 +50,7 @@ __all__ = [
     "FOLDED",
     "SUM_TREE",
     "BIT_FLOOR",
+    "WIDE_CONSTANT",
     "folded_patterns",
     "addressing",
 ]
@@ -75,6 +77,12 @@ SUM_TREE = "Mul-Add-Add"
 #: at its weight by ``Min``, the sign's by ``Max``, summed by ``Add``), the int32 limbs'
 #: division on a runtime whose int32 ``Div`` goes through float, as its compiler fuses it.
 BIT_FLOOR = "BitwiseAnd-Min-Add"
+#: An int64 constant past int32 that a value-computing node reads, as a target's
+#: description names it (an operator on int64) where its runtime narrows such a constant
+#: (tract 0.23.9 after a ``Cast`` from int32, 2^31 becoming −2^31; measured): its lowerings
+#: then form none (:func:`.requant.requantise` shifts in steps of at most 30 bits), and
+#: :func:`typed_nodes` names each node that still reads one.
+WIDE_CONSTANT = "Constant past int32"
 #: numpy's types by ONNX's names for them (``TensorProto``'s, looked up when a model is built:
 #: a load whose probes' models are kept on disk imports no onnx, targets/stored.py).
 _TYPES = {
@@ -309,7 +317,7 @@ def _probes() -> tuple:
             _two("Sub", b, -2, b + 2, dtype, fail),
             _two("Mul", b, 1, b, dtype, fail),
             _two("Div", b, 3, b // 3, dtype, fail),
-            _two("Mod", b, 3, b % 3, dtype, fail, fmod=0),
+            _two("Mod", -b, 3, -b % 3, dtype, fail, fmod=0),
             _two("Max", b, b - 1, b, dtype, fail),
             _two("Min", b, b + 1, b, dtype, fail),
             _two("Equal", b, b - 1, False, dtype, fail),
@@ -328,32 +336,26 @@ def _probes() -> tuple:
             np.array([top + 2], np.int32),
         )
     )
-    # int32 → int64, an operation with an int64 constant, a division back into int32 range,
-    # → int32: tract 0.23.9 narrows the constants of such a chain (2^31 becomes −2^31)
+    # int32 → int64, an operation with an int64 constant below 2^31 on a value past it, an
+    # operation back into int32 range, → int32: a runtime that computes the chain in int32
+    # wraps (tract 0.23.9's floor modulo there takes the dividend's sign), or whose Div by
+    # a power of two floors a negative quotient where ONNX truncates it; and the chain
+    # with constants past int32 (WIDE_CONSTANT), which tract 0.23.9 narrows (2^31 becomes
+    # −2^31) where it computes the chain with small ones exactly
     x = (1 << 30) + 1
-    for op, k, d in (
-        ("Mul", 3, 1 << 31),
-        ("Add", 1 << 31, 2),
-        ("Sub", -(1 << 31), 2),
-        ("Div", (1 << 32) + 2, 1),
+    for label, chain, want in (
+        ("Mul", (("Mul", 3), ("Div", 1 << 20)), x * 3 >> 20),
+        ("Add", (("Add", (1 << 31) - 1), ("Div", 2)), (x + (1 << 31) - 1) >> 1),
+        ("Sub", (("Sub", -(1 << 31)), ("Div", 2)), (x + (1 << 31)) >> 1),
+        ("Div", (("Mul", -3), ("Div", 1 << 20)), -((3 * x) >> 20)),
+        ("Mod", (("Mul", -3), ("Mod", 7)), -3 * x % 7),
+        (
+            WIDE_CONSTANT,
+            (("Add", 1 << 31), ("Mul", 3), ("Div", (1 << 32) + 2)),
+            (x + (1 << 31)) * 3 // ((1 << 32) + 2),
+        ),
     ):
-        want = {"Mul": x * k, "Add": x + k, "Sub": x - k, "Div": x // k}[op] // d
-        out.append(
-            Probe(
-                CAST,
-                op,
-                "int64",
-                (
-                    ("Cast", ["x"], ["w"], {"to": np.int64}),
-                    (op, ["w", "k"], ["v"]),
-                    ("Div", ["v", "d"], ["u"]),
-                    ("Cast", ["u"], ["out0"], {"to": np.int32}),
-                ),
-                {"k": np.array([k], np.int64), "d": np.array([d], np.int64)},
-                {"x": np.array([x], np.int32)},
-                np.array([want], np.int32),
-            )
-        )
+        out.append(_cast_chain(label, chain, x, want))
     out.append(
         _two("BitShift", (1 << 30) + 5, 1, ((1 << 30) + 5) >> 1, np.uint32, direction="RIGHT")
     )
@@ -393,6 +395,28 @@ def _probes() -> tuple:
         )
     )
     return tuple(out)
+
+
+def _cast_chain(label: str, chain: tuple, x: int, want: int) -> Probe:
+    """``x`` cast from int32 to int64, each ``(operator, int64 constant)`` of ``chain`` in
+    turn, cast back to int32 (:data:`CAST`), as the probe of ``label`` on int64."""
+    names = ["w"] + [f"v{k}" for k in range(len(chain) - 1)] + ["u"]
+    return Probe(
+        CAST,
+        label,
+        "int64",
+        (
+            ("Cast", ["x"], ["w"], {"to": np.int64}),
+            *(
+                (op, [a, f"k{k}"], [b])
+                for k, ((op, _), a, b) in enumerate(zip(chain, names, names[1:]))
+            ),
+            ("Cast", ["u"], ["out0"], {"to": np.int32}),
+        ),
+        {f"k{k}": np.array([c], np.int64) for k, (_, c) in enumerate(chain)},
+        {"x": np.array([x], np.int32)},
+        np.array([want], np.int32),
+    )
 
 
 def _clamps() -> list[Probe]:
@@ -532,7 +556,9 @@ def typed_nodes(model) -> list[tuple[str, str, str]]:
     alone (from ``Shape`` or ``Size`` and constants, a tensor's dimensions, each below 2^31)
     is left out, since no runtime's narrowing of those can change a value; so is a node
     whose results only address a tensor (:func:`_addressing`: a crop's window from scalars,
-    within the tensor's sides, §5.10; a gather's positions)."""
+    within the tensor's sides, §5.10; a gather's positions). A node that reads an int64
+    constant past int32 where it computes (not where it addresses) is listed again as
+    ``(name, WIDE_CONSTANT, "int64")``."""
     import onnx  # onnx: a load whose probe models are kept imports none
     from onnx import helper
     from .emit import graphs, subgraph_nodes
@@ -547,6 +573,7 @@ def typed_nodes(model) -> list[tuple[str, str, str]]:
     types.update({t.name: t.data_type for t in inferred.graph.initializer})
     names = {v: np.dtype(helper.tensor_dtype_to_np_dtype(v)).name for v in set(types.values()) if v}
     out, sizes, addressing = [], set(), _addressing(inferred)
+    wide = _wide_constants(inferred)
     constant = {t.name for t in inferred.graph.initializer} | {
         o for n in subgraph_nodes(inferred.graph.node) if n.op_type == "Constant" for o in n.output
     }
@@ -560,7 +587,27 @@ def typed_nodes(model) -> list[tuple[str, str, str]]:
             sizes.update(n.output)
         elif given and n.name not in addressing:
             out.append((n.name, n.op_type, names.get(types.get(n.input[0]), "")))
+            if any(
+                i in wide and k not in _ADDRESS.get(n.op_type, ()) for k, i in enumerate(n.input)
+            ):
+                out.append((n.name, WIDE_CONSTANT, "int64"))
     return out
+
+
+def _wide_constants(model) -> set[str]:
+    """The int64 initializers of ``model`` with a value past int32 (:data:`WIDE_CONSTANT`)."""
+    from onnx import TensorProto, numpy_helper  # onnx: kept probe models need none
+
+    return {
+        t.name
+        for t in model.graph.initializer
+        if t.data_type == TensorProto.INT64 and not _within_i32(numpy_helper.to_array(t))
+    }
+
+
+def _within_i32(a: np.ndarray) -> bool:
+    """Whether every value of ``a`` fits int32."""
+    return not a.size or (-(1 << 31) <= int(a.min()) and int(a.max()) < 1 << 31)
 
 
 #: The inputs of an operator that address a tensor (its bounds, shape or pads), by position.
@@ -609,11 +656,7 @@ def _addressing(model) -> set[str]:
     one that narrows its int64 constants changes it. Graph outputs address nothing."""
     from onnx import numpy_helper  # onnx: a load whose probe models are kept imports none
 
-    small = {
-        t.name
-        for t in model.graph.initializer
-        if np.all(np.abs(numpy_helper.to_array(t).astype(object)) < 1 << 31)
-    }
+    small = {t.name for t in model.graph.initializer if _within_i32(numpy_helper.to_array(t))}
     consts = {t.name for t in model.graph.initializer}
     readers, outputs = _readers(model), {o.name for o in model.graph.output}
     found: set = set()

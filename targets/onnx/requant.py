@@ -7,7 +7,9 @@ width for the ``K`` that makes it non-negative, a floor shift is ``⌊(p + K·2^
 times a ``Div`` on onnxruntime's CPU, measured). Elsewhere it is ``(p − (p mod d)) / d`` with
 ``Mod`` a floor modulo and ``d = 2^s``: the division is exact, so ``Div``'s truncation never
 shows. A shift past 62 (whose ``2^s`` has no int64) is two such steps; ``p mod 2^s`` is
-rebuilt from both remainders, and still fits. Nothing wraps.
+rebuilt from both remainders, and still fits. Nothing wraps. Where the target's runtime
+narrows an int64 constant past int32 (tract), a shift is taken in floor steps of at most 30
+bits and the roundings from floor shifts alone, so no constant passes int32.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from __future__ import annotations
 from . import limbs, wide
 from .emit import BOOL, I32, I64, Emitter, channel_const
 from .limbs import bit_floor_shift
+from .probes import WIDE_CONSTANT
 
 __all__ = [
     "floor_divmod",
@@ -55,11 +58,14 @@ def floor_shift(
     per-channel integers ``offset`` (none when None), ``p + offset`` within ``span`` when that
     is given: a lifted ``Div`` where :func:`_lifts` allows it, the offset and the lift added
     as one constant where that fits ``dtype`` (a pass over ``p`` fewer); by bits where the
-    target's runtime computes no int32 ``Div`` exactly. An int64 ``p + offset`` floors by a
+    target's runtime computes no int32 ``Div`` exactly; in steps of at most 30 bits where it
+    narrows an int64 constant past int32 (:func:`_stepped`). An int64 ``p + offset`` floors by a
     shift past 63 as by 63, to −1 or 0."""
     if not any(shifts):
         return _plus(e, p, offset, dtype)
     shifts = [min(s, 63) for s in shifts] if dtype == I64 else shifts
+    if _short(e, dtype):
+        return _stepped(e, _plus(e, p, offset, dtype), shifts)
     if dtype == I32 and not e.exact("Div", I32):
         return bit_floor_shift(e, _plus(e, p, offset, dtype), shifts, span)
     lifts = _lifts(shifts, span, dtype)
@@ -130,8 +136,53 @@ def floor_divmod(e: Emitter, p: str, shifts: list[int], dtype: int = I64) -> tup
     return q, e.node("Add", [r, e.node("Mul", [r2, first])])
 
 
+def _short(e: Emitter, dtype: int) -> bool:
+    """Whether an int64 recipe must form no constant past int32: the target's runtime
+    narrows one (its description's :data:`.probes.WIDE_CONSTANT`)."""
+    return dtype == I64 and not e.exact(WIDE_CONSTANT, I64)
+
+
+def _stepped(e: Emitter, p: str, shifts: list[int]) -> str:
+    """``⌊p / 2^s⌋`` per channel of an int64 ``p``, in floor shifts of at most 30 bits
+    (``⌊⌊p / 2^a⌋ / 2^b⌋ = ⌊p / 2^(a+b)⌋``), so every constant fits int32: each is ``Div``
+    of ``p − (2^a − 1)`` where ``p < 0`` (the sign ``min(max(p, −1), 0)`` times ``2^a − 1``),
+    whose truncation is then the floor (no ``Mod``: tract's int64 ``Mod`` takes the
+    dividend's sign, measured)."""
+    left = list(shifts)
+    while any(left):
+        step = [min(s, 30) for s in left]
+        sign = e.node("Min", [e.node("Max", [p, e.const(-1, I64)]), e.const(0, I64)])
+        lift = e.node("Mul", [sign, channel_const(e, [(1 << a) - 1 for a in step], "low", I64)])
+        p = e.node(
+            "Div", [e.node("Add", [p, lift]), channel_const(e, [1 << a for a in step], "pow2", I64)]
+        )
+        left = [s - a for s, a in zip(left, step)]
+    return p
+
+
+def _stepped_round(e: Emitter, p: str, shifts: list[int], mode: str) -> str:
+    """``R_mode(p, s)`` per channel of an int64 ``p`` from :func:`_stepped` floor shifts
+    alone, no constant past int32: ``half_up`` is ``⌊(⌊p / 2^(s−1)⌋ + 1) / 2⌋``, and
+    ``half_even`` is ``half_up`` of ``p + b − 1``, ``b`` the parity of ``⌊p / 2^s⌋`` (below
+    the half that lowers a tie to ``q``; at it, ``q + b``, the even one)."""
+    if mode == "floor":
+        return _stepped(e, p, shifts)
+    shifted = [int(s > 0) for s in shifts]
+    if mode == "half_even":
+        q = _stepped(e, p, shifts)
+        odd = e.node("Sub", [q, e.node("Mul", [_stepped(e, q, [1]), e.const(2, I64)])])
+        less = e.node("Sub", [odd, e.const(1, I64)])
+        if 0 in shifts:
+            less = e.node("Mul", [less, channel_const(e, shifted, "shifted", I64)])
+        p = e.node("Add", [p, less])
+    q1 = _stepped(e, p, [max(s - 1, 0) for s in shifts])
+    return _stepped(e, e.node("Add", [q1, channel_const(e, shifted, "half", I64)]), shifted)
+
+
 def _round(e: Emitter, p: str, shifts: list[int], mode: str, dtype: int, span, offset=None) -> str:
     """``R_mode(p + offset, s)`` per channel (``offset`` per-channel integers or None)."""
+    if _short(e, dtype) and mode != "floor":
+        return _stepped_round(e, _plus(e, p, offset, dtype), [min(s, 63) for s in shifts], mode)
     if mode == "floor":
         return floor_shift(e, p, shifts, dtype, span, offset)
     halves = [(1 << (s - 1)) if s else 0 for s in shifts]
@@ -279,11 +330,9 @@ def has_int64(e: Emitter) -> bool:
 
 
 def product_type(e: Emitter) -> int:
-    """The type an operator's values past i32 are formed in: int32 limbs on an ``acc32``
-    model for a runtime without exact int64 (:func:`has_int64`, :mod:`.limbs`) that takes
-    them (its description does not lack :data:`.limbs.LIMBS`), else int64."""
-    limbed = e.storage == I32 and not has_int64(e) and e.exact(limbs.LIMBS, I32)
-    return I32 if limbed else I64
+    """The type an operator's values past i32 are formed in: int32 limbs (:mod:`.limbs`) on
+    an ``acc32`` model for a runtime without exact int64 (:func:`has_int64`), else int64."""
+    return I32 if e.storage == I32 and not has_int64(e) else I64
 
 
 def width(result, args: dict, e: Emitter | None = None) -> int:

@@ -21,7 +21,7 @@ def _x_parts(e: Emitter, x: str, lo: int, hi: int) -> list[tuple[int, int, str, 
     if lo < -(1 << 31) or hi >= 1 << 31:
         pos = e.node("Where", [e.node("Greater", [x, e.const(0, I64)]), x, e.const(0, I64)])
         split = {1: pos, -1: e.node("Sub", [pos, x])}
-    elif not has_int64(e):
+    elif not (has_int64(e) and e.exact("Mod", I64)):
         return _x_digits_i32(e, x, lo, hi)
     else:
         pos = e.node("Max", [x, e.const(0, I32)])
@@ -45,9 +45,10 @@ def _x_parts(e: Emitter, x: str, lo: int, hi: int) -> list[tuple[int, int, str, 
 
 
 def _x_digits_i32(e: Emitter, x: str, lo: int, hi: int) -> list[tuple[int, int, str, int]]:
-    """:func:`_x_parts` in int32 alone, for a runtime without exact int64 (``x⁻ = −x`` has
-    no int32 at ``−2^31``): ``x``'s own base-256 digits, the low ones in ``[0, 255]`` by floor
-    modulo and exact division, the top one signed and split by sign (each part at most 128)."""
+    """:func:`_x_parts` in int32 alone, for a runtime without exact int64 or its floor
+    modulo (``x⁻ = −x`` has no int32 at ``−2^31``): ``x``'s own base-256 digits, the low
+    ones in ``[0, 255]`` by floor modulo and exact division, the top one signed and split
+    by sign (each part at most 128)."""
     n = 1
     while not (-128 << (8 * (n - 1))) <= lo <= hi < 128 << (8 * (n - 1)):
         n += 1
