@@ -4,7 +4,7 @@ onnxruntime and onnxruntime's float32 peer of the graph (``float_peer.py``), on 
 interleaved in one process (A B C A B C), the median ratio with its spread. A target that
 refuses the set prints its refusal by node instead: an honest "cannot host" is a result.
 
-Run: ``python benchmarks/runtime_targets.py [--size HxW] [--rounds N]``.
+Run: ``python benchmarks/runtime_targets.py [--size HxW] [--rounds N] [RUNTIME ...]``.
 """
 
 from __future__ import annotations
@@ -52,6 +52,9 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--size", default="16x16", help="the latent's HxW (the output is 8x)")
     ap.add_argument("--rounds", type=int, default=9)
+    ap.add_argument(
+        "runtimes", nargs="*", default=list(RUNTIMES), help=f"of {', '.join(RUNTIMES)} (all)"
+    )
     args = ap.parse_args()
     h, w = map(int, args.size.split("x"))
     g = int_synth_full()
@@ -64,7 +67,7 @@ def main() -> None:
         "ort-cpu": lambda: run_session(exact.graph, ours, [x], []),
         "float32": lambda: peer.run(None, {"x": fx}),
     }
-    for name in RUNTIMES:
+    for name in args.runtimes:
         fn, why = _on_runtime(name, g, x)
         if fn is None:
             print(f"{name}: no model: {why[:300]}")
