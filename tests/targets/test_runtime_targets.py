@@ -123,16 +123,9 @@ def test_share_exported():
     assert not EXPORTED or any(any(done) for done in EXPORTED.values())
 
 
-def test_a_shuffled_signed_int8_conv_keeps_the_weights_first_product_on_tract_and_tvm():
-    # ort-cpu takes the x-first product for a signed int8 conv a pixel_shuffle alone reads
-    # (its NHWC twin); its gather's int64 index arithmetic is what tract narrows, so tract's
-    # model keeps the weights-first product, which needs none (a ConvInteger of the int8
-    # input); TVM's, slower x-first there (its description's nhwc_sums), keeps it too, with
-    # no ConvInteger in TVM: strided windows and a MatMulInteger, no Gather
+def _shuffled_signed_conv():
     from waiexport import params as P
     from waiexport.builder import GraphBuilder, conv, rq
-    from waiexport.descriptions import target
-    from waiexport.targets.exporter import fit
 
     b = GraphBuilder()
     y = b.op(
@@ -141,13 +134,34 @@ def test_a_shuffled_signed_int8_conv_keeps_the_weights_first_product_on_tract_an
         conv(np.arange(288).reshape(8, 4, 3, 3) % 41 - 20, pad=1, rq=rq(shift=6)),
     )
     b.output(b.op("pixel_shuffle", y, P.Factor(2)))
-    for name in ("tract", "tvm-llvm"):
-        verdict = fit(write(b.build()), target(name))
-        assert verdict.fits, verdict.reasons
-        ops = {n.op_type for n in verdict.export.prepared.graph.node}
-        assert (
-            "Gather" not in ops and ("ConvInteger" if name == "tract" else "MatMulInteger") in ops
-        ), (name, ops)
+    return b.build()
+
+
+@with_extra("tvm", "tvm")
+def test_a_shuffled_signed_int8_conv_keeps_the_weights_first_product_on_tvm():
+    # ort-cpu takes the x-first product for a signed int8 conv a pixel_shuffle alone reads
+    # (its NHWC twin); TVM's, slower x-first there (its description's nhwc_sums), keeps the
+    # weights-first one, with no ConvInteger in TVM: strided windows and a MatMulInteger,
+    # no Gather
+    from waiexport.descriptions import target
+    from waiexport.targets.exporter import fit
+
+    verdict = fit(write(_shuffled_signed_conv()), target("tvm-llvm"))
+    assert verdict.fits, verdict.reasons
+    ops = {n.op_type for n in verdict.export.prepared.graph.node}
+    assert "Gather" not in ops and "MatMulInteger" in ops, ops
+
+
+@with_extra("tract", "tract")
+def test_a_shuffled_signed_int8_conv_takes_the_x_first_product_exactly_on_tract():
+    # tract's int64 arithmetic is exact where no constant passes int32, so its model takes
+    # ort-cpu's x-first product, whose gather's index arithmetic is int64 (it declined it
+    # when its description named every int64 Mul and Add inexact), and tract computes it
+    g = _shuffled_signed_conv()
+    rng = np.random.default_rng(1)
+    decodes = [([rng.integers(-128, 128, (4, 5, 7))], []) for _ in range(2)]
+    decodes += [([np.full((4, 3, 3), v)], []) for v in (-128, 127)]
+    assert exact_or_refused(g, decodes, lambda: _engine("tract"))
 
 
 @pytest.mark.parametrize("runtime, n", RUNTIMES)
