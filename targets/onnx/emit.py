@@ -202,25 +202,20 @@ class Emitter:
         constant = {t.name for t in self.inits}
         nodes = []
         for n in self.nodes:
-            ins = list(n.input)
-            if n.op_type in ("Mul", "Div") and len(ins) == 2:
-                for k in (1, 0) if n.op_type == "Mul" else (1,):
-                    other = ins[1 - k]
-                    if ins[k] in single and other not in constant:
-                        scope = n.name.rsplit("/", 1)[0]
-                        shape, spread = self.name("shape"), self.name("spread")
-                        nodes.append(
-                            helper.make_node("Shape", [other], [shape], name=f"{scope}/{shape}")
-                        )
-                        nodes.append(
-                            helper.make_node(
-                                "Expand", [ins[k], shape], [spread], name=f"{scope}/{spread}"
-                            )
-                        )
-                        ins[k] = spread
-                        del n.input[:]
-                        n.input.extend(ins)
-                        break
+            at = {"Mul": (1, 0), "Div": (1,)}.get(n.op_type, ())
+            k = next(
+                (k for k in at if n.input[k] in single and n.input[1 - k] not in constant), None
+            )
+            if k is not None:
+                scope = n.name.rsplit("/", 1)[0]
+                shape, spread = self.name("shape"), self.name("spread")
+                nodes += [
+                    helper.make_node("Shape", [n.input[1 - k]], [shape], name=f"{scope}/{shape}"),
+                    helper.make_node(
+                        "Expand", [n.input[k], shape], [spread], name=f"{scope}/{spread}"
+                    ),
+                ]
+                n.input[k] = spread
             nodes.append(n)
         self.nodes = nodes
 

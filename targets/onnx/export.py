@@ -163,7 +163,7 @@ def build_model(
         outputs.append(
             helper.make_tensor_value_info(name, e.storage, [1, g.tensor(t).channels, None, None])
         )
-    if target is not None and getattr(target.options, "spread_scalars", False):
+    if target is not None and target.options.spread_scalars:
         e.spread_scalars()
     model = packaged(e, inputs, outputs, metadata, finish=sunk)
     check_integer_only(model)

@@ -181,7 +181,7 @@ def _stepped_round(e: Emitter, p: str, shifts: list[int], mode: str) -> str:
 
 def _round(e: Emitter, p: str, shifts: list[int], mode: str, dtype: int, span, offset=None) -> str:
     """``R_mode(p + offset, s)`` per channel (``offset`` per-channel integers or None)."""
-    if _short(e, dtype) and mode != "floor":
+    if _short(e, dtype):
         return _stepped_round(e, _plus(e, p, offset, dtype), [min(s, 63) for s in shifts], mode)
     if mode == "floor":
         return floor_shift(e, p, shifts, dtype, span, offset)
