@@ -1,5 +1,5 @@
-"""Sums without an exact integer GEMM (a runtime target's facts): int32 ``Mul`` of strided
-windows and trees of ``Add`` (:func:`_elementwise_sum`), or an int32 im2col where every
+"""Sums without an exact integer GEMM (a runtime target's facts): chains of int32 ``Mul``
+and ``Add`` over strided windows (:func:`elementwise_sum`), or an int32 im2col where every
 subset sum fits (:func:`subset_sums_fit_i32`)."""
 
 from __future__ import annotations
@@ -45,11 +45,12 @@ def gemm_exact(e: Emitter) -> bool:
     return e.exact("ConvInteger", U8) or e.exact("MatMulInteger", U8) or e.exact("MatMul", I32)
 
 
-#: The most products one ``Mul`` of :func:`elementwise_sum` forms per output position: its
-#: tensor is 32 KiB per position (38 MiB on a 34 × 34 plane), and fewer, larger blocks mean
-#: fewer nodes (the realistic ``int_synth`` set: 4,312 nodes at 4,096, 2,737 at 8,192, and
-#: OpenVINO's compile time follows the node count, 4.5 s against 2.3 s).
-_PRODUCTS = 8192
+#: The most products one ``Mul`` of :func:`elementwise_sum` forms per output position (its
+#: segments times the output channels): enough work a node to outweigh OpenVINO's cost of
+#: one, few enough that a node's tensor stays near the cache (the realistic ``int_synth``
+#: set, interleaved: 142 ms at 512 against 153 at 256 and 150 at 1,024; its compile 5.2 s,
+#: 14.1 s at 256).
+_PER_POSITION = 512
 
 
 def elementwise_sum(
@@ -58,14 +59,15 @@ def elementwise_sum(
     """``Σ w·x̃`` of a groups-1 convolution from int32 ``Mul`` and ``Add`` alone, for a
     runtime that computes every integer GEMM and reduction through float (OpenVINO,
     measured): the taps' windows of the padded input (strided slices, the taps whose
-    weights are all zero left out) stacked on the channel axis, times the weights in blocks
-    of at most :data:`_PRODUCTS` products per output position, broadcast, each block summed
-    over the stacked axis by a tree of ``Slice`` halves and ``Add``, the blocks added. The
-    stacked axis is the products' outermost (``[1, k, C, H, W]``), so each half is one
-    contiguous block, which OpenVINO splits in place (with it inside, its split copied them:
-    162 of 399 ms of the realistic ``int_synth``, measured). Every
-    partial sum is a sum of some of an output channel's terms, which the caller has checked
-    fits i32 (:func:`subset_sums_fit_i32`, §8.2)."""
+    weights are all zero left out) stacked on the channel axis as ``k`` rows, cut in ``s``
+    segments of ``k / s`` rows, and a chain ``acc + x_j·w_j`` over the rows ``j`` of every
+    segment at once, on ``[1, C, s, H, W]``. OpenVINO fuses each ``Mul`` into the ``Add``
+    after it, so no product goes through memory: the realistic ``int_synth`` set's GEMMs in
+    0.63× the time of its products summed by trees of ``Add``
+    (``benchmarks/openvino_gemm.py``). The segments are
+    summed at the end by a tree of ``Slice`` halves. Every partial sum is a sum of some of
+    an output channel's terms, which the caller has checked fits i32
+    (:func:`subset_sums_fit_i32`, §8.2)."""
     cout, cin, kh, kw = w.shape
     xp = e.node(
         "Pad",
@@ -79,27 +81,20 @@ def elementwise_sum(
         taps = [(0, 0)]
     windows = [tap_window(e, xp, i, j, (kh, kw), [2, 3], strides) for i, j in taps]
     cols = windows[0] if len(windows) == 1 else e.node("Concat", windows, axis=1)
-    cols = e.node("Unsqueeze", [cols, e.const([2], I64)])
     k = cin * len(taps)
     w2 = np.stack([w[:, :, i, j] for i, j in taps], axis=1).reshape(cout, k)
-    oc = min(cout, _PRODUCTS)
-    kc = max(1, _PRODUCTS // oc)
-    sums = []
-    for o0 in range(0, cout, oc):
-        acc = None
-        for k0 in range(0, k, kc):
-            part = w2[o0 : o0 + oc, k0 : k0 + kc]
-            window = cols if part.shape[1] == k else e.slice(cols, [k0], [k0 + kc], [1])
-            t = halves(
-                e,
-                e.node("Mul", [window, e.const(part.T[None, :, :, None, None], I32, "w")]),
-                part.shape[1],
-                axis=1,
-            )
-            acc = t if acc is None else e.node("Add", [acc, t])
-        sums.append(acc)
-    total = sums[0] if len(sums) == 1 else e.node("Concat", sums, axis=2)
-    total = e.node("Squeeze", [total, e.const([1], I64)])
+    s = max(d for d in range(1, max(1, _PER_POSITION // cout) + 1) if k % d == 0)
+    rows = e.node(
+        "Reshape",
+        [e.node("Unsqueeze", [cols, e.const([1], I64)]), e.const([1, k // s, s, 0, 0], I64)],
+    )
+    acc = None
+    for j in range(k // s):
+        row = rows if k == s else e.slice(rows, [j], [j + 1], [1])
+        part = w2[:, j * s : (j + 1) * s].reshape(1, cout, s, 1, 1)
+        t = e.node("Mul", [row, e.const(part, I32, "w")])
+        acc = t if acc is None else e.node("Add", [acc, t])
+    total = e.node("Squeeze", [halves(e, acc, s), e.const([2], I64)])
     return typed(e, total, I32, dtype)
 
 
