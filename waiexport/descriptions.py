@@ -497,7 +497,7 @@ TARGETS.update(
                 checked_on="openvino-cpu",
                 options=OnnxOptions(inexact=_OPENVINO_INEXACT, int32_windows=True),
                 summary="OpenVINO's CPU plugin (our ONNX export, f32 inference precision) in the "
-                "integer operations it keeps: convolutions as int32 Mul and Add trees, "
+                "integer operations it keeps: convolutions as chains of int32 Mul and Add, "
                 "roundings by bits, no int64 tensor",
                 measured=f"OpenVINO 2026.4.1, {_MEASURED}",
                 side_limit=(

@@ -1,6 +1,6 @@
 """The ONNX forms for a runtime that computes integer division and GEMMs through float
-(``openvino-cpu``'s target): the roundings by bits and a convolution by ``Mul`` and ``Add``
-trees, against Python integers at the int32 ends (on onnxruntime, whose integer kernels are
+(``openvino-cpu``'s target): the roundings by bits and a convolution by chains of ``Mul``
+and ``Add``, against Python integers at the int32 ends (on onnxruntime, whose integer kernels are
 exact, and on OpenVINO where it is installed)."""
 
 import numpy as np
@@ -100,8 +100,13 @@ def test_the_roundings_by_bits_at_the_int32_ends(shifts, values, mode):
     k=st.sampled_from([(1, 1), (2, 3), (3, 3)]),
     stride=st.integers(1, 2),
     pad=st.integers(0, 2),
+    per_position=st.sampled_from([1, 6, 512]),
 )
-def test_the_convolution_by_mul_and_add_trees(data, cin, cout, k, stride, pad):
+def test_the_convolution_by_chains_of_mul_and_add(data, cin, cout, k, stride, pad, per_position):
+    """``per_position`` (the products a node forms per position) 1: a chain of one row a
+    step; 6: rows in segments, summed by halves at the end; 512: these sizes' one step."""
+    from unittest import mock
+
     from waiexport.targets.onnx import mac
     from waiexport.targets.onnx.emit import I32
 
@@ -117,20 +122,21 @@ def test_the_convolution_by_mul_and_add_trees(data, cin, cout, k, stride, pad):
     ).reshape(cout, cin, *k)
     lo, hi = -(1 << 11), (1 << 11) - 1
     assume(mac.elementwise.subset_sums_fit_i32((lo, hi), w))  # else the form is not taken
-    model, ops = _model(
-        lambda e, x: mac.mac_sum(
-            e,
-            x,
-            (lo, hi),
-            w,
-            target("openvino-cpu"),
-            groups=1,
-            strides=(stride, stride),
-            pads=(pad, pad, pad, pad),
-            dtype=I32,
-        ),
-        cin,
-    )
+    with mock.patch.object(mac.elementwise, "_PER_POSITION", per_position):
+        model, ops = _model(
+            lambda e, x: mac.mac_sum(
+                e,
+                x,
+                (lo, hi),
+                w,
+                target("openvino-cpu"),
+                groups=1,
+                strides=(stride, stride),
+                pads=(pad, pad, pad, pad),
+                dtype=I32,
+            ),
+            cin,
+        )
     assert not ops & {"ConvInteger", "MatMulInteger", "MatMul", "ReduceSum"}
     h, wd = data.draw(st.integers(k[0], 6)), data.draw(st.integers(k[1], 6))
     x = np.array(
