@@ -113,6 +113,14 @@ def test_the_openvino_target_passes_or_declines_by_node_and_never_fails():
     )
 
 
+@with_extra("tract", "tract")
+def test_tract_sums_gram_in_int32_matmul_where_it_panics_on_int64():
+    code, rep = validate("--engine", "tract", str(V / "gram.jsonl"))
+    ran = [v for v in rep["vectors"] if v["status"] != "skip"]
+    assert code == 0 and rep["claim"] is not None and ran
+    assert all(v["status"] == "pass" for v in ran)
+
+
 @with_extra("tvm", "tvm")
 def test_export_for_a_runtime_target_self_checks_on_that_runtime(tmp_path):
     src = str(ROOT / "examples" / "tiny_synth.whg1")

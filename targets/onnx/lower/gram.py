@@ -1,12 +1,13 @@
 """``gram`` (§5.9): per group, ``A·Bᵀ`` over every position as an integer ``MatMul`` (exact on
 integers, measured; never ``ReduceSum``, which goes through double), then the rounding
 shift. The sums fit i32 (the graph meets acc32): the ``MatMul`` is int64, so it never wraps,
-or int32 where the runtime has no exact int64 (:func:`..requant.product_type`)."""
+or int32 where the runtime has no exact int64 (:func:`..requant.product_type`) or no exact
+int64 ``MatMul`` (tract panics on one; its int32 ``MatMul`` is exact, probed)."""
 
 from waiexport.graph import Op
 
 from ...lowering import Names
-from ..emit import Emitter
+from ..emit import I32, I64, Emitter
 from ..requant import product_type
 from ._common import LowerCtx, rounding_shift, wide
 
@@ -15,6 +16,8 @@ def lower(e: Emitter, op: Op, ins: Names, ctx: LowerCtx) -> Names:
     c = ctx.graph.tensor(op.inputs[0]).channels
     g, d = op.params.groups, c // op.params.groups
     dtype = product_type(e)
+    if dtype == I64 and e.storage == I32 and not e.exact("MatMul", I64):
+        dtype = I32
     a, b = (e.reshape(wide(e, x, dtype), [g, d, -1]) for x in ins)
     acc = e.node("MatMul", [a, e.node("Transpose", [b], perm=[0, 2, 1])])
     acc = e.reshape(acc, [1, c, 1, d])
