@@ -70,8 +70,8 @@ CLAMP, SPLIT_CLAMP = "Min-Max", "Min-BitwiseOr-Max"
 #: OpenVINO's CPU plugin then writes the next node's result into the constant, so it changes
 #: from one inference to the next (measured; its probe runs twice, :data:`WRITTEN`).
 FOLDED = "Expand-BitwiseOr"
-#: A product then a tree of sums, the runtime targets' convolution (``Mul`` of strided
-#: windows and ``Add``), as a compiler fuses its neighbours.
+#: A product then sums, the runtime targets' convolution (a chain of ``Mul`` of strided
+#: windows and ``Add`` to the running sum, then ``Add`` of halves), as a compiler fuses it.
 SUM_TREE = "Mul-Add-Add"
 #: A floor shift by bits (:func:`.limbs.bit_floor_shift`: each bit by ``BitwiseAnd``, capped
 #: at its weight by ``Min``, the sign's by ``Max``, summed by ``Add``), the int32 limbs'
@@ -443,9 +443,10 @@ def _clamps() -> list[Probe]:
 
 
 def _sum_tree() -> Probe:
-    """A convolution's sum as the runtime targets' lowering emits it, a product then a tree of
-    ``Add`` (:data:`SUM_TREE`), on int32 products and sums past 2^24 that are no float32
-    values: a runtime that fuses the chain into one float32 kernel rounds them."""
+    """A convolution's sum as the runtime targets' lowering emits it, a product added to a
+    running sum and that to another (:data:`SUM_TREE`), on int32 products and sums past 2^24
+    that are no float32 values: a runtime that fuses the chain into one float32 kernel
+    rounds them."""
     x = np.array([(1 << 24) + 1, -(1 << 24) - 1, 12345679], np.int32)
     w = np.array([3, 5, 7], np.int32)
     y, z = np.array([1, 3, 5], np.int32), np.array([(1 << 30) - 3, 7, -9], np.int32)
