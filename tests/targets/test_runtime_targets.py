@@ -164,6 +164,22 @@ def test_a_shuffled_signed_int8_conv_takes_the_x_first_product_exactly_on_tract(
     assert exact_or_refused(g, decodes, lambda: _engine("tract"))
 
 
+@with_extra("tract", "tract")
+def test_gram_runs_exactly_on_tract():
+    """``gram``'s sums in int32 ``MatMul`` where tract panics on int64, widened for the
+    shift: in int32, its rounding by bits failed to run in tract ("Evaluating BitwiseAnd:
+    Dummy", 10 graphs of a campaign)."""
+
+    @given(data=st.data())
+    def body(data):
+        g, inputs, scalars = data.draw(case("gram", NARROW))
+        assume(verdict(g)["acc32"])
+        decodes = [(inputs, scalars)] + probe_inputs(g)
+        assert exact_or_refused(g, decodes, lambda: _engine("tract"))
+
+    _run("tract", 12, body)
+
+
 @pytest.mark.parametrize("runtime, n", RUNTIMES)
 def test_a_stride_past_the_kernel_runs_exactly_on_the_runtime(runtime, n):
     # its output's rows and columns are gathered at indices made by moves alone: with

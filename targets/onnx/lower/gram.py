@@ -2,7 +2,8 @@
 integers, measured; never ``ReduceSum``, which goes through double), then the rounding
 shift. The sums fit i32 (the graph meets acc32): the ``MatMul`` is int64, so it never wraps,
 or int32 where the runtime has no exact int64 (:func:`..requant.product_type`) or no exact
-int64 ``MatMul`` (tract panics on one; its int32 ``MatMul`` is exact, probed)."""
+int64 ``MatMul`` (tract panics on one; its int32 ``MatMul`` is exact, probed; the sum is
+then widened for the shift)."""
 
 from waiexport.graph import Op
 
@@ -16,9 +17,9 @@ def lower(e: Emitter, op: Op, ins: Names, ctx: LowerCtx) -> Names:
     c = ctx.graph.tensor(op.inputs[0]).channels
     g, d = op.params.groups, c // op.params.groups
     dtype = product_type(e)
-    if dtype == I64 and e.storage == I32 and not e.exact("MatMul", I64):
-        dtype = I32
-    a, b = (e.reshape(wide(e, x, dtype), [g, d, -1]) for x in ins)
+    summed = I32 if e.storage == I32 and not e.exact("MatMul", I64) else dtype
+    a, b = (e.reshape(wide(e, x, summed), [g, d, -1]) for x in ins)
     acc = e.node("MatMul", [a, e.node("Transpose", [b], perm=[0, 2, 1])])
     acc = e.reshape(acc, [1, c, 1, d])
+    acc = acc if summed == dtype else e.cast(acc, dtype)
     return [rounding_shift(e, acc, op, ctx, c, dtype)]
