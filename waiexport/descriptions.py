@@ -477,6 +477,7 @@ _OPENVINO_INEXACT = tuple(
             "MatMul",
             "ReduceSum",
             "Constant past int32",
+            "Mul of a value by itself",
         )
     ]
     + [(("BitShift", "uint64"), _OV_NARROW)]
@@ -543,6 +544,11 @@ TARGETS.update(
                             ("Constant past int32", "int64"),
                             "narrowed to int32 after a Cast from int32 (2^31 becomes -2^31; "
                             "its int64 arithmetic on smaller constants is exact)",
+                        ),
+                        (
+                            ("Mul of a value by itself", "int64"),
+                            "by failing: it runs it as Square, which does not take its int64 "
+                            "values (Square does not support TDim)",
                         ),
                     ),
                     spread_scalars=True,

@@ -8,7 +8,8 @@ a node's precision is not proof (OpenVINO 2026.4.1 reports ``i32`` for ``ReduceS
   elementwise operators at ``2^30 + 1``;
 - **int64 narrowed to int32**: int64 products, sums and quotients past 2^31, alone and after
   a ``Cast`` from int32 with int64 constants below 2^31; and that chain with constants past
-  int32 (:data:`WIDE_CONSTANT`: tract 0.23.9 narrows them, 2^31 becomes −2^31);
+  int32 (:data:`WIDE_CONSTANT`: tract 0.23.9 narrows them, 2^31 becomes −2^31), and with a
+  ``Mul`` of the value by itself (:data:`SQUARE`: tract 0.23.9 fails it);
 - **rounding to nearest after fusion**: a ``MatMulInteger`` followed by ``Add`` and ``Div``,
   the requantisation's shape, on a quotient whose fraction is a half or more (a runtime that
   fuses them into a float op and rounds gets one more);
@@ -51,6 +52,7 @@ __all__ = [
     "SUM_TREE",
     "BIT_FLOOR",
     "WIDE_CONSTANT",
+    "SQUARE",
     "folded_patterns",
     "addressing",
 ]
@@ -83,6 +85,11 @@ BIT_FLOOR = "BitwiseAnd-Min-Add"
 #: then form none (:func:`.requant.requantise` shifts in steps of at most 30 bits), and
 #: :func:`typed_nodes` names each node that still reads one.
 WIDE_CONSTANT = "Constant past int32"
+#: A ``Mul`` of a value by itself, as a target's description names it where its runtime
+#: fails one on int64 (tract 0.23.9 runs it as ``Square``, which does not take its int64
+#: values: "Square does not support TDim"; measured): :meth:`.emit.Emitter.square` then
+#: forms ``x·(x + 1) − x``, and :func:`typed_nodes` names each node that is still one.
+SQUARE = "Mul of a value by itself"
 #: numpy's types by ONNX's names for them (``TensorProto``'s, looked up when a model is built:
 #: a load whose probes' models are kept on disk imports no onnx, targets/stored.py).
 _TYPES = {
@@ -357,6 +364,22 @@ def _probes() -> tuple:
     ):
         out.append(_cast_chain(label, chain, x, want))
     out.append(
+        Probe(
+            CAST,
+            SQUARE,
+            "int64",
+            (
+                ("Cast", ["x"], ["w"], {"to": np.int64}),
+                ("Mul", ["w", "w"], ["s"]),
+                ("Div", ["s", "d"], ["u"]),
+                ("Cast", ["u"], ["out0"], {"to": np.int32}),
+            ),
+            {"d": np.array([1 << 30], np.int64)},
+            {"x": np.array([x], np.int32)},
+            np.array([x * x >> 30], np.int32),
+        )
+    )
+    out.append(
         _two("BitShift", (1 << 30) + 5, 1, ((1 << 30) + 5) >> 1, np.uint32, direction="RIGHT")
     )
     out.append(
@@ -559,7 +582,8 @@ def typed_nodes(model) -> list[tuple[str, str, str]]:
     whose results only address a tensor (:func:`_addressing`: a crop's window from scalars,
     within the tensor's sides, §5.10; a gather's positions). A node that reads an int64
     constant past int32 where it computes (not where it addresses) is listed again as
-    ``(name, WIDE_CONSTANT, "int64")``."""
+    ``(name, WIDE_CONSTANT, "int64")``, and a ``Mul`` of a value by itself as
+    ``(name, SQUARE, its type)``."""
     import onnx  # onnx: a load whose probe models are kept imports none
     from onnx import helper
     from .emit import graphs, subgraph_nodes
@@ -587,11 +611,14 @@ def typed_nodes(model) -> list[tuple[str, str, str]]:
         ):
             sizes.update(n.output)
         elif given and n.name not in addressing:
-            out.append((n.name, n.op_type, names.get(types.get(n.input[0]), "")))
+            typed = names.get(types.get(n.input[0]), "")
+            out.append((n.name, n.op_type, typed))
             if any(
                 i in wide and k not in _ADDRESS.get(n.op_type, ()) for k, i in enumerate(n.input)
             ):
                 out.append((n.name, WIDE_CONSTANT, "int64"))
+            if n.op_type == "Mul" and n.input[0] == n.input[1]:
+                out.append((n.name, SQUARE, typed))
     return out
 
 

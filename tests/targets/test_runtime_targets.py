@@ -165,14 +165,15 @@ def test_a_shuffled_signed_int8_conv_takes_the_x_first_product_exactly_on_tract(
 
 
 @with_extra("tract", "tract")
-def test_gram_runs_exactly_on_tract():
-    """``gram``'s sums in int32 ``MatMul`` where tract panics on int64, widened for the
-    shift: in int32, its rounding by bits failed to run in tract ("Evaluating BitwiseAnd:
-    Dummy", 10 graphs of a campaign)."""
+def test_gram_and_igdn_run_exactly_on_tract():
+    """Where tract panics on int64 ``MatMul``: ``gram``'s sums in int32 ``MatMul``, widened
+    for the shift (in int32, its rounding by bits failed to run in tract, "Evaluating
+    BitwiseAnd: Dummy", 10 graphs of a campaign); ``igdn``'s by halves, its squares as
+    ``x·(x + 1) − x`` (tract fails an int64 ``Mul`` of a value by itself)."""
 
     @given(data=st.data())
     def body(data):
-        g, inputs, scalars = data.draw(case("gram", NARROW))
+        g, inputs, scalars = data.draw(case(data.draw(st.sampled_from(["gram", "igdn"])), NARROW))
         assume(verdict(g)["acc32"])
         decodes = [(inputs, scalars)] + probe_inputs(g)
         assert exact_or_refused(g, decodes, lambda: _engine("tract"))

@@ -64,7 +64,7 @@ def isqrt(e: Emitter, n: str, bits: int) -> str:
     r = e.node("Mul", [n, e.const(0, I64)])
     for bit in reversed(range(bits)):
         step = e.node("Add", [r, e.const(1 << bit, I64)])
-        r = e.node("Where", [e.node("LessOrEqual", [e.node("Mul", [step, step]), n]), step, r])
+        r = e.node("Where", [e.node("LessOrEqual", [e.square(step), n]), step, r])
     return r
 
 
