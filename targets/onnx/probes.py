@@ -4,7 +4,7 @@ a node's precision is not proof (OpenVINO 2026.4.1 reports ``i32`` for ``ReduceS
 ``Div`` and computes them through float32), so each probe asks for a value:
 
 - **float32 accumulation**: an odd sum past 2^24 (float32 holds every integer up to 2^24
-  only), from ``MatMulInteger``, ``ConvInteger``, ``MatMul``, ``ReduceSum``, and the
+  only), from ``MatMulInteger``, ``ConvInteger``, ``MatMul``, ``ReduceSum``, ``CumSum``, and the
   elementwise operators at ``2^30 + 1``;
 - **int64 narrowed to int32**: int64 products, sums and quotients past 2^31, alone and after
   a ``Cast`` from int32 with int64 constants below 2^31; and that chain with constants past
@@ -313,6 +313,17 @@ def _probes() -> tuple:
             {"axes": np.array([1], np.int64)},
             {"x": r.astype(np.int64) << 16},
             np.array([64 * ((1 << 24) + 1) << 16], np.int64),
+        )
+    )
+    out.append(
+        Probe(
+            FLOAT32,
+            "CumSum",
+            "int32",
+            (("CumSum", ["x", "axis"], ["out0"]),),
+            {"axis": np.array(1, np.int64)},
+            {"x": r},
+            np.cumsum(r, axis=1, dtype=np.int64).astype(np.int32),
         )
     )
     top = (1 << 30) + 1

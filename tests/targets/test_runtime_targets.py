@@ -164,21 +164,28 @@ def test_a_shuffled_signed_int8_conv_takes_the_x_first_product_exactly_on_tract(
     assert exact_or_refused(g, decodes, lambda: _engine("tract"))
 
 
-@with_extra("tract", "tract")
-def test_gram_and_igdn_run_exactly_on_tract():
-    """Where tract panics on int64 ``MatMul``: ``gram``'s sums in int32 ``MatMul``, widened
-    for the shift (in int32, its rounding by bits failed to run in tract, "Evaluating
-    BitwiseAnd: Dummy", 10 graphs of a campaign); ``igdn``'s by halves, its squares as
-    ``x·(x + 1) − x`` (tract fails an int64 ``Mul`` of a value by itself)."""
+@pytest.mark.parametrize(
+    "runtime, ops",
+    [
+        pytest.param("tract", ["gram", "igdn"], marks=with_extra("tract", "tract")),
+        pytest.param("openvino-cpu", ["gram"], marks=with_extra("openvino", "openvino")),
+    ],
+)
+def test_gram_and_igdn_run_exactly_where_the_runtime_lacks_an_exact_matmul(runtime, ops):
+    """tract panics on int64 ``MatMul``: ``gram``'s sums in int32 ``MatMul``, widened for the
+    shift (in int32, its rounding by bits failed to run in tract, "Evaluating BitwiseAnd:
+    Dummy", 10 graphs of a campaign); ``igdn``'s by halves, its squares as ``x·(x + 1) − x``
+    (tract fails an int64 ``Mul`` of a value by itself). OpenVINO computes ``MatMul``
+    through float32: ``gram`` by products and ``CumSum``."""
 
     @given(data=st.data())
     def body(data):
-        g, inputs, scalars = data.draw(case(data.draw(st.sampled_from(["gram", "igdn"])), NARROW))
+        g, inputs, scalars = data.draw(case(data.draw(st.sampled_from(ops)), NARROW))
         assume(verdict(g)["acc32"])
         decodes = [(inputs, scalars)] + probe_inputs(g)
-        assert exact_or_refused(g, decodes, lambda: _engine("tract"))
+        assert exact_or_refused(g, decodes, lambda: _engine(runtime))
 
-    _run("tract", 12, body)
+    _run(runtime, 12, body)
 
 
 @pytest.mark.parametrize("runtime, n", RUNTIMES)
