@@ -3,7 +3,7 @@ integers, measured; never ``ReduceSum``, which goes through double), then the ro
 shift. The sums fit i32 (the graph meets acc32): the ``MatMul`` is int64, so it never wraps,
 or int32 where the runtime has no exact int64 (:func:`..requant.product_type`) or no exact
 int64 ``MatMul`` (tract panics on one; its int32 ``MatMul`` is exact, probed; the sum is
-then widened for the shift); by ``CumSum`` where that ``MatMul`` is not exact either."""
+then widened for the shift); by ``CumSum`` where the int32 ``MatMul`` is not exact either."""
 
 from waiexport.graph import Op
 
@@ -29,7 +29,7 @@ def lower(e: Emitter, op: Op, ins: Names, ctx: LowerCtx) -> Names:
     g, d = op.params.groups, c // op.params.groups
     dtype = product_type(e)
     summed = I32 if e.storage == I32 and not e.exact("MatMul", I64) else dtype
-    if e.exact("MatMul", summed):
+    if e.exact("MatMul", summed) or summed != I32:  # CumSum is probed on int32 alone
         a, b = (e.reshape(wide(e, x, summed), [g, d, -1]) for x in ins)
         acc = e.node("MatMul", [a, e.node("Transpose", [b], perm=[0, 2, 1])])
     else:
