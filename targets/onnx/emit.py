@@ -9,7 +9,6 @@ import onnx
 from onnx import TensorProto, helper, numpy_helper
 
 from ..errors import ExportError
-from .probes import SQUARE
 
 __all__ = [
     "Emitter",
@@ -227,14 +226,6 @@ class Emitter:
         if narrow is not None and narrow[1] == dtype:
             return narrow[0]
         return self.node("Cast", [x], to=dtype)
-
-    def square(self, x: str, dtype: int = I64) -> str:
-        """``x·x`` of a ``dtype`` tensor whose ``x·(x + 1)`` fits it, as ``x·(x + 1) − x``
-        where the runtime fails a ``Mul`` of a value by itself (:data:`.probes.SQUARE`)."""
-        if self.exact(SQUARE, dtype):
-            return self.node("Mul", [x, x])
-        plus = self.node("Add", [x, self.const(1, dtype)])
-        return self.node("Sub", [self.node("Mul", [x, plus]), x])
 
     def widen(self, x: str, have: int, want: int) -> str:
         """``x``, of type ``have``, cast to ``want``, a type that holds every ``have`` value,

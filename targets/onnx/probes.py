@@ -87,7 +87,7 @@ BIT_FLOOR = "BitwiseAnd-Min-Add"
 WIDE_CONSTANT = "Constant past int32"
 #: A ``Mul`` of a value by itself, as a target's description names it where its runtime
 #: fails one on int64 (tract 0.23.9 runs it as ``Square``, which does not take its int64
-#: values: "Square does not support TDim"; measured): :meth:`.emit.Emitter.square` then
+#: values: "Square does not support TDim"; measured): :func:`.requant.square` then
 #: forms ``x·(x + 1) − x``, and :func:`typed_nodes` names each node that is still one.
 SQUARE = "Mul of a value by itself"
 #: numpy's types by ONNX's names for them (``TensorProto``'s, looked up when a model is built:

@@ -18,7 +18,7 @@ from __future__ import annotations
 from . import limbs, wide
 from .emit import BOOL, I32, I64, Emitter, channel_const
 from .limbs import bit_floor_shift
-from .probes import WIDE_CONSTANT
+from .probes import SQUARE, WIDE_CONSTANT
 
 __all__ = [
     "floor_divmod",
@@ -134,6 +134,15 @@ def floor_divmod(e: Emitter, p: str, shifts: list[int], dtype: int = I64) -> tup
     r2 = e.node("Mod", [q, second], fmod=0)
     q = e.node("Div", [e.node("Sub", [q, r2]), second])
     return q, e.node("Add", [r, e.node("Mul", [r2, first])])
+
+
+def square(e: Emitter, x: str, dtype: int = I64) -> str:
+    """``x·x`` of a ``dtype`` tensor whose ``x·(x + 1)`` fits it, as ``x·(x + 1) − x``
+    where the runtime fails a ``Mul`` of a value by itself (:data:`.probes.SQUARE`)."""
+    if e.exact(SQUARE, dtype):
+        return e.node("Mul", [x, x])
+    plus = e.node("Add", [x, e.const(1, dtype)])
+    return e.node("Sub", [e.node("Mul", [x, plus]), x])
 
 
 def _short(e: Emitter, dtype: int) -> bool:

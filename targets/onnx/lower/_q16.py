@@ -8,6 +8,7 @@ from onnx import TensorProto, helper
 
 from .. import wide
 from ..emit import I64, Emitter
+from ..requant import square
 
 __all__ = ["exp_neg_q16", "rsqrt_q16", "isqrt", "ones_like_axis"]
 
@@ -64,7 +65,7 @@ def isqrt(e: Emitter, n: str, bits: int) -> str:
     r = e.node("Mul", [n, e.const(0, I64)])
     for bit in reversed(range(bits)):
         step = e.node("Add", [r, e.const(1 << bit, I64)])
-        r = e.node("Where", [e.node("LessOrEqual", [e.square(step), n]), step, r])
+        r = e.node("Where", [e.node("LessOrEqual", [square(e, step), n]), step, r])
     return r
 
 

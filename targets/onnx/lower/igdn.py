@@ -13,7 +13,7 @@ from ...lowering import Names
 from .. import wide as W
 from ..emit import I64, Emitter
 from ..mac.elementwise import halves
-from ..requant import floor_shift
+from ..requant import floor_shift, square
 from ._common import LowerCtx, narrow, wide
 from ._q16 import isqrt
 
@@ -68,7 +68,7 @@ def lower(e: Emitter, op: Op, ins: Names, ctx: LowerCtx) -> Names:
         or any(lo < -(1 << 63) or hi >= 1 << 63 for lo, hi in (found[k] for k in _WIDE))
     ):
         return [narrow(e, _wide(e, p, c, x, int(r_hi)))]
-    x2 = e.node("Unsqueeze", [e.square(x), e.const([1], I64)])  # [1, 1, C, H, W]
+    x2 = e.node("Unsqueeze", [square(e, x), e.const([1], I64)])  # [1, 1, C, H, W]
     terms = e.node("Mul", [x2, e.const(p.gamma.reshape(1, c, c, 1, 1), I64, "gamma")])
     terms = floor_shift(e, terms, [p.gf])  # [1, C, C, H, W]
     n = _summed(e, terms, c)
