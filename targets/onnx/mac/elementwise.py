@@ -63,7 +63,7 @@ def elementwise_sum(
     segments of ``k / s`` rows, and a chain ``acc + x_j·w_j`` over the rows ``j`` of every
     segment at once, on ``[1, C, s, H, W]``. OpenVINO fuses each ``Mul`` into the ``Add``
     after it, so no product goes through memory: the realistic ``int_synth`` set's GEMMs in
-    0.63× the time of its products summed by trees of ``Add``
+    0.59–0.63× the time of its products summed by trees of ``Add``
     (``benchmarks/openvino_gemm.py``). The segments are
     summed at the end by a tree of ``Slice`` halves. Every partial sum is a sum of some of
     an output channel's terms, which the caller has checked fits i32
