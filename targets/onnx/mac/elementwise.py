@@ -9,7 +9,15 @@ import numpy as np
 from ..emit import I32, I64, U8, Emitter
 from .common import I32_MAX, im2cols, tap_window, typed
 
-__all__ = ["subset_sums_fit_i32", "im2col_i32_sum", "gemm_exact", "elementwise_sum", "halves"]
+__all__ = [
+    "subset_sums_fit_i32",
+    "im2col_i32_sum",
+    "gemm_exact",
+    "elementwise_sum",
+    "segments",
+    "chain",
+    "halves",
+]
 
 
 def subset_sums_fit_i32(x_range: tuple[int, int], w: np.ndarray) -> bool:
@@ -52,6 +60,11 @@ def gemm_exact(e: Emitter) -> bool:
 #: 14.1 s at 256).
 _PER_POSITION = 512
 
+#: The most segments: their sum by halves grows with them, and where the output channels are
+#: few it outweighs the nodes saved (a 3×3 kernel from 64 to 3 channels at 64×64, interleaved:
+#: 4.2 ms in 144 segments, 3.1 in 42, 2.9 in 18 and 3.0 in 9).
+_SEGMENTS = 16
+
 
 def elementwise_sum(
     e: Emitter, x: str, w: np.ndarray, *, strides: tuple, pads: tuple, dtype: int
@@ -61,13 +74,11 @@ def elementwise_sum(
     measured): the taps' windows of the padded input (strided slices, the taps whose
     weights are all zero left out) stacked on the channel axis as ``k`` rows, cut in ``s``
     segments of ``k / s`` rows, and a chain ``acc + x_j·w_j`` over the rows ``j`` of every
-    segment at once, on ``[1, C, s, H, W]``. OpenVINO fuses each ``Mul`` into the ``Add``
-    after it, so no product goes through memory: the realistic ``int_synth`` set's GEMMs in
-    0.59–0.63× the time of its products summed by trees of ``Add``
-    (``benchmarks/openvino_gemm.py``). The segments are
-    summed at the end by a tree of ``Slice`` halves. Every partial sum is a sum of some of
-    an output channel's terms, which the caller has checked fits i32
-    (:func:`subset_sums_fit_i32`, §8.2)."""
+    segment at once, on ``[1, C, s, H, W]`` (:func:`chain`): the realistic ``int_synth``
+    set's GEMMs in 0.59–0.63× the time of its products summed by trees of ``Add``
+    (docs/runtimes.md). The segments are summed at the end by a tree of ``Slice`` halves.
+    Every partial sum is a sum of some of an output channel's terms, which the caller has
+    checked fits i32 (:func:`subset_sums_fit_i32`, §8.2)."""
     cout, cin, kh, kw = w.shape
     xp = e.node(
         "Pad",
@@ -83,19 +94,33 @@ def elementwise_sum(
     cols = windows[0] if len(windows) == 1 else e.node("Concat", windows, axis=1)
     k = cin * len(taps)
     w2 = np.stack([w[:, :, i, j] for i, j in taps], axis=1).reshape(cout, k)
-    s = max(d for d in range(1, max(1, _PER_POSITION // cout) + 1) if k % d == 0)
+    s = segments(k, cout, min(_PER_POSITION, _SEGMENTS * cout))
     rows = e.node(
         "Reshape",
         [e.node("Unsqueeze", [cols, e.const([1], I64)]), e.const([1, k // s, s, 0, 0], I64)],
     )
+    parts = [w2[:, j * s : (j + 1) * s].reshape(1, cout, s, 1, 1) for j in range(k // s)]
+    total = e.node("Squeeze", [halves(e, chain(e, rows, parts), s), e.const([2], I64)])
+    return typed(e, total, I32, dtype)
+
+
+def segments(k: int, width: int, most: int) -> int:
+    """How many segments of ``k`` rows run side by side: the largest divisor ``s`` of ``k``
+    whose ``s·width`` products a position stay within ``most``, at least 1."""
+    return max(d for d in range(1, max(1, most // width) + 1) if k % d == 0)
+
+
+def chain(e: Emitter, rows: str, parts: list[np.ndarray]) -> str:
+    """``Σ_j rows_j · parts[j]`` over the rows ``j`` of ``rows`` (its axis 1), each product
+    added to the running sum. OpenVINO fuses a ``Mul`` and the five ``Add`` after it into
+    one node (seven inputs, its most), so one product in six skips memory; the others are
+    nodes of their own (its runtime model of the realistic ``int_synth`` set)."""
     acc = None
-    for j in range(k // s):
-        row = rows if k == s else e.slice(rows, [j], [j + 1], [1])
-        part = w2[:, j * s : (j + 1) * s].reshape(1, cout, s, 1, 1)
+    for j, part in enumerate(parts):
+        row = rows if len(parts) == 1 else e.slice(rows, [j], [j + 1], [1])
         t = e.node("Mul", [row, e.const(part, I32, "w")])
         acc = t if acc is None else e.node("Add", [acc, t])
-    total = e.node("Squeeze", [halves(e, acc, s), e.const([2], I64)])
-    return typed(e, total, I32, dtype)
+    return acc
 
 
 def halves(e: Emitter, t: str, n: int, axis: int = 2) -> str:
