@@ -104,7 +104,7 @@ def test_the_roundings_by_bits_at_the_int32_ends(shifts, values, mode):
 )
 def test_the_convolution_by_chains_of_mul_and_add(data, cin, cout, k, stride, pad, per_position):
     """``per_position`` (the products a node forms per position) 1: a chain of one row a
-    step; 6: rows in segments, summed by halves at the end; 512: these sizes' one step."""
+    step; 6: rows in segments, summed by halves at the end; 512: at most 16 segments."""
     from unittest import mock
 
     from waiexport.targets.onnx import mac
@@ -154,3 +154,97 @@ def test_the_convolution_by_chains_of_mul_and_add(data, cin, cout, k, stride, pa
             want += np.einsum("oc,chw->ohw", w[:, :, i, j].astype(np.float64), win)
     for got in _runs(model, x):
         assert (got[0].astype(np.int64) == want.astype(np.int64)).all()
+
+
+def _direct(x: np.ndarray, w: np.ndarray, pads: tuple) -> np.ndarray:
+    """A stride-1 convolution's sums ``[Cout, Ho, Wo]`` of ``x`` ``[1, Cin, H, W]``, written
+    from its definition in Python integers."""
+    t, left, b, r = pads
+    xp = np.pad(x[0].astype(object), ((0, 0), (t, b), (left, r)))
+    kh, kw = w.shape[2:]
+    ho, wo = xp.shape[1] - kh + 1, xp.shape[2] - kw + 1
+    out = np.zeros((w.shape[0], ho, wo), object)
+    for i in range(kh):
+        for j in range(kw):
+            out += np.einsum(
+                "oc,chw->ohw", w[:, :, i, j].astype(object), xp[:, i : i + ho, j : j + wo]
+            )
+    return out
+
+
+def _widest(w: np.ndarray) -> int:
+    """The largest ``top`` for which the Winograd form takes ``w`` on ``x`` in ``±top``
+    (0 where none)."""
+    from waiexport.targets.onnx.mac.winograd import winograd_fits
+
+    lo, hi = 0, 1 << 31
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        lo, hi = (mid, hi) if winograd_fits((-mid, mid), w, (1, 1)) else (lo, mid)
+    return lo
+
+
+@FAST
+@given(
+    data=st.data(),
+    cin=st.integers(1, 5),
+    cout=st.integers(1, 3),
+    k=st.sampled_from([(1, 2), (2, 1), (2, 2), (2, 3), (3, 2), (3, 3), (1, 3)]),
+    pads=st.tuples(*[st.integers(0, 2)] * 4),
+    per_position=st.sampled_from([1, 16, 1024]),
+    values=st.sampled_from(["between", "ends", "aligned"]),
+)
+def test_the_convolution_by_winograd_s_minimal_filtering(
+    data, cin, cout, k, pads, per_position, values
+):
+    """At the widest input the form's bounds take (:func:`_widest`), each value anywhere
+    between its ends, at its ends, or at its ends with a window of the signs of the first
+    channel's weights (``aligned``: that sum at its bound), on even and odd sides;
+    ``per_position`` 1: one input channel a step; 16: channels in segments, summed by
+    halves; 1024: one step."""
+    from unittest import mock
+
+    from waiexport.targets.onnx.emit import I32
+    from waiexport.targets.onnx.mac import winograd
+
+    n = cout * cin * k[0] * k[1]
+    w = np.array(data.draw(st.lists(st.integers(-(1 << 13), 1 << 13), min_size=n, max_size=n)))
+    w = w.reshape(cout, cin, *k)
+    with mock.patch.object(winograd, "_MIN_CHANNELS", 1):
+        top = _widest(w)
+    assume(top > 0)
+    with mock.patch.object(winograd, "_PER_POSITION", per_position):
+        model, ops = _model(
+            lambda e, x: winograd.winograd_sum(e, x, (-top, top), w, pads=pads, dtype=I32), cin
+        )
+    assert not ops & {"ConvInteger", "MatMulInteger", "MatMul", "ReduceSum", "Div"}
+    h = data.draw(st.integers(k[0] if values == "aligned" else max(1, k[0] - pads[0] - pads[2]), 7))
+    wd = data.draw(
+        st.integers(k[1] if values == "aligned" else max(1, k[1] - pads[1] - pads[3]), 7)
+    )
+    size = cin * h * wd
+    each = st.integers(-top, top) if values == "between" else st.sampled_from([-top, top])
+    x = np.array(data.draw(st.lists(each, min_size=size, max_size=size)), np.int32)
+    x = x.reshape(1, cin, h, wd)
+    if values == "aligned":
+        x[0, :, : k[0], : k[1]] = np.where(w[0] < 0, -top, top)
+    want = _direct(x, w, pads)
+    for got in _runs(model, x):
+        assert got.shape == (1, *want.shape)
+        assert (got[0].astype(object) == want).all()
+
+
+def test_the_winograd_form_is_taken_only_where_its_sums_fit_and_pay():
+    """Its transformed sums grow past the convolution's own: the weights' transform adds a
+    kernel's taps (``G g Gᵀ``), the input's adds four inputs (``Bᵀ d B``), so an input the
+    chain of products takes can pass int32 here; and it needs enough output channels."""
+    from waiexport.targets.onnx.mac.elementwise import subset_sums_fit_i32
+    from waiexport.targets.onnx.mac.winograd import winograd_fits
+
+    w = np.full((16, 1, 3, 3), 1000)
+    top = (1 << 31) // (9 * 1000) - 1
+    assert subset_sums_fit_i32((-top, top), w)
+    assert not winograd_fits((-top, top), w, (1, 1))
+    assert winograd_fits((-(top // 16), top // 16), w, (1, 1))
+    assert not winograd_fits((-(top // 16), top // 16), w[:15], (1, 1))
+    assert not winograd_fits((-(top // 16), top // 16), w, (2, 2))

@@ -15,8 +15,10 @@ both operands are split by sign and into base-256 digits for u8×u8 ``ConvIntege
 3×3 64→64 convolution of 128×128 (``benchmarks/export.py``). Every partial sum of a sign pair
 is a subset sum of the certified terms (§8.2); each GEMM sums few enough channels that its
 int32 accumulator cannot overflow, and digit sums are recombined where their bound fits. A
-runtime with no exact integer GEMM (its target's facts, :func:`gemm_exact`) gets int32
-``Mul`` and ``Add`` trees instead (:func:`elementwise_sum`).
+runtime with no exact integer GEMM (its target's facts, :func:`gemm_exact`) gets chains of
+int32 ``Mul`` and ``Add`` instead (:func:`elementwise_sum`), over Winograd's transformed
+inputs where that fits and pays (:func:`winograd_sum`: 16 products for four outputs of a
+3×3 kernel where 36).
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from .common import I32_MAX, by_trim, joined, signs_join, support, trimmed, type
 from .digits import conv_sum
 from .elementwise import elementwise_sum, gemm_exact, im2col_i32_sum, subset_sums_fit_i32
 from .nhwc import im2col_sum
+from .winograd import winograd_fits, winograd_sum
 from .weights_first import weights_first_sum
 
 __all__ = ["conv_sum", "mac_sum", "matmul_path", "u8s8_exact"]
@@ -187,8 +190,10 @@ def _mac_sum(
     dtype: int,
 ) -> str:
     """One sum: one s8×s8 ``ConvInteger`` for a target of 8-bit operands (the rewrite
-    pipeline has checked they fit), :func:`elementwise_sum` for a runtime without an exact
-    integer GEMM, else :func:`conv_sum`."""
+    pipeline has checked they fit), :func:`winograd_sum` or else :func:`elementwise_sum` for
+    a runtime without an exact integer GEMM, else :func:`conv_sum`."""
+    if not gemm_exact(e) and groups == 1 and winograd_fits(x_range, w, strides):
+        return winograd_sum(e, x, x_range, w, pads=pads, dtype=dtype)
     if not gemm_exact(e) and groups == 1 and subset_sums_fit_i32(x_range, w):
         return elementwise_sum(e, x, w, strides=strides, pads=pads, dtype=dtype)
     if target is not None and target.mac_bits == 8:
