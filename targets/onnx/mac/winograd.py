@@ -145,7 +145,8 @@ def winograd_sum(
     rows = _tiles(e, xp, nh, 2)
     v = []
     for i in range(nh):
-        cols = _tiles(e, _combo(e, bh[i], rows), nw, 3)
+        across = e.node("Transpose", [_combo(e, bh[i], rows)], perm=[0, 1, 3, 2])
+        cols = _tiles(e, across, nw, 2)
         v += [_combo(e, bw[j], cols) for j in range(nw)]
     flat = [e.reshape(t, [1, cin, 1, -1]) for t in v]
     stacked = e.node("Concat", flat, axis=2)
@@ -159,9 +160,9 @@ def winograd_sum(
     m = [e.slice(acc, [c], [c + 1], [2]) for c in range(q)]
     z = [[_combo(e, ah[a], m[j::nw]) for j in range(nw)] for a in range(2)]
     y = [_combo(e, aw[b], z[a]) for a in range(2) for b in range(2)]
-    th, tw = e.hw(v[0])
-    tiles = e.reshape(e.node("Concat", y, axis=2), [1, cout, 2, 2, th, tw])
-    placed = e.node("Transpose", [tiles], perm=[0, 1, 4, 2, 5, 3])
+    tw, th = e.hw(v[0])
+    tiles = e.reshape(e.node("Concat", y, axis=2), [1, cout, 2, 2, tw, th])
+    placed = e.node("Transpose", [tiles], perm=[0, 1, 5, 2, 4, 3])
     out = e.reshape(placed, [1, cout, e.times(th, 2), e.times(tw, 2)])
     fit = e.slice(xp, [0, 0, 0], [1, -kh, -kw], [1, 2, 3])
     out = e.slice(out, [0, 0], e.slice(e.dims(fit), [2], [4], [0]), [2, 3])
