@@ -95,6 +95,8 @@ class Emitter:
         self.nhwc: dict = {}  # a tensor's twin ``[1, H, W, C]``, where a lowering made one:
         # the same values moved, for a consumer that reads NHWC
         self.channel_axis = 1  # where per-channel constants broadcast (3 for an NHWC twin)
+        self.scaled: dict = {}  # a sum left times 2^t per channel (a list of t) for its
+        # requantisation to take into its shifts (:func:`.requant.room`)
         self._n = 0
         self._consts: dict = {}
         self._widened: dict = {}  # a widening cast's output: (its input, that input's type)

@@ -21,6 +21,7 @@ from .limbs import bit_floor_shift
 from .probes import SQUARE, WIDE_CONSTANT
 
 __all__ = [
+    "room",
     "floor_divmod",
     "floor_shift",
     "requantise",
@@ -314,7 +315,14 @@ def requantise(
     per-channel lists, ``span`` the certified ``rq.p`` interval when known (it covers ``p``
     and ``p + 2^(s−1)``), ``operand`` that of ``rq.t``. On int32, a product or a shift past
     the int32 recipe is formed from limbs (:mod:`.limbs`). Without a multiplier, ``pre`` is
-    added with the rounding's half and lift, one constant where it fits."""
+    added with the rounding's half and lift, one constant where it fits. A ``v`` left times
+    ``2^t`` (``e.scaled``, within :func:`room`) is rounded by ``s + t`` bits, ``pre`` times
+    ``2^t``."""
+    scaled = e.scaled.get(v)
+    if scaled is not None:
+        shifts = [s + t for s, t in zip(shifts, scaled, strict=True)]
+        pre = None if pre is None else [int(b) << t for b, t in zip(pre, scaled, strict=True)]
+        span = None if span is None else tuple(int(b) << max(scaled) for b in span)
     wide_ = _needs_wide(shifts, span, dtype)
     limbed = _needs_limbs(dtype, shifts, span, mult)
     if pre is not None and (wide_ or limbed or mult is not None):
@@ -330,6 +338,26 @@ def requantise(
             )
         q = _round(e, v, shifts, round, dtype, span, pre)
     return q if post is None else e.node("Add", [q, channel_const(e, post, "bias", dtype)])
+
+
+def room(args: dict, dtype: int) -> int:
+    """How many bits of a scale ``2^t`` (at most 2) :func:`requantise` takes into its shifts
+    for these keywords (:func:`rq_args`), the same int32 recipe still holding: each rounding
+    of ``2^t·p`` by ``s + t`` bits is that of ``p`` by ``s`` (the same quotient), with
+    ``pre`` times ``2^t``, and ``rq.t`` (``operand``) within i32 times ``2^t``; 0 where the
+    recipe is not the int32 one."""
+    shifts, span, pre = args["shifts"], args["span"], args.get("pre") or [0]
+    operand = args.get("operand") or (0, 0)
+    if dtype != I32 or isinstance(args.get("mult"), str) or not _in_i32(shifts, span):
+        return 0
+    return max(
+        t
+        for t in range(3)
+        if _in_i32([s + t for s in shifts], (span[0] << t, span[1] << t))
+        and all(abs(int(b) << t) <= _top(I32) for b in pre)
+        and -(1 << 31) <= operand[0] << t
+        and operand[1] << t <= _top(I32)
+    )
 
 
 def has_int64(e: Emitter) -> bool:

@@ -524,3 +524,85 @@ def test_a_fill_from_a_scalar_stays_an_input_from_decode_to_decode(runtime):
         want = decode(g, inputs, [-574])
         got = loaded.decode(inputs, [-574])
         assert [np.asarray(a).tolist() for a in got] == [a.tolist() for a in want], k
+
+
+@st.composite
+def _wide_conv(draw):
+    """A ``conv`` of stride 1 or a ``conv_transpose`` of stride 2 (whose phases are stride 1)
+    to 16 channels, the size at which OpenVINO's target takes Winograd's form, with a drawn
+    requantisation; its input range narrow enough for the form's bounds, or not."""
+    from waiexport.builder import GraphBuilder, conv, conv_transpose, rq
+    from waiexport.params import ROUNDS
+
+    cin, cout = draw(st.integers(1, 3)), 16
+    transposed = draw(st.booleans())
+    k = draw(st.sampled_from([(4, 4), (5, 5), (4, 5)] if transposed else [(3, 3), (2, 3), (2, 2)]))
+    shape = (cin, cout, *k) if transposed else (cout, cin, *k)
+    n = int(np.prod(shape))
+    w = np.array(draw(st.lists(st.integers(-40, 40), min_size=n, max_size=n))).reshape(shape)
+    per = st.lists(st.integers(-(1 << 12), 1 << 12), min_size=cout, max_size=cout)
+    bias = draw(st.none() | per)
+    block = rq(
+        shift=draw(st.integers(0, 14)),
+        mult=draw(st.none() | st.lists(st.integers(1, 300), min_size=cout, max_size=cout)),
+        bias=bias,
+        bias_kind=None if bias is None else draw(st.sampled_from(["pre", "post"])),
+        round=draw(st.sampled_from(ROUNDS)),
+    )
+    lo, hi = draw(st.sampled_from([(-128, 127), (0, 255), (-(1 << 14), 1 << 14)]))
+    b = GraphBuilder()
+    x = b.input(cin, lo, hi)
+    if transposed:
+        y = b.op("conv_transpose", x, conv_transpose(w, stride=2, pad=1, rq=block))
+    else:
+        y = b.op("conv", x, conv(w, pad=draw(st.integers(0, 1)), rq=block))
+    b.output(y)
+    return b.build()
+
+
+@with_extra("openvino", "openvino")
+def test_winograd_s_form_and_its_scale_in_the_requantisation_run_exactly_on_openvino():
+    """Winograd's sum comes out 2× or 4× on a 3-tap axis: its requantisation takes the scale
+    into its shifts where its int32 recipe still holds (:func:`..requant.room`), else the
+    form divides it back; rounding ties from the probe inputs, each rounding and bias."""
+
+    @given(g=_wide_conv(), ends=st.booleans(), data=st.data())
+    def body(g, ends, data):
+        assume(verdict(g)["acc32"])
+        rec = g.tensor(g.inputs[0].tensor)
+        h, w = data.draw(st.integers(2, 6)), data.draw(st.integers(2, 6))
+        each = st.sampled_from([rec.lo, rec.hi]) if ends else st.integers(rec.lo, rec.hi)
+        size = rec.channels * h * w
+        x = np.array(data.draw(st.lists(each, min_size=size, max_size=size)))
+        decodes = [([x.reshape(rec.channels, h, w)], [])] + probe_inputs(g)
+        assert exact_or_refused(g, decodes, lambda: _engine("openvino-cpu"))
+
+    _run("openvino-cpu", 12, body)
+
+
+def test_the_requantisation_takes_winograd_s_scale_where_its_recipe_holds():
+    """A 3×3 ``conv`` to 16 channels on OpenVINO's target: Winograd's form, its 4× left to
+    the requantisation (no division in the form) where ``rq.p`` times 4 stays within int32,
+    divided in the form where a multiplier of 2^14 takes ``rq.p`` past 2^30."""
+    from unittest import mock
+
+    from waiexport.builder import GraphBuilder, conv, rq
+    from waiexport.descriptions import target
+    from waiexport.targets.exporter import export
+    from waiexport.targets.onnx.mac import winograd
+
+    def divisions(mult: int) -> int:
+        b = GraphBuilder()
+        w = np.arange(16 * 2 * 9).reshape(16, 2, 3, 3) % 13 - 6
+        block = rq(shift=3, mult=mult)
+        b.output(b.op("conv", b.input(2, -(1 << 10), 1 << 10), conv(w, pad=1, rq=block)))
+        with mock.patch.object(winograd, "bit_floor_shift", wraps=winograd.bit_floor_shift) as f:
+            model = export(write(b.build()), target("openvino-cpu"), "t").built(None).native
+        assert any(
+            n.op_type == "Transpose" and list(n.attribute[0].ints) == [0, 1, 5, 2, 4, 3]
+            for n in model.graph.node
+        )
+        return f.call_count
+
+    assert divisions(1) == 0
+    assert divisions(1 << 14) == 1

@@ -14,7 +14,7 @@ from waiexport.graph import Op
 from ...lowering import Names
 from ..emit import Emitter
 from ..mac import mac_sum, matmul_path
-from ..requant import requantise, rq_args, width
+from ..requant import requantise, room, rq_args, width
 from ._common import LowerCtx, phase_major, shuffled_alone, stored
 
 
@@ -54,6 +54,7 @@ def lower(e: Emitter, op: Op, ins: Names, ctx: LowerCtx) -> Names:
         dtype=dtype,
         u8s8=ctx.u8s8,
         nhwc_read=nhwc_read,
+        room=room(args, dtype),
     )
     y = stored(e, requantise(e, acc, **args, dtype=dtype), dtype)
     if acc in e.nhwc:  # the same requantisation on the sum's NHWC twin, for a consumer

@@ -18,7 +18,7 @@ from waiexport.graph import Op
 from ...lowering import Names
 from ..emit import I64, Emitter
 from ..mac import mac_sum
-from ..requant import requantise, rq_args, width
+from ..requant import requantise, room, rq_args, width
 from ._common import LowerCtx, clip, depth_to_space, fits_i8, stored
 
 
@@ -121,6 +121,7 @@ def lower(e: Emitter, op: Op, ins: Names, ctx: LowerCtx) -> Names:
         pads=(th - 1, tw - 1, below, right),
         dtype=dtype,
         u8s8=ctx.u8s8,
+        room=room(rq, dtype),
     )
     y = requantise(e, acc, **rq, dtype=dtype)
     y = stored(e, y, dtype)

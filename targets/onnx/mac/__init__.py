@@ -52,12 +52,15 @@ def mac_sum(
     dtype: int = I64,
     u8s8: bool | None = None,
     nhwc_read: bool = False,
+    room: int = 0,
 ) -> str:
     """The convolution sum on the target's MAC array, as ``dtype`` (int32 only where the
     caller knows the sum fits, as every acc32 sum does); ``u8s8`` is the probe's verdict for
     the provider the model will run on (:func:`u8s8_exact` on the CPU's when None);
     ``nhwc_read``: the sum's reader takes an NHWC twin where there is one
-    (:func:`matmul_path`). Output
+    (:func:`matmul_path`); ``room``: how many bits of scale the sum's requantisation takes
+    into its shifts (:func:`..requant.room`), the channels of a sum left scaled named in
+    ``e.scaled``. Output
     channels whose kernels share
     all-zero border rows or columns (the phase form's missing taps, §9.3) are summed
     together on the trimmed kernel, the padding reduced to match, so no zero tap is
@@ -83,18 +86,40 @@ def mac_sum(
     kinds = by_trim(trims)
     if len(kinds) == 1 and kinds[0][1] == (0, 0, 0, 0):
         return _mac_sum(
-            e, x, x_range, w, target, groups=groups, strides=strides, pads=pads, dtype=dtype
+            e,
+            x,
+            x_range,
+            w,
+            target,
+            groups=groups,
+            strides=strides,
+            pads=pads,
+            dtype=dtype,
+            room=room,
         )
     parts, order = [], []
     for channels, trim in kinds:
         sub, reduced = trimmed(w[channels], pads, trim)
         parts.append(
             _mac_sum(
-                e, x, x_range, sub, target, groups=1, strides=strides, pads=reduced, dtype=dtype
+                e,
+                x,
+                x_range,
+                sub,
+                target,
+                groups=1,
+                strides=strides,
+                pads=reduced,
+                dtype=dtype,
+                room=room,
             )
         )
         order += channels
-    return joined(e, parts, order, 1)
+    total = joined(e, parts, order, 1)
+    scales = [t for p, (cs, _) in zip(parts, kinds) for t in e.scaled.get(p, [0] * len(cs))]
+    if any(scales):
+        e.scaled[total] = [scales[i] for i in np.argsort(order)]
+    return total
 
 
 def matmul_path(
@@ -188,12 +213,13 @@ def _mac_sum(
     strides: tuple,
     pads: tuple,
     dtype: int,
+    room: int = 0,
 ) -> str:
     """One sum: one s8×s8 ``ConvInteger`` for a target of 8-bit operands (the rewrite
     pipeline has checked they fit), :func:`winograd_sum` or else :func:`elementwise_sum` for
     a runtime without an exact integer GEMM, else :func:`conv_sum`."""
     if not gemm_exact(e) and groups == 1 and winograd_fits(x_range, w, strides):
-        return winograd_sum(e, x, x_range, w, pads=pads, dtype=dtype)
+        return winograd_sum(e, x, x_range, w, pads=pads, dtype=dtype, room=room)
     if not gemm_exact(e) and groups == 1 and subset_sums_fit_i32(x_range, w):
         return elementwise_sum(e, x, w, strides=strides, pads=pads, dtype=dtype)
     if target is not None and target.mac_bits == 8:

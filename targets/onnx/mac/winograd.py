@@ -119,7 +119,14 @@ def _tiles(e: Emitter, xp: str, n: int, axis: int) -> list[str]:
 
 
 def winograd_sum(
-    e: Emitter, x: str, x_range: tuple[int, int], w: np.ndarray, *, pads: tuple, dtype: int
+    e: Emitter,
+    x: str,
+    x_range: tuple[int, int],
+    w: np.ndarray,
+    *,
+    pads: tuple,
+    dtype: int,
+    room: int = 0,
 ) -> str:
     """``Σ w·x̃`` of a groups-1, stride-1 convolution of at most 3×3 by ``F(2×2, kh×kw)``
     (:func:`winograd_fits` holds): the padded input (one more row and column, so the tiles
@@ -129,8 +136,10 @@ def winograd_sum(
     :func:`.elementwise.chain` (every component at once, in segments), the output
     transform ``A_hᵀ M A_w`` and the tiles' two-by-two outputs put in place (``Transpose``;
     onnxruntime has no int32 ``DepthToSpace``), cropped, and divided by the scale (an
-    exact floor shift of a multiple, by bits). A 3×3 kernel takes 16 products for four
-    outputs where 36; 3×2, 12 where 24; 2×2, 9 where 16."""
+    exact floor shift of a multiple, by bits), or left to the sum's requantisation where
+    the scale's bits are within its ``room`` (:func:`..requant.room`; ``e.scaled``). A 3×3
+    kernel takes 16 products for four outputs where 36; 3×2, 12 where 24; 2×2, 9 where
+    16."""
     cout, cin, kh, kw = w.shape
     (bh, _, ah, sh), (bw, _, aw, sw) = TRANSFORMS[kh], TRANSFORMS[kw]
     nh, nw = kh + 1, kw + 1
@@ -166,8 +175,11 @@ def winograd_sum(
     out = e.reshape(placed, [1, cout, e.times(th, 2), e.times(tw, 2)])
     fit = e.slice(xp, [0, 0, 0], [1, -kh, -kw], [1, 2, 3])
     out = e.slice(out, [0, 0], e.slice(e.dims(fit), [2], [4], [0]), [2, 3])
-    scale = sh * sw
-    if scale > 1:
+    bits = (sh * sw).bit_length() - 1
+    if bits > room:
         top = _output_bound(x_range, w)
-        out = bit_floor_shift(e, out, [scale.bit_length() - 1] * cout, (-top, top))
-    return typed(e, out, I32, dtype)
+        out, bits = bit_floor_shift(e, out, [bits] * cout, (-top, top)), 0
+    out = typed(e, out, I32, dtype)
+    if bits:
+        e.scaled[out] = [bits] * cout
+    return out
