@@ -100,15 +100,12 @@ def winograd_fits(x_range: tuple[int, int], w: np.ndarray, strides: tuple) -> bo
 
 
 def _combo(e: Emitter, coefs, terms: list[str]) -> str:
-    """``Σ c·t`` for coefficients of −1, 0 and 1, by ``Add`` and ``Sub``."""
+    """``Σ c·t`` for coefficients of −1, 0 and 1, at least one of them 1 (every row of
+    :data:`TRANSFORMS`' ``Bᵀ`` and ``Aᵀ``), by ``Add`` and ``Sub``: the 1s first."""
     out = None
     for c, t in sorted(zip(coefs, terms), key=lambda ct: -ct[0]):
-        if c == 0:
-            continue
-        if out is None:
-            out = t if c == 1 else e.node("Neg", [t])
-        else:
-            out = e.node("Add" if c == 1 else "Sub", [out, t])
+        if c:
+            out = t if out is None else e.node("Add" if c == 1 else "Sub", [out, t])
     return out
 
 
@@ -130,9 +127,12 @@ def winograd_sum(
 ) -> str:
     """``Σ w·x̃`` of a groups-1, stride-1 convolution of at most 3×3 by ``F(2×2, kh×kw)``
     (:func:`winograd_fits` holds): the padded input (one more row and column, so the tiles
-    cover an odd output) cut into overlapping tiles by strided slices, each tile's inputs
-    transformed by ``B_hᵀ d B_w`` (``Add`` and ``Sub``), the transformed weights
-    ``G_h g G_wᵀ`` (constants) multiplied in and summed over the input channels by
+    cover an odd output) cut into overlapping tiles by strided slices, its rows on the
+    height and its columns on the height after a ``Transpose`` (OpenVINO runs a ``Slice``
+    with a step on the last axis in its reference kernel: 2.5 ms of the realistic
+    ``int_synth``'s second layer where 0.5 this way), each tile's inputs transformed by
+    ``B_hᵀ d B_w`` (``Add`` and ``Sub``), the transformed weights ``G_h g G_wᵀ``
+    (constants) multiplied in and summed over the input channels by
     :func:`.elementwise.chain` (every component at once, in segments), the output
     transform ``A_hᵀ M A_w`` and the tiles' two-by-two outputs put in place (``Transpose``;
     onnxruntime has no int32 ``DepthToSpace``), cropped, and divided by the scale (an
