@@ -104,7 +104,7 @@ def test_the_roundings_by_bits_at_the_int32_ends(shifts, values, mode):
 )
 def test_the_convolution_by_chains_of_mul_and_add(data, cin, cout, k, stride, pad, per_position):
     """``per_position`` (the products a node forms per position) 1: a chain of one row a
-    step; 6: rows in segments, summed by halves at the end; 512: at most 16 segments."""
+    step; 6: rows in segments, summed by halves at the end; 512: these sizes' one step."""
     from unittest import mock
 
     from waiexport.targets.onnx import mac

@@ -60,11 +60,6 @@ def gemm_exact(e: Emitter) -> bool:
 #: 14.1 s at 256).
 _PER_POSITION = 512
 
-#: The most segments: their sum by halves grows with them, and where the output channels are
-#: few it outweighs the nodes saved (a 3×3 kernel from 64 to 3 channels at 64×64, interleaved:
-#: 4.2 ms in 144 segments, 3.1 in 42, 2.9 in 18 and 3.0 in 9).
-_SEGMENTS = 16
-
 
 def elementwise_sum(
     e: Emitter, x: str, w: np.ndarray, *, strides: tuple, pads: tuple, dtype: int
@@ -94,7 +89,7 @@ def elementwise_sum(
     cols = windows[0] if len(windows) == 1 else e.node("Concat", windows, axis=1)
     k = cin * len(taps)
     w2 = np.stack([w[:, :, i, j] for i, j in taps], axis=1).reshape(cout, k)
-    s = segments(k, cout, min(_PER_POSITION, _SEGMENTS * cout))
+    s = segments(k, cout, _PER_POSITION)
     rows = e.node(
         "Reshape",
         [e.node("Unsqueeze", [cols, e.const([1], I64)]), e.const([1, k // s, s, 0, 0], I64)],
