@@ -142,6 +142,7 @@ def writable(path: str, folder: str = "") -> None:
     command that writes the folder ``path`` whole: a folder) cannot be written at ``path``,
     or the folder is not that command's earlier output (:func:`waiexport.files.foreign`)."""
     import os
+    import tempfile
 
     from waiexport.files import ours
 
@@ -158,10 +159,13 @@ def writable(path: str, folder: str = "") -> None:
         fail(path, "unwritable", "-", f"no folder {parent}")
     if not os.access(parent, os.W_OK) or (p.exists() and not os.access(p, os.W_OK)):
         fail(path, "unwritable", "-", "permission denied")
-    if not folder and not p.exists():
+    if not p.exists():  # a folder such as /proc grants root access and still takes nothing
         try:
-            p.touch()
-            p.unlink()
+            if folder:
+                os.rmdir(tempfile.mkdtemp(prefix=".waiexport-", dir=parent))
+            else:
+                p.touch()
+                p.unlink()
         except OSError as e:
             fail(path, "unwritable", "-", e.strerror or str(e))
 
