@@ -9,8 +9,8 @@ layer's four phases, ``Cin`` times their 3×3, 3×2, 2×3 and 2×2 taps at the l
 positions), no requantisation: what the form costs, apart from the rest of a model. Its
 inputs have static shapes, as the engine compiles a model for each decode's shapes.
 
-- ``chain``: ``acc + x_j·w_j`` over the rows of the taps' windows (``elementwise_sum``), a
-  ``Mul`` that OpenVINO fuses into the ``Add`` after it.
+- ``chain``: ``acc + x_j·w_j`` over the taps' rows (``elementwise_sum``: views of the flat
+  input at stride 1), a ``Mul`` and the five ``Add`` after it one node on OpenVINO.
 - ``export``: what the export takes (``mac_sum``): Winograd's ``F(2×2, kh×kw)`` where it
   fits and pays (``winograd_sum``: the same chain over the transformed inputs, 16
   products for four outputs of a 3×3 kernel where 36), else the chain.

@@ -101,10 +101,16 @@ def test_the_roundings_by_bits_at_the_int32_ends(shifts, values, mode):
     stride=st.integers(1, 2),
     pad=st.integers(0, 2),
     per_position=st.sampled_from([1, 6, 512]),
+    longest=st.sampled_from([2, 192]),
 )
-def test_the_convolution_by_chains_of_mul_and_add(data, cin, cout, k, stride, pad, per_position):
+def test_the_convolution_by_chains_of_mul_and_add(
+    data, cin, cout, k, stride, pad, per_position, longest
+):
     """``per_position`` (the products a node forms per position) 1: a chain of one row a
-    step; 6: rows in segments, summed by halves at the end; 512: these sizes' one step."""
+    step; 6: rows in segments, summed by halves at the end; 512: these sizes' one step;
+    ``longest`` (a chain's most steps) 2: longer segments than ``per_position`` gives. At
+    stride 1 a tap's rows are views of the flat input (their wrapped positions cropped),
+    else windows."""
     from unittest import mock
 
     from waiexport.targets.onnx import mac
@@ -122,7 +128,10 @@ def test_the_convolution_by_chains_of_mul_and_add(data, cin, cout, k, stride, pa
     ).reshape(cout, cin, *k)
     lo, hi = -(1 << 11), (1 << 11) - 1
     assume(mac.elementwise.subset_sums_fit_i32((lo, hi), w))  # else the form is not taken
-    with mock.patch.object(mac.elementwise, "_PER_POSITION", per_position):
+    with (
+        mock.patch.object(mac.elementwise, "_PER_POSITION", per_position),
+        mock.patch.object(mac.elementwise, "_LONGEST", longest),
+    ):
         model, ops = _model(
             lambda e, x: mac.mac_sum(
                 e,
@@ -175,12 +184,12 @@ def _direct(x: np.ndarray, w: np.ndarray, pads: tuple) -> np.ndarray:
 def _widest(w: np.ndarray) -> int:
     """The largest ``top`` for which the Winograd form takes ``w`` on ``x`` in ``±top``
     (0 where none)."""
-    from waiexport.targets.onnx.mac.winograd import winograd_fits
+    from waiexport.targets.onnx.mac.winograd import winograd_bound
 
     lo, hi = 0, 1 << 31
     while hi - lo > 1:
         mid = (lo + hi) // 2
-        lo, hi = (mid, hi) if winograd_fits((-mid, mid), w, (1, 1)) else (lo, mid)
+        lo, hi = (mid, hi) if winograd_bound((-mid, mid), w, (1, 1)) is not None else (lo, mid)
     return lo
 
 
@@ -215,7 +224,10 @@ def test_the_convolution_by_winograd_s_minimal_filtering(
     assume(top > 0)
     with mock.patch.object(winograd, "_PER_POSITION", per_position):
         model, ops = _model(
-            lambda e, x: winograd.winograd_sum(e, x, (-top, top), w, pads=pads, dtype=I32), cin
+            lambda e, x: winograd.winograd_sum(
+                e, x, winograd._output_bound((-top, top), w), w, pads=pads, dtype=I32
+            ),
+            cin,
         )
     assert not ops & {"ConvInteger", "MatMulInteger", "MatMul", "ReduceSum", "Div"}
     h = data.draw(st.integers(k[0] if values == "aligned" else max(1, k[0] - pads[0] - pads[2]), 7))
@@ -239,12 +251,12 @@ def test_the_winograd_form_is_taken_only_where_its_sums_fit_and_pay():
     kernel's taps (``G g Gᵀ``), the input's adds four inputs (``Bᵀ d B``), so an input the
     chain of products takes can pass int32 here; and it needs enough output channels."""
     from waiexport.targets.onnx.mac.elementwise import subset_sums_fit_i32
-    from waiexport.targets.onnx.mac.winograd import winograd_fits
+    from waiexport.targets.onnx.mac.winograd import winograd_bound
 
     w = np.full((16, 1, 3, 3), 1000)
     top = (1 << 31) // (9 * 1000) - 1
     assert subset_sums_fit_i32((-top, top), w)
-    assert not winograd_fits((-top, top), w, (1, 1))
-    assert winograd_fits((-(top // 16), top // 16), w, (1, 1))
-    assert not winograd_fits((-(top // 16), top // 16), w[:15], (1, 1))
-    assert not winograd_fits((-(top // 16), top // 16), w, (2, 2))
+    assert winograd_bound((-top, top), w, (1, 1)) is None
+    assert winograd_bound((-(top // 16), top // 16), w, (1, 1)) is not None
+    assert winograd_bound((-(top // 16), top // 16), w[:15], (1, 1)) is None
+    assert winograd_bound((-(top // 16), top // 16), w, (2, 2)) is None

@@ -33,7 +33,7 @@ from .common import I32_MAX, by_trim, joined, signs_join, support, trimmed, type
 from .digits import conv_sum
 from .elementwise import elementwise_sum, gemm_exact, im2col_i32_sum, subset_sums_fit_i32
 from .nhwc import im2col_sum
-from .winograd import winograd_fits, winograd_sum
+from .winograd import winograd_bound, winograd_sum
 from .weights_first import weights_first_sum
 
 __all__ = ["conv_sum", "mac_sum", "matmul_path", "u8s8_exact"]
@@ -218,10 +218,12 @@ def _mac_sum(
     """One sum: one s8×s8 ``ConvInteger`` for a target of 8-bit operands (the rewrite
     pipeline has checked they fit), :func:`winograd_sum` or else :func:`elementwise_sum` for
     a runtime without an exact integer GEMM, else :func:`conv_sum`."""
-    if not gemm_exact(e) and groups == 1 and winograd_fits(x_range, w, strides):
-        return winograd_sum(e, x, x_range, w, pads=pads, dtype=dtype, room=room)
-    if not gemm_exact(e) and groups == 1 and subset_sums_fit_i32(x_range, w):
-        return elementwise_sum(e, x, w, strides=strides, pads=pads, dtype=dtype)
+    if not gemm_exact(e) and groups == 1:
+        top = winograd_bound(x_range, w, strides)
+        if top is not None:
+            return winograd_sum(e, x, top, w, pads=pads, dtype=dtype, room=room)
+        if subset_sums_fit_i32(x_range, w):
+            return elementwise_sum(e, x, w, strides=strides, pads=pads, dtype=dtype)
     if target is not None and target.mac_bits == 8:
         kh, kw = w.shape[2:]
         acc = e.node(

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..emit import I32, I64, U8, Emitter
-from .common import I32_MAX, im2cols, tap_window, typed
+from .common import END, I32_MAX, im2cols, tap_window, typed
 
 __all__ = [
     "subset_sums_fit_i32",
@@ -54,11 +54,15 @@ def gemm_exact(e: Emitter) -> bool:
 
 
 #: The most products one ``Mul`` of :func:`elementwise_sum` forms per output position (its
-#: segments times the output channels): enough work a node to outweigh OpenVINO's cost of
-#: one, few enough that a node's tensor stays near the cache (the realistic ``int_synth``
-#: set, interleaved: 142 ms at 512 against 153 at 256 and 150 at 1,024; its compile 5.2 s,
-#: 14.1 s at 256).
-_PER_POSITION = 512
+#: segments times the output channels): a node's tensor near the cache, enough work a node
+#: to outweigh OpenVINO's cost of one (the realistic ``int_synth`` set's last layer, 64→3
+#: at 64×64, interleaved: 0.71× the time at 24 and 48 of that at 512, 0.73× at 96).
+_PER_POSITION = 48
+
+#: The most steps of one chain: OpenVINO's compile time grows faster than a chain's length
+#: (0.27 s at 200 steps, 0.8 at 400, 2.0 at 800, measured), so a convolution of many rows
+#: and few output channels takes longer segments instead.
+_LONGEST = 192
 
 
 def elementwise_sum(
@@ -66,53 +70,89 @@ def elementwise_sum(
 ) -> str:
     """``Σ w·x̃`` of a groups-1 convolution from int32 ``Mul`` and ``Add`` alone, for a
     runtime that computes every integer GEMM and reduction through float (OpenVINO,
-    measured): the taps' windows of the padded input (strided slices, the taps whose
-    weights are all zero left out) stacked on the channel axis as ``k`` rows, cut in ``s``
-    segments of ``k / s`` rows, and a chain ``acc + x_j·w_j`` over the rows ``j`` of every
-    segment at once, on ``[1, C, s, H, W]`` (:func:`chain`): the realistic ``int_synth``
-    set's GEMMs in 0.59–0.63× the time of its products summed by trees of ``Add``
-    (docs/runtimes.md). The segments are summed at the end by a tree of ``Slice`` halves.
-    Every partial sum is a sum of some of an output channel's terms, which the caller has
-    checked fits i32 (:func:`subset_sums_fit_i32`, §8.2)."""
+    measured): each tap's rows (the taps whose weights are all zero left out) in ``s``
+    segments of input channels, a chain ``acc + x_j·w_j`` over the rows ``j`` of every
+    segment at once, on ``[1, C, s, …]`` (:func:`chain`), the segments summed at the end by
+    a tree of ``Slice`` halves. At stride 1 a tap's rows are views (:func:`_views`), else its
+    window by a strided ``Slice``. Every partial sum is a sum of some of an output channel's
+    terms (a row's wrapped positions, cropped, read other inputs or padding), which the
+    caller has checked fits i32 (:func:`subset_sums_fit_i32`, §8.2)."""
     cout, cin, kh, kw = w.shape
+    taps = [(i, j) for i in range(kh) for j in range(kw) if w[:, :, i, j].any()] or [(0, 0)]
+    s = segments(cin, cout, _PER_POSITION, -(-len(taps) * cin // _LONGEST))
+    x32 = x if e.storage == I32 else e.cast(x, I32)
+    view = tuple(strides) == (1, 1)
     xp = e.node(
-        "Pad",
-        [
-            x if e.storage == I32 else e.cast(x, I32),
-            e.const([0, 0, pads[0], pads[1], 0, 0, pads[2], pads[3]], I64),
-        ],
+        "Pad", [x32, e.const([0, 0, pads[0], pads[1], 0, int(view), pads[2], pads[3]], I64)]
     )
-    taps = [(i, j) for i in range(kh) for j in range(kw) if w[:, :, i, j].any()]
-    if not taps:
-        taps = [(0, 0)]
-    windows = [tap_window(e, xp, i, j, (kh, kw), [2, 3], strides) for i, j in taps]
-    cols = windows[0] if len(windows) == 1 else e.node("Concat", windows, axis=1)
-    k = cin * len(taps)
-    w2 = np.stack([w[:, :, i, j] for i, j in taps], axis=1).reshape(cout, k)
-    s = segments(k, cout, _PER_POSITION)
-    rows = e.node(
-        "Reshape",
-        [e.node("Unsqueeze", [cols, e.const([1], I64)]), e.const([1, k // s, s, 0, 0], I64)],
+    blocks, hw = cin // s, e.hw(xp)
+    rows = (
+        _views(e, xp, hw, taps, s, blocks)
+        if view
+        else [
+            r
+            for i, j in taps
+            for r in _rows(e, tap_window(e, xp, i, j, (kh, kw), [2, 3], strides), s, blocks)
+        ]
     )
-    parts = [w2[:, j * s : (j + 1) * s].reshape(1, cout, s, 1, 1) for j in range(k // s)]
+    parts = [
+        w[:, b * s : (b + 1) * s, i, j].reshape(1, cout, s, 1, 1)
+        for i, j in taps
+        for b in range(blocks)
+    ]
     total = e.node("Squeeze", [halves(e, chain(e, rows, parts), s), e.const([2], I64)])
+    if view:
+        end = [1 - k if k > 1 else END for k in (kh, kw)]
+        total = e.slice(e.reshape(total, [1, cout, *hw]), [0, 0], end, [2, 3])
     return typed(e, total, I32, dtype)
 
 
-def segments(k: int, width: int, most: int) -> int:
+def _views(e: Emitter, xp: str, hw: tuple, taps: list, s: int, blocks: int) -> list[str]:
+    """Each tap's rows of the padded input ``xp`` (its last channel all zero; ``hw`` its
+    height and width), ``s`` channels a row ``[1, 1, s, 1, Hp·Wp]``, as views: ``xp`` flat,
+    cut by one ``Split`` a tap at its offset ``i·Wp + j``, so a row's position ``r·Wp + c``
+    holds input ``(r + i, c + j)``; those past a row's end wrap to the next (read, then
+    cropped). OpenVINO splits in place where every axis before the cut has size 1, so no
+    window is copied (the realistic ``int_synth`` set's last layer, interleaved: 0.66× the
+    time of its windows by ``Slice``)."""
+    plane = e.node("Mul", list(hw))
+    flat, segment = e.reshape(xp, [1, -1]), e.times(plane, s)
+    rows = []
+    for i, j in taps:
+        offset = e.node("Add", [e.times(hw[1], i), e.const([j], I64)])
+        head = [offset] if (i, j) != (0, 0) else []
+        sizes = e.node(
+            "Concat", [*head, *[segment] * blocks, e.node("Sub", [plane, offset])], axis=0
+        )
+        cut = e.node("Split", [flat, sizes], n_out=len(head) + blocks + 1, axis=1)
+        rows += [e.reshape(v, [1, 1, s, 1, -1]) for v in cut[len(head) : -1]]
+    return rows
+
+
+def _rows(e: Emitter, window: str, s: int, blocks: int) -> list[str]:
+    """A tap's ``window`` ``[1, C, Ho, Wo]`` as ``blocks`` rows ``[1, 1, s, Ho, Wo]``."""
+    cut = e.reshape(e.node("Unsqueeze", [window, e.const([1], I64)]), [1, blocks, s, 0, 0])
+    return [cut] if blocks == 1 else [e.slice(cut, [b], [b + 1], [1]) for b in range(blocks)]
+
+
+def segments(k: int, width: int, most: int, fewest: int = 1) -> int:
     """How many segments of ``k`` rows run side by side: the largest divisor ``s`` of ``k``
-    whose ``s·width`` products a position stay within ``most``, at least 1."""
-    return max(d for d in range(1, max(1, most // width) + 1) if k % d == 0)
+    whose ``s·width`` products a position stay within ``most``, at least 1, or the least
+    divisor from ``fewest`` up where that is larger."""
+    divisors = [d for d in range(1, k + 1) if k % d == 0]
+    return max(
+        max(d for d in divisors if d == 1 or d * width <= most),
+        min(d for d in divisors if d >= min(fewest, k)),
+    )
 
 
-def chain(e: Emitter, rows: str, parts: list[np.ndarray]) -> str:
-    """``Σ_j rows_j · parts[j]`` over the rows ``j`` of ``rows`` (its axis 1), each product
-    added to the running sum. OpenVINO fuses a ``Mul`` and the five ``Add`` after it into
-    one node (seven inputs, its most), so one product in six skips memory; the others are
-    nodes of their own (its runtime model of the realistic ``int_synth`` set)."""
+def chain(e: Emitter, rows: list[str], parts: list[np.ndarray]) -> str:
+    """``Σ_j rows[j] · parts[j]``, each product added to the running sum. OpenVINO fuses a
+    ``Mul`` and the five ``Add`` after it into one node (seven inputs, its most), so one
+    product in six skips memory; the others are nodes of their own (its runtime model of
+    the realistic ``int_synth`` set)."""
     acc = None
-    for j, part in enumerate(parts):
-        row = rows if len(parts) == 1 else e.slice(rows, [j], [j + 1], [1])
+    for row, part in zip(rows, parts, strict=True):
         t = e.node("Mul", [row, e.const(part, I32, "w")])
         acc = t if acc is None else e.node("Add", [acc, t])
     return acc
