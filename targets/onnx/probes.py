@@ -20,6 +20,9 @@ a node's precision is not proof (OpenVINO 2026.4.1 reports ``i32`` for ``ReduceS
   ``BitwiseOr`` with 0, the form the export takes where the pair is not exact;
 - **a floor shift by bits fused into float32** (:data:`BIT_FLOOR`): the int32 limbs'
   division where int32 ``Div`` goes through float, at the int32 ends;
+- **a split's views read wrong** (:data:`VIEWS`): a convolution's rows cut from its flat
+  input by ``Split`` at overlapping offsets, read by the chain's ``Mul`` and ``Add``, as a
+  runtime that splits in place (OpenVINO) compiles them;
 - **int16 pair saturation** (:data:`SATURATION`): ``MatMulInteger`` u8×s8 at the worst cases
   of our digits (128 × ±128, 255 × ±64) and weight sign parts, either operand the constant;
   where it is wrong the export takes u8×u8 ``ConvInteger`` instead.
@@ -51,13 +54,15 @@ __all__ = [
     "FOLDED",
     "SUM_TREE",
     "BIT_FLOOR",
+    "VIEWS",
+    "VIEWED",
     "WIDE_CONSTANT",
     "SQUARE",
     "folded_patterns",
     "addressing",
 ]
 
-FLOAT32, NARROWED, NEAREST, PAIRS, CAST, FUSED, WRITTEN = (
+FLOAT32, NARROWED, NEAREST, PAIRS, CAST, FUSED, WRITTEN, VIEWED = (
     "float32 accumulation",
     "int64 narrowed to int32",
     "rounding to nearest after fusion",
@@ -65,6 +70,7 @@ FLOAT32, NARROWED, NEAREST, PAIRS, CAST, FUSED, WRITTEN = (
     "int64 narrowed to int32 after a Cast from int32",
     "fused into one float32 clamp",
     "a folded constant written into",
+    "a split's view read wrong",
 )
 #: The names, as operators, of the two patterns of a clamp (:func:`_clamps`).
 CLAMP, SPLIT_CLAMP = "Min-Max", "Min-BitwiseOr-Max"
@@ -79,6 +85,10 @@ SUM_TREE = "Mul-Add-Add"
 #: at its weight by ``Min``, the sign's by ``Max``, summed by ``Add``), the int32 limbs'
 #: division on a runtime whose int32 ``Div`` goes through float, as its compiler fuses it.
 BIT_FLOOR = "BitwiseAnd-Min-Add"
+#: A convolution's rows as views of its flat input (:func:`.mac.elementwise.elementwise_sum`
+#: at stride 1): one ``Split`` a tap, at the tap's offset, each view reshaped and read by the
+#: chain's ``Mul``, then ``Add``; OpenVINO splits in place, so its views share one buffer.
+VIEWS = "Split-Mul-Add"
 #: An int64 constant past int32 that a value-computing node reads, as a target's
 #: description names it (an operator on int64) where its runtime narrows such a constant
 #: (tract 0.23.9 after a ``Cast`` from int32, 2^31 becoming −2^31; measured): its lowerings
@@ -394,6 +404,7 @@ def _probes() -> tuple:
     out.append(_folded())
     out.append(_sum_tree())
     out.append(_bit_floor())
+    out.append(_views())
     # MatMulInteger → Add → Div, the requantisation's shape: 7 // 2 is 3, nearest gives 4
     out.append(
         Probe(
@@ -505,6 +516,43 @@ def _bit_floor() -> Probe:
         total = f"s{j}" if total is not None else out
     return Probe(
         FLOAT32, BIT_FLOOR, "int32", tuple(nodes), consts, {"x": x}, (x >> 7).astype(np.int32)
+    )
+
+
+def _views() -> Probe:
+    """Two taps' rows of a flat ``[1, 3, 3, 3]`` (two channels and a zero one) as the
+    lowering cuts them (:data:`VIEWS`): at offsets 0 and 4, two channels a view, each times
+    its weights and the two added, run twice; values past 2^24, so a view read from
+    another offset, or a buffer reused under it, shows."""
+    x = ((np.arange(27, dtype=np.int64) * 7919 + (1 << 24)) % (1 << 26)).astype(np.int32)
+    x[18:] = 0
+    w0 = np.array([3, -5, 7, 2], np.int32).reshape(1, 2, 2, 1, 1)
+    w1 = np.array([-2, 9, 4, -6], np.int32).reshape(1, 2, 2, 1, 1)
+    v0, v1 = x[:18].reshape(1, 1, 2, 1, 9), x[4:22].reshape(1, 1, 2, 1, 9)
+    want = (v0.astype(np.int64) * w0 + v1.astype(np.int64) * w1).astype(np.int32)
+    return Probe(
+        VIEWED,
+        VIEWS,
+        "int32",
+        (
+            ("Split", ["x", "first"], ["a0", "a1"], {"axis": 1}),
+            ("Split", ["x", "second"], ["b0", "b1", "b2"], {"axis": 1}),
+            ("Reshape", ["a0", "shape"], ["r0"]),
+            ("Reshape", ["b1", "shape"], ["r1"]),
+            ("Mul", ["r0", "w0"], ["p0"]),
+            ("Mul", ["r1", "w1"], ["p1"]),
+            ("Add", ["p0", "p1"], ["out0"]),
+        ),
+        {
+            "first": np.array([18, 9], np.int64),
+            "second": np.array([4, 18, 5], np.int64),
+            "shape": np.array([1, 1, 2, 1, 9], np.int64),
+            "w0": w0,
+            "w1": w1,
+        },
+        {"x": x.reshape(1, 27)},
+        want,
+        runs=2,
     )
 
 
@@ -708,6 +756,7 @@ def used(model) -> set[tuple[str, str]]:
         | clamp_patterns(model)
         | folded_patterns(model)
         | bit_patterns(model)
+        | view_patterns(model)
     )
 
 
@@ -720,6 +769,18 @@ def bit_patterns(model) -> set[tuple[str, str]]:
     anded = {o for n in nodes if n.op_type == "BitwiseAnd" for o in n.output}
     reads = any(n.op_type in ("Min", "Max") and anded & set(n.input) for n in nodes)
     return {(BIT_FLOOR, "int32")} if reads else set()
+
+
+def view_patterns(model) -> set[tuple[str, str]]:
+    """``{(VIEWS, "int32")}`` where a ``Mul`` of ``model`` reads a ``Split``'s output
+    reshaped (:data:`VIEWS`), else nothing."""
+    from .emit import subgraph_nodes  # onnx: a load whose probe models are kept imports none
+
+    nodes = list(subgraph_nodes(model.graph.node))
+    cut = {o for n in nodes if n.op_type == "Split" for o in n.output}
+    shaped = {o for n in nodes if n.op_type == "Reshape" and n.input[0] in cut for o in n.output}
+    reads = any(n.op_type == "Mul" and shaped & set(n.input) for n in nodes)
+    return {(VIEWS, "int32")} if reads else set()
 
 
 def folded_patterns(model) -> set[tuple[str, str]]:

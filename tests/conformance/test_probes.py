@@ -23,9 +23,12 @@ from waiexport.targets.onnx.probes import (
     PROBES,
     SPLIT_CLAMP,
     SUM_TREE,
+    VIEWED,
+    VIEWS,
     WRITTEN,
     clamp_patterns,
     folded_patterns,
+    view_patterns,
 )
 
 from _helpers import clamped_fill, with_extra
@@ -118,6 +121,35 @@ def _fused_clamp(model):
     return out
 
 
+def _from_start(model):
+    """``model`` with each ``Split`` that has its sizes read as views from the tensor's
+    start: output ``k`` is the first ``sizes[k]`` along the axis, wherever it was cut."""
+    nodes, inits = [], []
+    for k, n in enumerate(model.graph.node):
+        if n.op_type != "Split" or len(n.input) < 2:
+            nodes.append(n)
+            continue
+        axis = next((a.i for a in n.attribute if a.name == "axis"), 0)
+        zero, ax = f"start{k}", f"axis{k}"
+        inits += [helper.make_tensor(zero, I64, [1], [0]), helper.make_tensor(ax, I64, [1], [axis])]
+        for j, out in enumerate(n.output):
+            at, to, end = f"at{k}_{j}", f"to{k}_{j}", f"end{k}_{j}"
+            inits += [
+                helper.make_tensor(at, I64, [1], [j]),
+                helper.make_tensor(to, I64, [1], [j + 1]),
+            ]
+            nodes += [
+                helper.make_node("Slice", [n.input[1], at, to], [end]),
+                helper.make_node("Slice", [n.input[0], zero, end, ax], [out]),
+            ]
+    out = onnx.ModelProto()
+    out.CopyFrom(model)
+    del out.graph.node[:]
+    out.graph.node.extend(nodes)
+    out.graph.initializer.extend(inits)
+    return out
+
+
 MISTAKES = {
     FLOAT32: lambda m: _through(_through(m, "MatMulInteger", I32, F32), "ConvInteger", I32, F32),
     NARROWED: lambda m: _through(_through(m, "Mul", I64, I32), "Add", I64, I32),
@@ -125,6 +157,7 @@ MISTAKES = {
     FUSED: _fused_clamp,
     WRITTEN: lambda m: m,  # its runner makes the mistake (:func:`_written`)
     SUM_TREE: lambda m: _through(m, "Add", I32, F32),
+    VIEWED: _from_start,
 }
 
 
@@ -392,3 +425,26 @@ def test_the_sum_tree_probe_names_a_runtime_that_adds_a_convolution_s_sums_in_fl
     wrong = {name for name, w in Mistaken(SUM_TREE).probe().items() if w}
     assert {f"{SUM_TREE} int32: {FLOAT32}", f"Add int32: {FLOAT32}"} <= wrong, wrong
     assert not OrtEngine().probe()[f"{SUM_TREE} int32: {FLOAT32}"]
+
+
+@with_extra("onnxruntime", "ort")
+def test_the_views_probe_names_a_runtime_that_reads_a_split_s_views_from_its_start():
+    """openvino-cpu's convolutions at stride 1 read their rows as views, cut from the flat
+    input by a ``Split`` at each tap's offset: a double that reads every view from the
+    tensor's start fails that pattern's probe alone, onnxruntime passes it, and a model that
+    holds the pattern gets no claim from the double."""
+    from waiexport.builder import GraphBuilder, conv, rq
+    from waiexport.descriptions import TARGETS
+    from waiexport.targets.exporter import export
+
+    wrong = {name for name, w in Mistaken(VIEWED, "openvino-cpu").probe().items() if w}
+    assert wrong == {f"{VIEWS} int32: {VIEWED}"}, wrong
+    assert not OrtEngine().probe()[f"{VIEWS} int32: {VIEWED}"]
+    b = GraphBuilder()
+    w = np.arange(2 * 3 * 9).reshape(2, 3, 3, 3) % 7 - 3
+    b.output(b.op("conv", b.input(3, -128, 127), conv(w, pad=1, rq=rq(shift=2))))
+    data = write(b.build())
+    model = onnx.load_from_string(export(data, TARGETS["openvino-cpu"]).built().data)
+    assert view_patterns(model) == {(VIEWS, "int32")}
+    loaded = Mistaken(VIEWED, "openvino-cpu").load(data)
+    assert VIEWED in (loaded.unclaimable or ""), loaded.unclaimable
