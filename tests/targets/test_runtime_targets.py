@@ -495,6 +495,24 @@ def test_a_crop_sized_by_a_scalar_then_a_padded_conv_and_a_pad_rep_is_exact(runt
         assert [np.asarray(a).tolist() for a in got] == [a.tolist() for a in want], scalars
 
 
+@pytest.mark.parametrize("runtime, n", RUNTIMES)
+def test_a_conv_of_a_subposition_runs_exactly_on_the_runtime(runtime, n):
+    """A fuzz campaign's bundle (seed 0, graph 1715): a 3×2 conv, stride 1, of a
+    ``subpos_split`` part. Its rows are views cut by a ``Split`` sized from the padded
+    input's sides; after the strided ``Slice`` that makes the part, OpenVINO's bounds of the
+    two sides overflowed in their product on dynamic shapes and it folded the cut to sizes
+    0, so the model failed to compile ("Total length of splits: 0")."""
+    from waiexport import params as P
+    from waiexport.builder import GraphBuilder, conv, rq
+
+    b = GraphBuilder()
+    parts = b.op("subpos_split", b.input(3, -(1 << 20), 1 << 20), P.Subpos((0, 1, 2, 3)))
+    w = np.arange(2 * 3 * 3 * 2).reshape(2, 3, 3, 2) % 9 - 4
+    b.output(b.op("conv", parts[2], conv(w, rq=rq(shift=1))))
+    g = b.build()
+    assert exact_or_refused(g, probe_inputs(g), lambda: _engine(runtime))
+
+
 @pytest.mark.parametrize(
     "runtime",
     [

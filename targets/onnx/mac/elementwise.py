@@ -1,5 +1,5 @@
 """Sums without an exact integer GEMM (a runtime target's facts): chains of int32 ``Mul``
-and ``Add`` over strided windows (:func:`elementwise_sum`), or an int32 im2col where every
+and ``Add`` over the taps' rows (:func:`elementwise_sum`), or an int32 im2col where every
 subset sum fits (:func:`subset_sums_fit_i32`)."""
 
 from __future__ import annotations
@@ -114,8 +114,10 @@ def _views(e: Emitter, xp: str, hw: tuple, taps: list, s: int, blocks: int) -> l
     holds input ``(r + i, c + j)``; those past a row's end wrap to the next (read, then
     cropped). OpenVINO splits in place where every axis before the cut has size 1, so no
     window is copied (the realistic ``int_synth`` set's last layer, interleaved: 0.66× the
-    time of its windows by ``Slice``)."""
-    plane = e.node("Mul", list(hw))
+    time of its windows by ``Slice``). Each side is taken through ``Min`` with 2^31 − 1 (no
+    side reaches it): after a strided ``Slice`` OpenVINO's bounds of the two sides overflow
+    in their product on dynamic shapes, and it folded the cut to sizes 0 (measured)."""
+    plane = e.node("Mul", [e.node("Min", [d, e.const([I32_MAX], I64)]) for d in hw])
     flat, segment = e.reshape(xp, [1, -1]), e.times(plane, s)
     rows = []
     for i, j in taps:
