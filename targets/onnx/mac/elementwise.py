@@ -15,6 +15,7 @@ __all__ = [
     "gemm_exact",
     "elementwise_sum",
     "segments",
+    "row_blocks",
     "chain",
     "halves",
 ]
@@ -85,16 +86,16 @@ def elementwise_sum(
     xp = e.node(
         "Pad", [x32, e.const([0, 0, pads[0], pads[1], 0, int(view), pads[2], pads[3]], I64)]
     )
-    blocks, hw = cin // s, e.hw(xp)
-    rows = (
-        _views(e, xp, hw, taps, s, blocks)
-        if view
-        else [
-            r
-            for i, j in taps
-            for r in _rows(e, tap_window(e, xp, i, j, (kh, kw), [2, 3], strides), s, blocks)
-        ]
-    )
+    blocks = cin // s
+    if view:
+        hw = e.hw(xp)
+        rows = _views(e, xp, hw, taps, s, blocks)
+    else:
+        rows = []
+        for i, j in taps:
+            window = tap_window(e, xp, i, j, (kh, kw), [2, 3], strides)
+            cut = e.reshape(e.node("Unsqueeze", [window, e.const([1], I64)]), [1, blocks, s, 0, 0])
+            rows += row_blocks(e, cut, blocks)
     parts = [
         w[:, b * s : (b + 1) * s, i, j].reshape(1, cout, s, 1, 1)
         for i, j in taps
@@ -131,10 +132,10 @@ def _views(e: Emitter, xp: str, hw: tuple, taps: list, s: int, blocks: int) -> l
     return rows
 
 
-def _rows(e: Emitter, window: str, s: int, blocks: int) -> list[str]:
-    """A tap's ``window`` ``[1, C, Ho, Wo]`` as ``blocks`` rows ``[1, 1, s, Ho, Wo]``."""
-    cut = e.reshape(e.node("Unsqueeze", [window, e.const([1], I64)]), [1, blocks, s, 0, 0])
-    return [cut] if blocks == 1 else [e.slice(cut, [b], [b + 1], [1]) for b in range(blocks)]
+def row_blocks(e: Emitter, t: str, n: int) -> list[str]:
+    """The ``n`` blocks of ``t`` on its axis 1, one a row of a chain (:func:`chain`), by
+    ``Slice`` (OpenVINO cuts them in place); ``t`` itself where ``n`` is 1."""
+    return [t] if n == 1 else [e.slice(t, [b], [b + 1], [1]) for b in range(n)]
 
 
 def segments(k: int, width: int, most: int, fewest: int = 1) -> int:

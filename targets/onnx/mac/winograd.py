@@ -9,7 +9,7 @@ import numpy as np
 from ..emit import I32, I64, Emitter
 from ..limbs import bit_floor_shift
 from .common import END, I32_MAX, typed
-from .elementwise import chain, halves, segments
+from .elementwise import chain, halves, row_blocks, segments
 
 __all__ = ["winograd_bound", "winograd_sum"]
 
@@ -160,9 +160,7 @@ def winograd_sum(
     s = segments(cin, q * cout, _PER_POSITION)
     rows = e.reshape(stacked, [1, cin // s, s * q, 1, -1])
     parts = [u[j * s : (j + 1) * s].reshape(1, 1, s * q, cout, 1) for j in range(cin // s)]
-    acc = chain(
-        e, [e.slice(rows, [j], [j + 1], [1]) for j in range(cin // s)] if s < cin else [rows], parts
-    )
+    acc = chain(e, row_blocks(e, rows, cin // s), parts)
     if s > 1:
         acc = halves(e, e.reshape(acc, [1, s, -1]), s, axis=1)
     m = e.node("Split", [e.reshape(acc, [1, q, cout, -1])], n_out=q, axis=1, num_outputs=q)
